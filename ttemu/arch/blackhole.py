@@ -1,0 +1,41 @@
+"""Blackhole tile facts (second target; partial).
+
+Differences from Wormhole B0 that are data here: L1 is 1536 KiB; the reset-PC
+override registers are tile debug registers (trisc<i>_reset_pc at 0xFFB12228+4*i,
+trisc_reset_pc_override 0xFFB12234, ncrisc_reset_pc 0xFFB12238 with its enable at
+0xFFB1223C), per ttsim's tile_regs.json for Blackhole. Local data RAM sizes follow
+the same source (8 KiB for B/NC, 4 KiB for the TRISCs at 0xFFB00000).
+"""
+
+from . import ArchSpec, CoreSpec, Region, ResetPC
+from .tables import blackhole_tile as _tile
+from .wormhole_b0 import _CSRS
+
+_DBG = 0xFFB12000
+
+_CORES = (
+    CoreSpec("brisc", 8192, 11, ResetPC(0x0), tensix_thread=0, can_push=True),
+    CoreSpec("trisc0", 4096, 12, ResetPC(0x6000, _DBG + 0x234, 0, _DBG + 0x228), tensix_thread=0, can_push=True),
+    CoreSpec("trisc1", 4096, 13, ResetPC(0xA000, _DBG + 0x234, 1, _DBG + 0x22C), tensix_thread=1, can_push=True),
+    CoreSpec("trisc2", 4096, 14, ResetPC(0xE000, _DBG + 0x234, 2, _DBG + 0x230), tensix_thread=2, can_push=True),
+    CoreSpec("ncrisc", 8192, 18, ResetPC(0x12000, _DBG + 0x23C, 0, _DBG + 0x238), tensix_thread=None,
+             can_push=False),
+)
+
+_SKIP = {"brisc_local_mem", "ncrisc_local_mem", "trisc0_local_mem", "trisc1_local_mem", "trisc2_local_mem"}
+_MAP = tuple(Region(n, b, s) for n, b, s in _tile.REGIONS if n not in _SKIP and not n.startswith("eth"))
+
+ARCH = ArchSpec(
+    name="blackhole",
+    riscv_arch_hint="bh",
+    l1_size=1536 * 1024,
+    local_base=0xFFB00000,
+    cores=_CORES,
+    soft_reset_addr=0xFFB121B0,
+    soft_reset_value=0x47800,
+    wall_clock_lo=0xFFB121F0,
+    wall_clock_hi=0xFFB121F8,
+    address_map=_MAP,
+    registers=_tile.REGISTERS,
+    csrs=_CSRS,
+)

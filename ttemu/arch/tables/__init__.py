@@ -1,0 +1,1 @@
+"""Generated per-arch tables (see scripts/)."""

@@ -1,0 +1,62 @@
+"""Wormhole B0 tile facts.
+
+Memory map: tt-isa-documentation WormholeB0/TensixTile/BabyRISCV/README.md ("Memory map").
+Reset bits and reset PCs: WormholeB0/TensixTile/SoftReset.md. Reset-PC override
+registers live in Tensix backend configuration: TRISC_RESET_PC_SEC<i>_PC is config
+word 158+i, TRISC_RESET_PC_OVERRIDE_Reset_PC_Override_en is word 161 (bit i for
+TRISC i), NCRISC_RESET_PC_PC word 162 and its enable word 163; config word k is at
+MMIO 0xFFEF0000 + 4*k.
+"""
+
+from . import ArchSpec, CoreSpec, Region, ResetPC
+from .tables import wormhole_b0_tile as _tile
+
+CFG_BASE = 0xFFEF0000
+
+
+def _cfg(word: int) -> int:
+    return CFG_BASE + 4 * word
+
+
+_CORES = (
+    CoreSpec("brisc", 4096, 11, ResetPC(0x0), tensix_thread=0, can_push=True),
+    CoreSpec("trisc0", 2048, 12, ResetPC(0x6000, _cfg(161), 0, _cfg(158)), tensix_thread=0, can_push=True),
+    CoreSpec("trisc1", 2048, 13, ResetPC(0xA000, _cfg(161), 1, _cfg(159)), tensix_thread=1, can_push=True),
+    CoreSpec("trisc2", 2048, 14, ResetPC(0xE000, _cfg(161), 2, _cfg(160)), tensix_thread=2, can_push=True),
+    CoreSpec("ncrisc", 4096, 18, ResetPC(0x12000, _cfg(163), 0, _cfg(162)), tensix_thread=None, can_push=False,
+             iram=(0xFFC00000, 16 * 1024)),
+)
+
+# The generated map follows ttsim; the ISA documentation (which wins) gives larger
+# windows for two regions and lists the PIC registers, which ttsim omits.
+_DOC_SIZES = {"noc_overlay": 0x40000, "tensix_pc_buf": 0x10000, "tensix_pc1_buf": 0x10000,
+              "tensix_pc2_buf": 0x10000, "tensix_inst": 0x10000, "tensix_inst1": 0x10000,
+              "tensix_inst2": 0x10000, "tensix_cfg": 0x10000}
+_EXTRA = (Region("pic_regs", 0xFFB13000, 0x1000),)
+
+_MAP = tuple(Region(n, b, _DOC_SIZES.get(n, s)) for n, b, s in _tile.REGIONS) + _EXTRA
+
+# CSRs: number -> (name, kind). Kinds: "cycle", "instret", "hartid", "const0", "scratch".
+_CSRS = {
+    0xC00: ("cycle", "cycle"), 0xC80: ("cycleh", "cycleh"),
+    0xC01: ("time", "cycle"), 0xC81: ("timeh", "cycleh"),
+    0xC02: ("instret", "instret"), 0xC82: ("instreth", "instreth"),
+    0xB00: ("mcycle", "cycle"), 0xB80: ("mcycleh", "cycleh"),
+    0xB02: ("minstret", "instret"), 0xB82: ("minstreth", "instreth"),
+    0xF14: ("mhartid", "hartid"),
+}
+
+ARCH = ArchSpec(
+    name="wormhole_b0",
+    riscv_arch_hint="wh",
+    l1_size=1464 * 1024,
+    local_base=0xFFB00000,
+    cores=_CORES,
+    soft_reset_addr=0xFFB121B0,
+    soft_reset_value=0x47800,
+    wall_clock_lo=0xFFB121F0,
+    wall_clock_hi=0xFFB121F8,
+    address_map=_MAP,
+    registers=_tile.REGISTERS,
+    csrs=_CSRS,
+)

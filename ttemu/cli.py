@@ -1,0 +1,192 @@
+"""The ``ttemu`` command line. See README.md for the contract (option spellings,
+exit codes); scripts and CI depend on it.
+
+Errors print one line, ``ttemu: error: <category>: <details>``, on stderr and exit
+with the category's code; ``--debug`` shows the Python traceback as well.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+import click
+
+from . import errors
+from .arch import ARCH_NAMES, CORE_NAMES
+
+INTERNAL_ERROR = 70
+
+
+def _int(text, what):
+    try:
+        return int(text, 0)
+    except ValueError:
+        raise errors.UsageError(f"{what}: {text!r} is not a number (decimal or 0x-hex)") from None
+
+
+def split_core(text):
+    """'trisc0:0xFFB00010' -> ('trisc0', '0xFFB00010'); plain text -> (None, text)."""
+    if ":" in text:
+        head, rest = text.split(":", 1)
+        if head in CORE_NAMES:
+            return head, rest
+    return None, text
+
+
+def parse_addr(text, tile, what):
+    """ADDR: decimal, 0x-hex, or a symbol of a loaded ELF; optional CORE: prefix."""
+    core, text = split_core(text.strip())
+    try:
+        return int(text, 0), core
+    except ValueError:
+        pass
+    try:
+        return tile.symbol(text), core
+    except KeyError:
+        raise errors.UsageError(f"{what}: {text!r} is neither a number nor a symbol of the loaded ELFs") from None
+
+
+def _pair(text, what):
+    if "=" not in text:
+        raise errors.UsageError(f"{what} expects KEY=VALUE, got {text!r}")
+    return text.split("=", 1)
+
+
+class RunOptions:
+    """Options shared by ``run`` and ``trace`` (a plain holder)."""
+
+    def __init__(self, **kw):
+        self.__dict__.update(kw)
+
+
+def run_options(fn):
+    opts = [
+        click.option("--arch", type=click.Choice(ARCH_NAMES), default=None,
+                     help="Default: from the ELF's RISC-V arch attribute, else wormhole_b0."),
+        click.option("--core", "cores", multiple=True, metavar="NAME=ELF",
+                     help="Load ELF for core NAME (brisc, ncrisc, trisc0, trisc1, trisc2)."),
+        click.option("--load", "loads", multiple=True, metavar="ADDR=FILE", help="Raw bytes into memory before the run."),
+        click.option("--write", "writes", multiple=True, metavar="ADDR=VALUE",
+                     help="A 32-bit word to memory or an MMIO register before the run."),
+        click.option("--release", default=None, metavar="NAMES",
+                     help="Comma list of cores to start (default: brisc if it has an ELF, else all with ELFs)."),
+        click.option("--until", "untils", multiple=True, metavar="ADDR=VALUE",
+                     help="Stop when every such 32-bit word holds (ADDR may be a symbol)."),
+        click.option("--max-steps", type=int, default=None, help="Stop after N retired RISC-V instructions (exit 4)."),
+        click.option("--idle-steps", type=int, default=None,
+                     help="Stop when nothing is stored or pushed for N instructions (outcome idle)."),
+        click.option("--dump", "dumps", multiple=True, metavar="ADDR:LEN=FILE",
+                     help="Raw bytes after the run; FILE '-' prints a hexdump."),
+        click.option("--dump-l1", "dump_l1", multiple=True, metavar="ADDR:LEN[:FMT]",
+                     help="Readable dump after the run; FMT hex32 (default), u32, i32, fp32, bf16, fp16."),
+        click.option("--trace-stages", default=None, metavar="STAGES",
+                     help="Tensix trace stages: comma list of push, mop, replay, issue (default push,issue)."),
+        click.option("--json", "as_json", is_flag=True, help="Machine-readable run summary on stdout."),
+        click.option("--quantum", type=int, default=None, hidden=True),
+        click.option("--debug", is_flag=True, help="Show Python tracebacks for errors."),
+        click.argument("elfs", nargs=-1, type=click.Path()),
+    ]
+    for opt in reversed(opts):
+        fn = opt(fn)
+    return fn
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--debug", is_flag=True, help="Show Python tracebacks for errors.")
+@click.version_option(package_name="ttemu")
+@click.pass_context
+def cli(ctx, debug):
+    """Emulate one Tenstorrent Tensix tile: its five RISC-V cores and the Tensix
+    coprocessor."""
+    ctx.obj = {"debug": debug}
+
+
+@cli.command("run")
+@run_options
+@click.option("--trace", "trace_file", default=None, metavar="FILE", help="Write an instruction trace to FILE.")
+@click.pass_context
+def run_cmd(ctx, trace_file, **kw):
+    """Load ELFs into a tile and run it."""
+    from .session import Session
+
+    ctx.obj["debug"] |= kw["debug"]
+    opts = RunOptions(trace_file=trace_file, summary=True, **kw)
+    ctx.exit(Session(opts).execute())
+
+
+@cli.command("trace")
+@run_options
+@click.option("--output", "-o", "trace_file", default="-", metavar="FILE", help="Trace file (default stdout).")
+@click.option("--only", default=None, help="Compare only: riscv, tensix, t0, t1, t2 or a core name.")
+@click.option("--stage", default=None, help="Compare only Tensix lines of this stage.")
+@click.option("--context", "context_lines", type=int, default=3, help="Lines of context in the diff.")
+@click.pass_context
+def trace_cmd(ctx, trace_file, only, stage, context_lines, **kw):
+    """Write a trace (same options as run), or compare two trace files: ttemu trace A B."""
+    from .tracediff import is_trace_pair, compare_files
+
+    ctx.obj["debug"] |= kw["debug"]
+    elfs = kw["elfs"]
+    if len(elfs) == 2 and is_trace_pair(*elfs):
+        ctx.exit(compare_files(elfs[0], elfs[1], only=only, stage=stage, context=context_lines))
+    from .session import Session
+
+    opts = RunOptions(trace_file=trace_file, summary=False, **kw)
+    ctx.exit(Session(opts).execute())
+
+
+@cli.command("disasm")
+@click.argument("elf", type=click.Path())
+@click.option("--arch", type=click.Choice(ARCH_NAMES), default=None)
+@click.pass_context
+def disasm_cmd(ctx, elf, arch):
+    """Objdump-style listing: RISC-V by capstone, Tensix words decoded."""
+    from .disasm import listing
+
+    for line in listing(elf, arch):
+        click.echo(line)
+
+
+def main(argv=None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    debug = "--debug" in argv or os.environ.get("TTEMU_DEBUG")
+    try:
+        rc = cli.main(args=argv, prog_name="ttemu", standalone_mode=False)
+        return rc or 0
+    except click.exceptions.Exit as e:
+        return e.exit_code
+    except click.exceptions.Abort:
+        _say("interrupted")
+        return 130
+    except click.ClickException as e:
+        _say(f"usage: {' '.join(e.format_message().split())}")
+        return 2
+    except errors.TtemuError as e:
+        if debug:
+            import traceback
+
+            traceback.print_exc()
+        _say(e.one_line())
+        return e.exit_code
+    except BrokenPipeError:
+        return 0
+    except KeyboardInterrupt:
+        _say("interrupted")
+        return 130
+    except Exception as e:  # a bug in ttemu: still one line unless --debug
+        if debug:
+            import traceback
+
+            traceback.print_exc()
+        _say(f"internal: {type(e).__name__}: {e} (a bug in ttemu; rerun with --debug for the traceback)")
+        return INTERNAL_ERROR
+
+
+def _say(text):
+    sys.stderr.write(f"ttemu: error: {text}\n")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

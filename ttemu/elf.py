@@ -1,0 +1,133 @@
+"""ELF loading (pyelftools): validation with one-line reasons, segments, symbols.
+
+Accepts ELF32 little-endian EM_RISCV executables. Placement rules (which segment
+may go where) are the tile's business (:meth:`ttemu.tile.Tile.load_elf`); this module
+only reads and validates the file itself.
+"""
+
+from __future__ import annotations
+
+import bisect
+import io
+import os
+from dataclasses import dataclass, field
+
+from .errors import ElfError
+
+EM_RISCV = 243
+
+
+@dataclass
+class Segment:
+    vaddr: int
+    data: bytes  # file bytes followed by zeros up to memsz
+
+
+@dataclass
+class ElfImage:
+    path: str
+    entry: int
+    segments: list
+    symbols: dict  # name -> address
+    arch_attr: str | None  # Tag_RISCV_arch, e.g. "rv32i2p0_m2p0_xttwh1p0"
+    _sorted: list = field(default_factory=list, repr=False)
+
+    def symbolize(self, addr: int) -> str | None:
+        """``name`` or ``name+0xoff`` for the nearest function/label at or below addr."""
+        if not self._sorted:
+            return None
+        i = bisect.bisect_right(self._sorted, (addr, "\xff")) - 1
+        if i < 0:
+            return None
+        base, name = self._sorted[i]
+        off = addr - base
+        if off > 0x10000:
+            return None
+        return name if off == 0 else f"{name}+0x{off:x}"
+
+
+def _riscv_arch_attribute(data: bytes) -> str | None:
+    """Pull Tag_RISCV_arch (an NUL-terminated string starting "rv") out of a
+    .riscv.attributes section without interpreting the rest."""
+    i = data.find(b"rv32")
+    if i < 0:
+        i = data.find(b"rv64")
+    if i < 0:
+        return None
+    j = data.find(b"\0", i)
+    return data[i:j if j >= 0 else len(data)].decode("ascii", "replace")
+
+
+def read_elf(path: str) -> ElfImage:
+    """Read and validate; raises :class:`ElfError` with a one-line reason."""
+    from elftools.common.exceptions import ELFError as _PyElfError
+    from elftools.elf.elffile import ELFFile
+
+    name = os.path.basename(path)
+    try:
+        with open(path, "rb") as f:
+            raw = f.read()
+    except FileNotFoundError:
+        raise ElfError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise ElfError(f"{path}: is a directory") from None
+    except OSError as e:
+        raise ElfError(f"{path}: {e.strerror}") from None
+    if raw[:4] != b"\x7fELF":
+        raise ElfError(f"{name}: not an ELF file")
+    if len(raw) < 52:
+        raise ElfError(f"{name}: truncated ELF header ({len(raw)} bytes)")
+    if raw[4] != 1:
+        raise ElfError(f"{name}: 64-bit ELF; expected ELF32 for an RV32 core")
+    if raw[5] != 1:
+        raise ElfError(f"{name}: big-endian ELF; expected little-endian")
+    try:
+        ef = ELFFile(io.BytesIO(raw))
+        machine = ef.header["e_machine"]
+        if machine not in ("EM_RISCV", EM_RISCV):
+            raise ElfError(f"{name}: machine is {machine}, expected EM_RISCV")
+        if ef.header["e_type"] != "ET_EXEC":
+            raise ElfError(f"{name}: type {ef.header['e_type']}, expected an executable (ET_EXEC)")
+        segments = []
+        for seg in ef.iter_segments():
+            if seg["p_type"] != "PT_LOAD" or seg["p_memsz"] == 0:
+                continue
+            off, filesz, memsz = seg["p_offset"], seg["p_filesz"], seg["p_memsz"]
+            if off + filesz > len(raw):
+                raise ElfError(f"{name}: truncated: segment at 0x{seg['p_vaddr']:08x} needs bytes "
+                               f"up to {off + filesz}, file has {len(raw)}")
+            if filesz > memsz:
+                raise ElfError(f"{name}: segment at 0x{seg['p_vaddr']:08x} has filesz > memsz")
+            data = raw[off:off + filesz] + bytes(memsz - filesz)
+            segments.append(Segment(seg["p_vaddr"], data))
+        symbols = {}
+        sortable = []
+        symtab = ef.get_section_by_name(".symtab")
+        if symtab is not None:
+            for sym in symtab.iter_symbols():
+                st = sym["st_info"]["type"]
+                if not sym.name or st in ("STT_SECTION", "STT_FILE") or sym["st_shndx"] == "SHN_UNDEF":
+                    continue
+                if sym.name.startswith("$") or sym.name.startswith(".L"):
+                    continue
+                value = sym["st_value"]
+                if sym.name not in symbols or sym["st_info"]["bind"] == "STB_GLOBAL":
+                    symbols[sym.name] = value
+                if st in ("STT_FUNC", "STT_NOTYPE") and sym["st_shndx"] != "SHN_ABS":
+                    sortable.append((value, sym.name))
+        attr = None
+        sec = ef.get_section_by_name(".riscv.attributes")
+        if sec is not None:
+            attr = _riscv_arch_attribute(sec.data())
+        entry = ef.header["e_entry"]
+    except ElfError:
+        raise
+    except (_PyElfError, ValueError, KeyError, IndexError, AssertionError, UnicodeDecodeError) as e:
+        raise ElfError(f"{name}: malformed ELF ({e})") from None
+    except Exception as e:  # construct.core errors on truncated tables
+        raise ElfError(f"{name}: malformed or truncated ELF ({type(e).__name__})") from None
+    if not segments:
+        raise ElfError(f"{name}: no loadable segments")
+    img = ElfImage(path=path, entry=entry, segments=segments, symbols=symbols, arch_attr=attr)
+    img._sorted = sorted(set(sortable))
+    return img

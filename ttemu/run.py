@@ -1,0 +1,205 @@
+"""Run control: a deterministic scheduler over the tile's cores.
+
+Cores take turns in a fixed order (brisc, trisc0, trisc1, trisc2, ncrisc); each turn
+runs up to ``tile.quantum`` instructions (whole translated blocks). Cores talk only
+through L1 and MMIO, so this interleaving is functionally sound, and since the order
+and the quantum are fixed, the same inputs give the same run. After each round the
+Tensix coprocessor retries instructions held at its wait gates.
+
+A run ends when (checked in this order after every turn or round):
+  * every ``until`` condition holds                    -> "until"
+  * every released core has halted (jal x0, 0)          -> "halted"
+  * ``max_steps`` instructions retired                   -> "step-limit" (exact)
+  * a whole round retires nothing and moves no Tensix
+    instruction while some core waits                    -> "hang"
+  * no store, push or Tensix progress for ``idle_steps`` -> "idle"
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .errors import TtemuError
+from .riscv.hart import HALTED, RESET, RUNNING
+from .riscv.translate import EXIT_HALT, EXIT_STALL, MAX_BLOCK
+
+DEFAULT_MAX_STEPS = 1_000_000_000
+DEFAULT_IDLE_STEPS = 2_000_000
+_BIG = 1 << 60
+
+EXIT_CODES = {"halted": 0, "until": 0, "idle": 0, "hang": 3, "step-limit": 4}
+
+
+@dataclass
+class CoreResult:
+    name: str
+    state: str
+    pc: int
+    steps: int
+    symbol: str | None = None
+    waiting_on: str | None = None
+    tensix_pushed: int = 0
+
+
+@dataclass
+class RunResult:
+    outcome: str
+    steps: int
+    cores: dict = field(default_factory=dict)
+    detail: str = ""
+    blocked: list = field(default_factory=list)  # hang diagnosis lines
+    tensix: dict = field(default_factory=dict)
+
+    @property
+    def exit_code(self) -> int:
+        return EXIT_CODES[self.outcome]
+
+
+def _run_blocks(tile, hart, budget, exact):
+    """Run ``hart`` for up to ``budget`` instructions (exactly, when ``exact``).
+    Returns retired instructions."""
+    blocks = hart.blocks
+    translate = tile.translators[hart.name].translate
+    pc = hart.pc
+    n = 0
+    hart.stall = None
+    lim = budget - MAX_BLOCK if exact else budget
+    try:
+        while n < lim:
+            try:
+                while n < lim:
+                    f, c = blocks[pc]
+                    pc = f()
+                    n += c
+            except KeyError:
+                if pc in blocks:
+                    raise
+                blocks[pc] = translate(pc)
+        if pc < 0:
+            n += hart.exit_delta - _BIG
+            return _special(hart, pc, n)
+        hart.pc = pc
+        if exact and n < budget:
+            n += _run_single(tile, hart, budget - n, None)
+        return n
+    except TtemuError:
+        hart.steps += n
+        raise
+
+
+def _special(hart, kind, n):
+    hart.pc = hart.exit_pc
+    if kind == EXIT_HALT:
+        hart.state = HALTED
+    return n
+
+
+def _run_single(tile, hart, budget, tracer):
+    """One instruction per step: exact step limits and tracing."""
+    single = hart.single
+    translate = tile.translators[hart.name].translate
+    pc = hart.pc
+    n = 0
+    while n < budget:
+        entry = single.get(pc)
+        if entry is None:
+            entry = single[pc] = translate(pc, 1)
+        mark = tracer.mark() if tracer else 0
+        npc = entry[0]()
+        if npc < 0:
+            retired = hart.exit_delta + 1  # 1 for halt, 0 for a stall
+            if retired and tracer:
+                tracer.riscv(mark, hart, pc)
+            n += retired
+            return _special(hart, npc, n)
+        if tracer:
+            tracer.riscv(mark, hart, pc)
+        n += 1
+        pc = npc
+    hart.pc = pc
+    return n
+
+
+def run(tile, *, max_steps=None, until=(), idle_steps=None) -> RunResult:
+    """Run ``tile`` until one of the end conditions above. ``until`` is a sequence of
+    (address, value) or (address, value, core) triples (32-bit words). Errors (guest
+    faults, unimplemented instructions) propagate as typed exceptions."""
+    max_steps = DEFAULT_MAX_STEPS if max_steps is None else max_steps
+    idle_steps = DEFAULT_IDLE_STEPS if idle_steps is None else idle_steps
+    until = [tuple(u) + (None,) * (3 - len(u)) for u in until]
+    harts = list(tile.harts.values())
+    tracer = tile.tracer
+    last_active = tile.steps
+    tile.activity[0] = 0
+
+    def holds():
+        return until and all(tile.read_u32(a, c) == (v & 0xFFFFFFFF) for a, v, c in until)
+
+    def done(outcome, detail=""):
+        return _result(tile, outcome, detail)
+
+    if holds():
+        return done("until")
+    while True:
+        progress = False
+        for hart in harts:
+            if hart.state != RUNNING:
+                continue
+            left = max_steps - tile.steps
+            if left <= 0:
+                break
+            budget = min(tile.quantum, left)
+            try:
+                if tracer is not None:
+                    n = _run_single(tile, hart, budget, tracer)
+                else:
+                    n = _run_blocks(tile, hart, budget, exact=budget == left)
+            except TtemuError:
+                tile.steps = sum(h.steps for h in harts)
+                raise
+            hart.steps += n
+            tile.steps += n
+            if n:
+                progress = True
+            if until and holds():
+                return done("until")
+        if tile.tensix.step():
+            progress = True
+            tile.activity[0] = 1
+        released = [h for h in harts if h.released]
+        running = [h for h in released if h.state == RUNNING]
+        if until and holds():
+            return done("until")
+        if released and not running:
+            return done("halted")
+        if not released:
+            return done("halted", "no core was released")
+        if tile.steps >= max_steps:
+            return done("step-limit", f"{max_steps} instructions retired")
+        if not progress:
+            return done("hang")
+        if tile.activity[0]:
+            tile.activity[0] = 0
+            last_active = tile.steps
+        elif tile.steps - last_active >= idle_steps:
+            return done("idle", f"no store or Tensix progress for {tile.steps - last_active} instructions")
+
+
+def _result(tile, outcome, detail):
+    cores = {}
+    blocked = []
+    for hart in tile.harts.values():
+        if not hart.released and hart.state == RESET:
+            state = "reset"
+        else:
+            state = hart.state
+        waiting = hart.stall if hart.state == RUNNING else None
+        cores[hart.name] = CoreResult(hart.name, state, hart.pc, hart.steps,
+                                      tile.symbolize(hart.name, hart.pc), waiting)
+        if outcome == "hang" and hart.state == RUNNING:
+            what = hart.stall or "running"
+            blocked.append(f"{hart.name} at pc 0x{hart.pc:08x}: {what}")
+    if outcome == "hang":
+        blocked.extend(tile.tensix.blocked())
+    return RunResult(outcome, tile.steps, cores, detail, blocked, tile.tensix_summary()
+                     if hasattr(tile, "tensix_summary") else {})

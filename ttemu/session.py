@@ -1,0 +1,220 @@
+"""One ``ttemu run`` / ``ttemu trace`` invocation: options -> tile -> run -> report.
+
+Kept apart from the click layer so the order of operations is plain to read:
+read ELFs (for the arch), build the tile, load ELFs, ``--load``, ``--write``, release,
+run, dump, summarise. Returns the exit code; errors propagate as typed exceptions.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+from . import dump as dumpmod
+from .arch import CORE_NAMES
+from .cli import _int, _pair, parse_addr, split_core
+from .elf import read_elf
+from .errors import TtemuError, UsageError
+
+
+def detect_arch(paths):
+    """From the ELFs' RISC-V arch attribute (Tenstorrent's toolchain adds an
+    x-extension naming the arch: ``xttwh`` Wormhole, ``xttbh`` Blackhole)."""
+    for p in paths:
+        attr = read_elf(p).arch_attr or ""
+        if "xttbh" in attr:
+            return "blackhole"
+        if "xttwh" in attr:
+            return "wormhole_b0"
+    return "wormhole_b0"
+
+
+class Session:
+    def __init__(self, opts):
+        self.o = opts
+        self.out = sys.stderr if opts.as_json else sys.stdout
+
+    # -- building ------------------------------------------------------------------
+    def _core_elfs(self):
+        pairs = []
+        for spec in self.o.cores:
+            name, path = _pair(spec, "--core")
+            if name not in CORE_NAMES:
+                raise UsageError(f"--core: unknown core {name!r} (one of {', '.join(CORE_NAMES)})")
+            pairs.append((name, path))
+        return pairs
+
+    def build(self):
+        from .tile import Tile
+
+        o = self.o
+        core_elfs = self._core_elfs()
+        positional = list(o.elfs)
+        if not core_elfs and not positional:
+            raise UsageError("no ELF given (ttemu run [OPTIONS] ELF... or --core NAME=ELF)")
+        for path in positional + [p for _, p in core_elfs]:
+            if not os.path.exists(path):
+                from .errors import BadInput
+
+                raise BadInput(f"{path}: no such file")
+        arch = o.arch or detect_arch(positional + [p for _, p in core_elfs])
+        tile = Tile(arch, **({"quantum": o.quantum} if o.quantum else {}))
+        for name, path in core_elfs:
+            tile.load_elf(path, core=name)
+        lone = len(positional) == 1 and not core_elfs
+        for path in positional:
+            tile.load_elf(path, start_at_entry=lone)
+        for spec in o.loads:
+            addr_s, path = _pair(spec, "--load")
+            addr, core = parse_addr(addr_s, tile, "--load")
+            try:
+                with open(path, "rb") as f:
+                    data = f.read()
+            except OSError as e:
+                from .errors import BadInput
+
+                raise BadInput(f"--load {path}: {e.strerror}") from None
+            tile.write(addr, data, core)
+        for spec in o.writes:
+            addr_s, value_s = _pair(spec, "--write")
+            addr, core = parse_addr(addr_s, tile, "--write")
+            tile.write_u32(addr, _int(value_s, "--write"), core)
+        if o.release is not None:
+            names = [n.strip() for n in o.release.split(",") if n.strip()]
+        else:
+            names = tile.default_release()
+        tile.release(names)
+        return tile
+
+    def until_conditions(self, tile):
+        conds = []
+        for spec in self.o.untils:
+            addr_s, value_s = _pair(spec, "--until")
+            addr, core = parse_addr(addr_s, tile, "--until")
+            conds.append((addr, _int(value_s, "--until"), core))
+        return conds
+
+    # -- running -------------------------------------------------------------------
+    def execute(self) -> int:
+        o = self.o
+        dumps = [self._parse_dump(d) for d in o.dumps]
+        dump_l1 = [self._parse_dump_l1(d) for d in o.dump_l1]
+        tile = self.build()
+        until = self.until_conditions(tile)
+        trace_out = None
+        if o.trace_file:
+            from .trace import Tracer
+
+            trace_out = sys.stdout if o.trace_file == "-" else open(o.trace_file, "w")
+            stages = ("push", "issue") if not o.trace_stages else tuple(
+                s.strip() for s in o.trace_stages.split(",") if s.strip())
+            tile.tracer = Tracer(trace_out, tile, stages)
+        try:
+            result = tile.run(max_steps=o.max_steps, until=until, idle_steps=o.idle_steps)
+        except TtemuError as e:
+            if o.as_json and o.summary:
+                json.dump({"outcome": "error", "exit_code": e.exit_code, "category": e.category,
+                           "message": str(e), "cores": self._cores_json(tile)}, sys.stdout, indent=1)
+                sys.stdout.write("\n")
+            raise
+        finally:
+            if tile.tracer is not None:
+                tile.tracer.close()
+                if trace_out is not sys.stdout:
+                    trace_out.close()
+        dumped = self._do_dumps(tile, dumps, dump_l1)
+        if o.summary:
+            self._summary(tile, result, dumped)
+        return result.exit_code
+
+    # -- dumps ---------------------------------------------------------------------
+    def _parse_dump(self, text):
+        if "=" not in text or ":" not in text.split("=", 1)[0]:
+            raise UsageError(f"--dump expects ADDR:LEN=FILE, got {text!r}")
+        loc, path = text.rsplit("=", 1)
+        return loc, path
+
+    def _parse_dump_l1(self, text):
+        core, rest = split_core(text)
+        parts = rest.split(":")
+        if len(parts) not in (2, 3):
+            raise UsageError(f"--dump-l1 expects ADDR:LEN[:FMT], got {text!r}")
+        fmt = parts[2] if len(parts) == 3 else "hex32"
+        return (f"{core}:{parts[0]}" if core else parts[0]), parts[1], fmt
+
+    def _range(self, tile, addr_s, len_s, what):
+        addr, core = parse_addr(addr_s, tile, what)
+        n = _int(len_s, what)
+        if n <= 0:
+            raise UsageError(f"{what}: length must be positive")
+        return addr, n, core
+
+    def _do_dumps(self, tile, dumps, dump_l1):
+        out = []
+        for loc, path in dumps:
+            core, rest = split_core(loc)
+            addr_s, len_s = rest.rsplit(":", 1)
+            addr, n, c2 = self._range(tile, (f"{core}:" if core else "") + addr_s, len_s, "--dump")
+            data = tile.read(addr, n, c2)
+            if path == "-":
+                self.out.write(dumpmod.hexdump(addr, data) + "\n")
+            else:
+                with open(path, "wb") as f:
+                    f.write(data)
+            out.append({"addr": addr, "len": n, "file": path})
+        for addr_s, len_s, fmt in dump_l1:
+            addr, n, core = self._range(tile, addr_s, len_s, "--dump-l1")
+            data = tile.read(addr, n, core)
+            cells = dumpmod.cells(data, fmt)
+            if not self.o.as_json:
+                self.out.write(f"{fmt} dump of 0x{addr:08x} ({n} bytes):\n")
+                self.out.write(dumpmod.text(addr, data, fmt) + "\n")
+            out.append({"addr": addr, "len": n, "format": fmt, "values": cells})
+        return out
+
+    # -- summary -------------------------------------------------------------------
+    def _cores_json(self, tile):
+        res = {}
+        for h in tile.harts.values():
+            if not h.released and h.name not in tile.images:
+                continue
+            res[h.name] = {"state": h.state, "pc": h.pc, "steps": h.steps,
+                           "symbol": tile.symbolize(h.name, h.pc), "waiting_on": h.stall}
+        return res
+
+    def _summary(self, tile, result, dumped):
+        from .ui import print_table
+
+        o = self.o
+        if o.as_json:
+            doc = {
+                "outcome": result.outcome, "exit_code": result.exit_code, "steps": result.steps,
+                "detail": result.detail, "arch": tile.arch.name,
+                "cores": {n: {"state": c.state, "pc": c.pc, "steps": c.steps, "symbol": c.symbol,
+                              "waiting_on": c.waiting_on}
+                          for n, c in result.cores.items() if c.state != "reset" or n in tile.images},
+                "blocked": result.blocked, "tensix": result.tensix, "dumps": dumped,
+            }
+            json.dump(doc, sys.stdout, indent=1)
+            sys.stdout.write("\n")
+            return
+        head = f"ttemu: {result.outcome} after {result.steps} instructions"
+        if result.detail:
+            head += f" ({result.detail})"
+        self.out.write(head + "\n")
+        rows = []
+        for n, c in result.cores.items():
+            if c.state == "reset" and n not in tile.images:
+                continue
+            where = c.symbol or ""
+            if c.waiting_on:
+                where = (where + ": " if where else "") + c.waiting_on
+            rows.append((n, c.state, f"0x{c.pc:08x}", c.steps, where))
+        print_table(("core", "state", "pc", "steps", "where"), rows, self.out)
+        for line in result.blocked:
+            self.out.write(f"  blocked: {line}\n")
+        if result.tensix:
+            trows = [(t, *vals.values()) for t, vals in result.tensix.items()]
+            heads = ("thread",) + tuple(next(iter(result.tensix.values())).keys())
+            print_table(heads, trows, self.out)

@@ -1,0 +1,2 @@
+"""The Tensix coprocessor: frontend (per-thread FIFO, MOP and replay expanders,
+wait gate) and backend units."""

@@ -1,0 +1,145 @@
+"""The unpacker's format conversion (L1 datum -> SrcA/SrcB/Dst bits).
+
+Implements ``FormatConversion`` from UNPACR_Regular.md, vectorised over a
+datum array.  Addressing, strides, upsampling etc. stay with the unpacker
+model; this takes datums already read from L1 (see
+:func:`~ttemu.tensix.formats.l1.read_datums`) plus, for BFP formats, each
+datum's shared exponent.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...errors import UndefinedBehaviour
+from .codes import DataFormat
+from .l1 import bfp_to_bf16, bfp_to_fp16
+from .layout import (
+    U32,
+    dst16_from_bf16,
+    dst16_from_fp16,
+    dst32_from_fp32,
+    fp32_to_bf16_flush_trunc,
+    src_from_bf16,
+    src_from_fp16,
+    src_from_int16,
+    src_from_tf32,
+    u32,
+)
+
+__all__ = ["unpack_convert", "unpack_writes_dst32", "int8_to_fp16_overlay"]
+
+_F = DataFormat
+
+
+def unpack_writes_dst32(out_fmt: DataFormat) -> bool:
+    """True when an unpack to Dst writes ``Dst32b`` (OutDataFormat FP32/TF32/INT32),
+    else ``Dst16b``; UNPACR_Regular.md, the Dst write in the main loop."""
+    return DataFormat(out_fmt) in (_F.Float32, _F.Tf32, _F.Int32)
+
+
+def int8_to_fp16_overlay(datums, unsigned: bool) -> np.ndarray:
+    """L1 INT8 (sign-magnitude, or uint8 when ``unsigned``) -> integer "8"
+    overlaid on IEEE-layout FP16: magnitude in the mantissa field, exponent
+    16 when the magnitude is nonzero (0 otherwise), sign in bit 15
+    (UNPACR_Regular.md, ``case INT8``).  With ``unsigned`` the top bit is part
+    of the magnitude."""
+    d = u32(datums) & 0xFF
+    sign = np.zeros_like(d) if unsigned else (d & 0x80)
+    mag = d - sign
+    out = np.where(mag != 0, mag | U32(16 << 10), mag)
+    return (out | (sign << 8)).astype(U32)
+
+
+def unpack_convert(
+    datums,
+    in_fmt: DataFormat,
+    out_fmt: DataFormat,
+    *,
+    to_dst: bool,
+    exps=None,
+    int8_unsigned: bool = False,
+) -> np.ndarray:
+    """Convert raw L1 datums as the unpacker does; returns uint32 register bits.
+
+    ``to_dst=False``: 19-bit SrcA/SrcB values.  ``to_dst=True``: Dst32b
+    values when :func:`unpack_writes_dst32` (``out_fmt``) else Dst16b values.
+    ``exps``: per-datum or per-16 shared exponents for BFP ``in_fmt``
+    (already chosen by the caller, e.g. ``FORCE_SHARED_EXP``).
+    ``int8_unsigned``: ``ALU_FORMAT_SPEC_REG0_Src[AB]Unsigned``; also implied
+    by ``in_fmt=UInt8``.
+
+    Follows UNPACR_Regular.md ``FormatConversion``:
+
+    * FP32 in: out FP32 (Dst only), TF32 (Dst: all 32 bits kept - "TF32 means
+      FP32"; Src: truncated to TF32), BF16 (exponent-0 flushed to signed zero,
+      then truncated), FP16 (raises: the page calls ``FP32ToFP16`` without
+      defining it).
+    * Any other in: ``out_fmt`` must equal ``in_fmt``.  FP8 is the high byte
+      of an FP16; BFP* expand to BF16/FP16 (FloatBitPatterns.md); INT8 becomes
+      integer "8"; TF32 in is Dst only; INT32 and FP32 cannot go to Src.
+    Every undefined combination raises :class:`UndefinedBehaviour`.
+    """
+    in_fmt = DataFormat(in_fmt)
+    out_fmt = DataFormat(out_fmt)
+    if in_fmt is _F.UInt8:
+        in_fmt, int8_unsigned = _F.Int8, True
+    if out_fmt is _F.UInt8:
+        out_fmt = _F.Int8
+    x = u32(datums).reshape(-1)
+    where = "Dst" if to_dst else "Src"
+
+    def ub(what: str) -> UndefinedBehaviour:
+        return UndefinedBehaviour(f"UNPACR {in_fmt.doc_name} -> {out_fmt.doc_name} ({where}): {what}")
+
+    kind: str  # one of "fp32", "bf16", "fp16", "int16", "int32"
+    if in_fmt is _F.Float32:
+        if out_fmt is _F.Float32:
+            kind = "fp32"
+        elif out_fmt is _F.Tf32:
+            return dst32_from_fp32(x) if to_dst else src_from_tf32(x >> 13)
+        elif out_fmt is _F.Float16_b:
+            x, kind = fp32_to_bf16_flush_trunc(x), "bf16"
+        elif out_fmt is _F.Float16:
+            raise ub("FP32ToFP16 is not defined by the ISA documentation")
+        else:
+            raise ub("not a supported conversion")
+    else:
+        if in_fmt is not out_fmt:
+            raise ub("input and output formats must be equal unless the input is FP32")
+        if in_fmt is _F.Fp8:
+            x, kind = (x & 0xFF) << 8, "fp16"
+        elif in_fmt in (_F.Bfp8_b, _F.Bfp4_b, _F.Bfp2_b):
+            if exps is None:
+                raise ValueError("BFP unpack needs exponents")
+            x, kind = bfp_to_bf16(x, exps, in_fmt), "bf16"
+        elif in_fmt in (_F.Bfp8, _F.Bfp4, _F.Bfp2):
+            if exps is None:
+                raise ValueError("BFP unpack needs exponents")
+            x, kind = bfp_to_fp16(x, exps, in_fmt), "fp16"
+        elif in_fmt is _F.Int8:
+            x, kind = int8_to_fp16_overlay(x, int8_unsigned), "fp16"
+        elif in_fmt is _F.Tf32:
+            if not to_dst:
+                raise ub("TF32 is not valid as InDataFormat (use FP32 -> TF32)")
+            return dst32_from_fp32(x)
+        elif in_fmt is _F.Float16_b:
+            x, kind = x & 0xFFFF, "bf16"
+        elif in_fmt is _F.Float16:
+            x, kind = x & 0xFFFF, "fp16"
+        elif in_fmt is _F.UInt16:
+            x, kind = x & 0xFFFF, "int16"
+        elif in_fmt is _F.Int32:
+            kind = "int32"
+        else:  # pragma: no cover - every format is listed above
+            raise ub("unknown format")
+
+    if kind == "int16":
+        return x.copy() if to_dst else src_from_int16(x)
+    if kind in ("int32", "fp32"):
+        if not to_dst:
+            raise ub("32-bit data cannot be written to SrcA/SrcB")
+        return dst32_from_fp32(x)
+    if kind == "bf16":
+        return dst16_from_bf16(x) if to_dst else src_from_bf16(x)
+    return dst16_from_fp16(x) if to_dst else src_from_fp16(x)

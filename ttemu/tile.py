@@ -1,0 +1,453 @@
+"""One Tensix tile: L1, the five cores with their local memories, the MMIO router,
+the Tensix coprocessor, and the Python API used by the CLI and by tests.
+
+    tile = Tile("wormhole_b0")
+    tile.load_elf("build/brisc.elf", core="brisc")
+    result = tile.run(max_steps=1_000_000)
+    tile.read_u32(0x100)
+
+Memory map: tt-isa-documentation WormholeB0/TensixTile/BabyRISCV/README.md.
+Soft reset and reset PCs: WormholeB0/TensixTile/SoftReset.md.
+"""
+
+from __future__ import annotations
+
+from .arch import CORE_IDS, CORE_NAMES, get_arch
+from .elf import ElfImage, read_elf
+from .errors import BadInput, ElfError, GuestFault, Unimplemented, UsageError
+from .mmio.debug import DebugRegs
+from .mmio.router import RegisterBank, Router
+from .riscv import csr as csrmod
+from .riscv.hart import HALTED, RESET, RUNNING, Hart
+from .riscv.translate import EXIT_HALT, EXIT_STALL, Translator, div, rem
+from .tensix.config import ConfigSpace
+from .tensix.coprocessor import Coprocessor
+
+_BIG = 1 << 60
+
+
+class Tile:
+    """A tile. All state lives on the instance; two tiles can run side by side."""
+
+    def __init__(self, arch="wormhole_b0", *, quantum: int = 8192):
+        try:
+            self.arch = get_arch(arch) if isinstance(arch, str) else arch
+        except KeyError:
+            raise UsageError(f"unknown arch {arch!r} (wormhole_b0 or blackhole)") from None
+        a = self.arch
+        self.quantum = quantum
+        self.l1 = bytearray(a.l1_size)
+        self.l1_words = memoryview(self.l1).cast("I")
+        self.l1_halves = memoryview(self.l1).cast("H")
+        self.is_code = bytearray(a.l1_size // 4)  # 1 where a translated block covers the word
+        self.code_map: dict[int, list] = {}  # L1 word index -> [(hart, block start pc)]
+        self.activity = [0]  # set by stores, pushes and device side effects (idle detection)
+        self.steps = 0  # retired RISC-V instructions, all cores
+        self.soft_reset = a.soft_reset_value
+        self.images: dict[str, ElfImage] = {}
+        self.entry_override: dict[str, int] = {}  # core -> start pc (a lone ELF's entry point)
+        self.tracer = None
+        self.last_stall: str | None = None
+        self.specs = {c.name: c for c in a.cores}
+        self.harts: dict[str, Hart] = {}
+        self.iram: dict[str, bytearray] = {}
+        for spec in a.cores:
+            hart = Hart(spec.name, CORE_IDS[spec.name], bytearray(spec.local_size))
+            hart.blocks[EXIT_HALT] = (lambda: EXIT_HALT, _BIG)
+            hart.blocks[EXIT_STALL] = (lambda: EXIT_STALL, _BIG)
+            self.harts[spec.name] = hart
+            if spec.iram:
+                self.iram[spec.name] = bytearray(spec.iram[1])
+        self.router = Router(a)
+        self._attach_devices()
+        self.translators = {name: self._make_translator(h) for name, h in self.harts.items()}
+
+    # -- devices ---------------------------------------------------------------
+    def _attach_devices(self):
+        a = self.arch
+        for region in a.address_map:
+            if region.name in a.registers and region.name != "riscv_debug_regs":
+                self.router.attach(region.name, RegisterBank(region.name, region.base, a.registers[region.name]))
+        dbg = a.region("riscv_debug_regs")
+        self.debug_regs = DebugRegs(self, dbg, a.registers.get("riscv_debug_regs", []))
+        self.router.attach(dbg.name, self.debug_regs)
+        cfg = a.region("tensix_cfg")
+        self.config = ConfigSpace(cfg.base, a.cfg_bank_words, a.thread_cfg_words, a.cfg_global_base)
+        self.router.attach(cfg.name, self.config)
+        self.tensix = Coprocessor(self)
+        self.tensix.attach(self.router)
+
+    # -- translation environment ------------------------------------------------
+    def _make_translator(self, hart: Hart) -> Translator:
+        spec = self.specs[hart.name]
+        a = self.arch
+        name = hart.name
+        router = self.router
+        local_base, local_size = a.local_base, spec.local_size
+        l1_size = a.l1_size
+        iram = self.iram.get(name)
+        iram_base = spec.iram[0] if spec.iram else None
+
+        def where(addr):
+            region = router.region_name(addr)
+            return f" ({region})" if region else ""
+
+        def check(addr, width, verb, pc):
+            if addr & (width - 1):
+                raise GuestFault(f"misaligned {width}-byte {verb} at 0x{addr:08x}{where(addr)}", name, pc)
+            if local_base <= addr < local_base + 0x1000 or addr < l1_size:
+                # the part of the local window this core lacks, or an access running off L1's end
+                raise GuestFault(f"{width}-byte {verb} at unmapped address 0x{addr:08x}"
+                                 f" ({name} local data RAM is {local_size} bytes)" if addr >= local_base else
+                                 f"{width}-byte {verb} at 0x{addr:08x} runs past the end of L1", name, pc)
+            if iram_base is not None and iram_base <= addr < iram_base + len(iram):
+                raise GuestFault(f"{width}-byte {verb} at 0x{addr:08x}: the instruction RAM is not "
+                                 "accessible by loads and stores", name, pc)
+            entry = router.lookup(addr)
+            if entry is None:
+                raise GuestFault(f"{width}-byte {verb} at unmapped address 0x{addr:08x}", name, pc)
+            if entry[1] is None:
+                raise Unimplemented(f"{name} pc 0x{pc:08x}: {width}-byte {verb} at 0x{addr:08x} in "
+                                    f"{entry[0].name}: this region is not modelled")
+            return entry[1]
+
+        def LD(addr, width, signed, pc):
+            dev = check(addr, width, "load", pc)
+            try:
+                v = dev.read(name, addr, width)
+            except (GuestFault, Unimplemented) as e:
+                raise _locate(e, name, pc) from None
+            if v is None:
+                hart.stall = self.last_stall or f"waiting on a load from 0x{addr:08x}{where(addr)}"
+                self.last_stall = None
+                return None
+            if signed:
+                bits = 8 * width
+                v = (v - ((v >> (bits - 1)) & 1) * (1 << bits)) & 0xFFFFFFFF
+            return v
+
+        def ST(addr, width, value, pc):
+            dev = check(addr, width, "store", pc)
+            try:
+                ok = dev.write(name, addr, width, value)
+            except (GuestFault, Unimplemented) as e:
+                raise _locate(e, name, pc) from None
+            if not ok:
+                hart.stall = self.last_stall or f"waiting on a store to 0x{addr:08x}{where(addr)}"
+                self.last_stall = None
+                return False
+            self.activity[0] = 1
+            return True
+
+        push_addr = self.arch.region("tensix_inst").base
+
+        def TT(word, pc):
+            if not spec.can_push:
+                raise GuestFault(f".ttinsn 0x{word:08x}: {name} cannot push Tensix instructions", name, pc)
+            try:
+                ok = self.tensix.push_from_core(name, push_addr, word, origin=f".ttinsn pc 0x{pc:08x}")
+            except (GuestFault, Unimplemented) as e:
+                raise _locate(e, name, pc) from None
+            if not ok:
+                hart.stall = self.last_stall or "Tensix FIFO full"
+                self.last_stall = None
+            return ok
+
+        def EX(kind, pc, delta):
+            hart.exit_pc = pc
+            hart.exit_delta = delta
+            return kind
+
+        def ILL(pc, word):
+            raise GuestFault(f"illegal instruction 0x{word:08x}", name, pc)
+
+        def ECALL(pc):
+            raise GuestFault("ecall (these cores pause on ecall; ttemu treats it as a fault)", name, pc)
+
+        def EBREAK(pc):
+            from .errors import GuestAssertion
+
+            sym = self.symbolize(name, pc)
+            raise GuestAssertion(f"ebreak (LLK_ASSERT){' in ' + sym if sym else ''}", name, pc)
+
+        def MISJ(pc, target):
+            raise GuestFault(f"jump to misaligned address 0x{target:08x}", name, pc)
+
+        def SMC(addr):
+            self.invalidate_code(addr)
+
+        csr = csrmod.CsrFile(self, hart)
+
+        def CSR(op, num, src, wr, pc):
+            try:
+                return csr.access(op, num, src, wr)
+            except (GuestFault, Unimplemented) as e:
+                raise _locate(e, name, pc) from None
+
+        env = {
+            "x": hart.x, "m": self.l1, "w": self.l1_words, "h": self.l1_halves,
+            "lm": hart.local, "lw": memoryview(hart.local).cast("I"), "lh": memoryview(hart.local).cast("H"),
+            "ic": self.is_code, "ACT": self.activity,
+            "LD": LD, "ST": ST, "TT": TT, "EX": EX, "ILL": ILL, "ECALL": ECALL, "EBREAK": EBREAK,
+            "MISJ": MISJ, "SMC": SMC, "CSR": CSR, "DIV": div, "REM": rem,
+        }
+
+        words = self.l1_words
+
+        def fetch(pc):
+            if pc & 3:
+                raise GuestFault(f"instruction fetch from misaligned pc 0x{pc:08x}", name, pc)
+            if pc < l1_size:
+                return words[pc >> 2]
+            if iram is not None and iram_base <= pc < iram_base + len(iram):
+                return int.from_bytes(iram[pc - iram_base:pc - iram_base + 4], "little")
+            raise GuestFault(f"instruction fetch from 0x{pc:08x}{where(pc)}: code runs only from L1"
+                             + (" or the instruction RAM" if iram is not None else ""), name, pc)
+
+        def on_translate(start, pcs):
+            for p in pcs:
+                if p < l1_size:
+                    i = p >> 2
+                    self.is_code[i] = 1
+                    self.code_map.setdefault(i, []).append((hart, start))
+
+        return Translator(env, fetch, l1_size, local_base, local_size, spec.can_push, on_translate)
+
+    def invalidate_code(self, addr: int) -> None:
+        """A store hit translated code: drop every block (of any core) covering the word."""
+        i = addr >> 2
+        self.is_code[i] = 0
+        for hart, start in self.code_map.pop(i, ()):
+            hart.blocks.pop(start, None)
+            hart.single.pop(start, None)
+
+    # -- time -------------------------------------------------------------------
+    def clock(self) -> int:
+        """The wall clock: advances with execution (retired instructions, all cores),
+        so it is deterministic."""
+        return self.steps
+
+    # -- soft reset -------------------------------------------------------------
+    def set_soft_reset(self, value: int) -> None:
+        old = self.soft_reset
+        self.soft_reset = value
+        for spec in self.arch.cores:
+            bit = 1 << spec.reset_bit
+            hart = self.harts[spec.name]
+            if old & bit and not value & bit:
+                hart.reset_registers(self.reset_pc(spec.name))
+                hart.state = RUNNING
+                hart.released = True
+                self.activity[0] = 1
+            elif value & bit and not old & bit:
+                hart.state = RESET
+                hart.stall = None
+                self.tensix.core_reset(spec.name)
+
+    def reset_pc(self, core: str) -> int:
+        if core in self.entry_override:
+            return self.entry_override[core]
+        rp = self.specs[core].reset_pc
+        if rp.enable_addr is not None:
+            if (self.host_read_u32(rp.enable_addr) >> rp.enable_bit) & 1:
+                return self.host_read_u32(rp.pc_addr)
+        return rp.default
+
+    def release(self, cores) -> None:
+        """Clear the soft-reset bits of ``cores`` (what BRISC or the host does)."""
+        mask = 0
+        for c in cores:
+            if c not in self.specs:
+                raise UsageError(f"unknown core {c!r} (one of {', '.join(CORE_NAMES)})")
+            mask |= 1 << self.specs[c].reset_bit
+        self.set_soft_reset(self.soft_reset & ~mask)
+
+    # -- host memory access -----------------------------------------------------------
+    def _locate_local(self, addr, n, core):
+        a = self.arch
+        if a.local_base <= addr < a.local_base + 0x1000:
+            if core is None:
+                raise UsageError(f"address 0x{addr:08x} is core-local memory: name the core (CORE:ADDR)")
+            hart = self.harts[core]
+            off = addr - a.local_base
+            if off + n > len(hart.local):
+                raise UsageError(f"0x{addr:08x}+{n} is beyond {core}'s {len(hart.local)}-byte local memory")
+            return hart.local, off, None
+        for name, ram in self.iram.items():
+            base = self.specs[name].iram[0]
+            if base <= addr < base + len(ram):
+                if addr + n > base + len(ram):
+                    raise UsageError(f"0x{addr:08x}+{n} runs past {name}'s instruction RAM")
+                return ram, addr - base, self.harts[name]
+        return None
+
+    def write(self, addr: int, data: bytes, core: str | None = None) -> None:
+        """Host write of raw bytes to L1, a core's local memory, the NCRISC IRAM, or
+        (4-byte multiples) MMIO registers."""
+        n = len(data)
+        if addr + n <= self.arch.l1_size:
+            self.l1[addr:addr + n] = data
+            for i in range(addr >> 2, (addr + n + 3) >> 2):
+                if self.is_code[i]:
+                    self.invalidate_code(i << 2)
+            return
+        loc = self._locate_local(addr, n, core)
+        if loc is not None:
+            buf, off, code_owner = loc
+            buf[off:off + n] = data
+            if code_owner is not None:  # instruction RAM: forget its translations
+                for cache in (code_owner.blocks, code_owner.single):
+                    for k in [k for k in cache if k >= self.arch.l1_size]:
+                        del cache[k]
+            return
+        if n % 4 or addr % 4:
+            raise UsageError(f"MMIO write at 0x{addr:08x}: whole 32-bit words only")
+        for i in range(0, n, 4):
+            self.host_write_u32(addr + i, int.from_bytes(data[i:i + 4], "little"), core)
+
+    def read(self, addr: int, n: int, core: str | None = None) -> bytes:
+        if addr + n <= self.arch.l1_size:
+            return bytes(self.l1[addr:addr + n])
+        loc = self._locate_local(addr, n, core)
+        if loc is not None:
+            buf, off, _ = loc
+            return bytes(buf[off:off + n])
+        if n % 4 or addr % 4:
+            raise UsageError(f"MMIO read at 0x{addr:08x}: whole 32-bit words only")
+        return b"".join(self.host_read_u32(addr + i, core).to_bytes(4, "little") for i in range(0, n, 4))
+
+    def write_u32(self, addr: int, value: int, core: str | None = None) -> None:
+        self.write(addr, (value & 0xFFFFFFFF).to_bytes(4, "little"), core)
+
+    def read_u32(self, addr: int, core: str | None = None) -> int:
+        return int.from_bytes(self.read(addr, 4, core), "little")
+
+    def host_write_u32(self, addr, value, core=None):
+        entry = self.router.lookup(addr)
+        if entry is None or entry[1] is None:
+            what = "unmapped" if entry is None else f"{entry[0].name}, not modelled"
+            raise UsageError(f"host write to 0x{addr:08x}: {what}")
+        if not entry[1].write(core, addr, 4, value & 0xFFFFFFFF):
+            raise UsageError(f"host write to 0x{addr:08x} would block")
+
+    def host_read_u32(self, addr, core=None):
+        entry = self.router.lookup(addr)
+        if entry is None or entry[1] is None:
+            what = "unmapped" if entry is None else f"{entry[0].name}, not modelled"
+            raise UsageError(f"host read of 0x{addr:08x}: {what}")
+        v = entry[1].read(core, addr, 4)
+        if v is None:
+            raise UsageError(f"host read of 0x{addr:08x} would block")
+        return v
+
+    # -- ELF loading --------------------------------------------------------------------
+    def load_elf(self, path: str, core: str | None = None, *, start_at_entry: bool = False) -> str:
+        """Load an ELF for ``core`` (inferred when None; see :func:`infer_core`).
+        With ``start_at_entry`` the core leaves reset at the ELF's entry point instead
+        of its reset PC (how a lone ELF runs). Returns the core name."""
+        img = read_elf(path)
+        if core is None:
+            core = infer_core(img, self.arch)
+        if core not in self.specs:
+            raise UsageError(f"unknown core {core!r} (one of {', '.join(CORE_NAMES)})")
+        if core in self.images:
+            raise UsageError(f"two ELFs for {core}: {self.images[core].path} and {path}")
+        self._check_placement(img, core)
+        for seg in img.segments:
+            self._place(seg.vaddr, seg.data, core)
+            if seg.vaddr == self.arch.local_base and "__loader_init_start" in img.symbols:
+                # tt-llk's start-up code copies local data from here into local memory
+                self._place(img.symbols["__loader_init_start"], seg.data, core)
+        self.images[core] = img
+        if start_at_entry:
+            self.entry_override[core] = img.entry
+        return core
+
+    def _check_placement(self, img, core):
+        a = self.arch
+        spec = self.specs[core]
+        name = img.path
+        for seg in img.segments:
+            lo, hi = seg.vaddr, seg.vaddr + len(seg.data)
+            if hi <= a.l1_size:
+                for other, oimg in self.images.items():
+                    for oseg in oimg.segments:
+                        olo, ohi = oseg.vaddr, oseg.vaddr + len(oseg.data)
+                        if ohi <= a.l1_size and lo < ohi and olo < hi:
+                            raise ElfError(f"{name}: segment 0x{lo:08x}-0x{hi:08x} overlaps {other}'s "
+                                           f"segment 0x{olo:08x}-0x{ohi:08x} in L1")
+                continue
+            if a.local_base <= lo < a.local_base + 0x1000:
+                if hi > a.local_base + spec.local_size:
+                    raise ElfError(f"{name}: segment 0x{lo:08x}-0x{hi:08x} does not fit {core}'s "
+                                   f"{spec.local_size}-byte local memory (it would overlap another core's)")
+                continue
+            if spec.iram and spec.iram[0] <= lo and hi <= spec.iram[0] + spec.iram[1]:
+                continue
+            raise ElfError(f"{name}: segment 0x{lo:08x}-0x{hi:08x} is outside {core}'s memory "
+                           f"(L1 0x0-0x{a.l1_size:x}, local 0x{a.local_base:08x}+0x{spec.local_size:x}"
+                           + (f", IRAM 0x{spec.iram[0]:08x}+0x{spec.iram[1]:x}" if spec.iram else "") + ")")
+        if "__loader_init_start" in img.symbols:
+            start = img.symbols["__loader_init_start"]
+            for seg in img.segments:
+                if seg.vaddr == a.local_base and start + len(seg.data) > a.l1_size:
+                    raise ElfError(f"{name}: __loader_init_start 0x{start:x} + {len(seg.data)} bytes "
+                                   "runs past the end of L1")
+
+    def _place(self, addr, data, core):
+        if addr + len(data) <= self.arch.l1_size:
+            self.write(addr, data)
+            return
+        self.write(addr, data, core)
+
+    def symbol(self, name: str) -> int:
+        """Address of a symbol from any loaded ELF (brisc first)."""
+        for core in CORE_NAMES:
+            img = self.images.get(core)
+            if img and name in img.symbols:
+                return img.symbols[name]
+        raise KeyError(name)
+
+    def symbolize(self, core: str, addr: int) -> str | None:
+        img = self.images.get(core)
+        return img.symbolize(addr) if img else None
+
+    # -- running --------------------------------------------------------------------------
+    def default_release(self) -> list:
+        if "brisc" in self.images:
+            return ["brisc"]
+        return [c for c in CORE_NAMES if c in self.images]
+
+    def run(self, *, max_steps=None, until=(), idle_steps=None):
+        from .run import run
+
+        return run(self, max_steps=max_steps, until=until, idle_steps=idle_steps)
+
+
+def _locate(err, core, pc):
+    """Give a device's error the core and pc of the access (devices do not know them)."""
+    if getattr(err, "core", None) is None and isinstance(err, GuestFault):
+        new = type(err)(str(err), core, pc)
+        return new
+    if isinstance(err, Unimplemented) and not str(err).startswith(core):
+        return Unimplemented(f"{core} pc 0x{pc:08x}: {err}")
+    return err
+
+
+def infer_core(img: ElfImage, arch) -> str:
+    """Which core an ELF is for: a core name in the file name (or tt-llk's
+    unpack/math/pack kernel names), else the core whose reset PC is the entry point,
+    else brisc (a lone ELF runs from its entry point on BRISC)."""
+    import os
+
+    base = os.path.basename(img.path).lower()
+    for name in ("ncrisc", "trisc0", "trisc1", "trisc2", "brisc"):
+        if name in base:
+            return name
+    for key, name in (("unpack", "trisc0"), ("math", "trisc1"), ("pack", "trisc2")):
+        if key in base:
+            return name
+    for spec in arch.cores:
+        if spec.reset_pc.default == img.entry and img.entry != 0:
+            return spec.name
+    return "brisc"
