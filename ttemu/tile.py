@@ -253,6 +253,12 @@ class Tile:
                 return self.host_read_u32(rp.pc_addr)
         return rp.default
 
+    def set_start_pc(self, core: str, pc: int) -> None:
+        """Make ``core`` leave reset at ``pc`` instead of its reset PC."""
+        if core not in self.specs:
+            raise UsageError(f"unknown core {core!r} (one of {', '.join(CORE_NAMES)})")
+        self.entry_override[core] = pc
+
     def release(self, cores) -> None:
         """Clear the soft-reset bits of ``cores`` (what BRISC or the host does)."""
         mask = 0
