@@ -13,12 +13,13 @@ root); --out defaults to the repository root. Writes
 Output is deterministic (no dates); the package never reads the sources at run time.
 --report prints every disagreement found between the sources.
 
-How a table entry is derived (see README-style notes in the generated files too):
+How a table entry is derived:
 
 * mnemonic, opcode (op_binary), ex_resource, instrn_type and field names come from
-  tt-llk's assembly.yaml. A field starts at its start_bit and runs up to the next
-  argument's start_bit (or its own end_bit when given, or bit 23 for the last one).
-  Names are made into identifiers (spaces -> underscores).
+  tt-llk's assembly.yaml. A field starts at its start_bit; its span runs up to the next
+  argument's start_bit (or bit 23 for the last one) -- the bits SFPI's objdump prints --
+  and its width (the bits the hardware uses) is the span unless assembly.yaml gives an
+  end_bit or a source below narrows it. Names are made into identifiers (spaces -> _).
 * MOP, MOP_CFG and REPLAY are placeholders in ttsim's JSON; their layout is fixed from
   the seed notes (SEED_LAYOUT below), which agree with assembly.yaml on positions.
 * ttsim's tensix_isa.json is a cross-check only: opcodes must agree; bit-range
@@ -26,10 +27,11 @@ How a table entry is derived (see README-style notes in the generated files too)
 * Wormhole B0 only: the ISA documentation (tenstorrent/tt-isa-documentation) is
   authoritative. Each page's "## Syntax" section lists the operands of TT_<OP>(...) with
   their widths; operands map, in order, onto the assembly.yaml fields in descending bit
-  order. Where the documented width is narrower than the assembly.yaml span, the field
-  is narrowed to the documented width (the remaining bits are unnamed/ignored). A wider
+  order. Where the documented width differs from the width so far (and fits the span),
+  the documented width is used (bits of the span above it are ignored). A wider
   documented width (an operand that deliberately spills into the next field) or an
   operand-count mismatch is reported and the assembly.yaml span is kept.
+* asm_name is "tt" + lower-case mnemonic, except ASM_NAME_OVERRIDES (objdump spellings).
 * unit and block_mask come from the rule tables UNIT_BY_EX_RESOURCE / BLOCK_BITS_BY_UNIT
   plus the per-mnemonic exceptions UNIT_OVERRIDES / BLOCK_OVERRIDES, following
   WormholeB0/TensixTile/TensixCoprocessor/STALLWAIT.md ("Block mask").
@@ -415,15 +417,17 @@ def render_header(entries, provenance):
         "#ifndef TTEMU_TENSIX_H",
         "#define TTEMU_TENSIX_H",
         "",
-        "#include <stdint.h>",
+        "/* The compiler's own 32-bit unsigned type (what uint32_t names), so this header needs",
+        " * no C library headers. */",
+        "#define TTE_U32 __UINT32_TYPE__",
         "",
         "#define TTE_INSTRN_PUSH_ADDR 0xFFE40000u",
-        "#define TTE_ROTL2(w) ((uint32_t)(((uint32_t)(w) << 2) | ((uint32_t)(w) >> 30)))",
+        "#define TTE_ROTL2(w) ((TTE_U32)(((TTE_U32)(w) << 2) | ((TTE_U32)(w) >> 30)))",
         '#define TTE_INSN(w) __asm__ volatile(".word %0" :: "i"(TTE_ROTL2(w)))',
         "",
-        "static inline void tte_push(uint32_t word)",
+        "static inline void tte_push(TTE_U32 word)",
         "{",
-        "    *(volatile uint32_t *)TTE_INSTRN_PUSH_ADDR = word;",
+        "    *(volatile TTE_U32 *)TTE_INSTRN_PUSH_ADDR = word;",
         "}",
         "",
     ]
@@ -433,10 +437,10 @@ def render_header(entries, provenance):
         terms = [f"(0x{x['opcode']:02X}u << 24)"]
         for n in x["operands"]:
             lo, w = by_name[n]
-            terms.append(f"(((uint32_t)({n}) & 0x{(1 << w) - 1:X}u) << {lo})")
+            terms.append(f"(((TTE_U32)({n}) & 0x{(1 << w) - 1:X}u) << {lo})")
         m = x["mnemonic"]
         lines.append(f"#define TTE_{m}({params}) \\")
-        lines.append(f"    ((uint32_t)({' | '.join(terms)}))")
+        lines.append(f"    ((TTE_U32)({' | '.join(terms)}))")
         lines.append(f"#define TTE_INSN_{m}({params}) TTE_INSN(TTE_{m}({params}))")
     # SETDMAREG immediate form (SETDMAREG_Immediate.md): the 16-bit value occupies bits
     # 23:8, spilling from Payload_SigSel into Payload_SigSelSize.
@@ -451,7 +455,7 @@ def render_header(entries, provenance):
             "/* SETDMAREG, immediate form (SETDMAREG_Immediate.md): new_value (u16) occupies bits",
             " * 23:8, i.e. Payload_SigSelSize:Payload_SigSel, with SetSignalsMode = 0. */",
             "#define TTE_SETDMAREG_IMM(new_value, result_half_reg) \\",
-            f"    TTE_SETDMAREG((uint32_t)(new_value) >> {w_sel}, (new_value), 0, (result_half_reg))",
+            f"    TTE_SETDMAREG((TTE_U32)(new_value) >> {w_sel}, (new_value), 0, (result_half_reg))",
             "#define TTE_INSN_SETDMAREG_IMM(new_value, result_half_reg) \\",
             "    TTE_INSN(TTE_SETDMAREG_IMM(new_value, result_half_reg))",
         ]
@@ -460,8 +464,8 @@ def render_header(entries, provenance):
 
 
 def provenance_lines(arch, shared, readme, docs_info):
-    asm_repo, asm_commit = upstream(readme, f"{'<arch>'}/assembly.yaml")
-    sim_repo, sim_commit = upstream(readme, f"{'<arch>'}/ttsim_tensix_isa.json")
+    asm_repo, asm_commit = upstream(readme, "<arch>/assembly.yaml")
+    sim_repo, sim_commit = upstream(readme, "<arch>/ttsim_tensix_isa.json")
     lines = [
         "Sources (all Apache-2.0):",
         f"  {asm_repo} tt_llk_{arch}/instructions/assembly.yaml at {asm_commit}",
@@ -474,7 +478,7 @@ def provenance_lines(arch, shared, readme, docs_info):
     if docs_info is not None:
         n_pages, digest = docs_info
         lines += [
-            "  tenstorrent/tt-isa-documentation WormholeB0/TensixTile/TensixCoprocessor/*.md",
+            "  tenstorrent/tt-isa-documentation, the pages in WormholeB0/TensixTile/TensixCoprocessor",
             f"    ({n_pages} pages; combined sha256 {digest}): operand order/widths, block masks",
         ]
     return lines

@@ -7,7 +7,7 @@
  *   tenstorrent/ttsim data/wh/tensix_isa.json at 56694c8a4673 (cross-check only)
  *     copy: shared/isa/wormhole_b0/ttsim_tensix_isa.json, sha256 e971ead4968494a216978c350c8ebe0fc4710a28e249e9de045e2e8ef217227e
  *   MOP, MOP_CFG, REPLAY layout: seed notes 000_d8bca223cff715f0 (see SEED_LAYOUT in the script)
- *   tenstorrent/tt-isa-documentation WormholeB0/TensixTile/TensixCoprocessor/*.md
+ *   tenstorrent/tt-isa-documentation, the pages in WormholeB0/TensixTile/TensixCoprocessor
  *     (132 pages; combined sha256 f42cec044296a002e8132150aab25618e3ed7ebabdc480a04e179dc73b53e674): operand order/widths, block masks
  *
  * TTE_<OP>(operands...)      the 32-bit Tensix word (operands in TT_OP order, i.e. the
@@ -21,406 +21,408 @@
 #ifndef TTEMU_TENSIX_H
 #define TTEMU_TENSIX_H
 
-#include <stdint.h>
+/* The compiler's own 32-bit unsigned type (what uint32_t names), so this header needs
+ * no C library headers. */
+#define TTE_U32 __UINT32_TYPE__
 
 #define TTE_INSTRN_PUSH_ADDR 0xFFE40000u
-#define TTE_ROTL2(w) ((uint32_t)(((uint32_t)(w) << 2) | ((uint32_t)(w) >> 30)))
+#define TTE_ROTL2(w) ((TTE_U32)(((TTE_U32)(w) << 2) | ((TTE_U32)(w) >> 30)))
 #define TTE_INSN(w) __asm__ volatile(".word %0" :: "i"(TTE_ROTL2(w)))
 
-static inline void tte_push(uint32_t word)
+static inline void tte_push(TTE_U32 word)
 {
-    *(volatile uint32_t *)TTE_INSTRN_PUSH_ADDR = word;
+    *(volatile TTE_U32 *)TTE_INSTRN_PUSH_ADDR = word;
 }
 
 #define TTE_MOP(mop_type, loop_count, zmask_lo16) \
-    ((uint32_t)((0x01u << 24) | (((uint32_t)(mop_type) & 0x1u) << 23) | (((uint32_t)(loop_count) & 0x7Fu) << 16) | (((uint32_t)(zmask_lo16) & 0xFFFFu) << 0)))
+    ((TTE_U32)((0x01u << 24) | (((TTE_U32)(mop_type) & 0x1u) << 23) | (((TTE_U32)(loop_count) & 0x7Fu) << 16) | (((TTE_U32)(zmask_lo16) & 0xFFFFu) << 0)))
 #define TTE_INSN_MOP(mop_type, loop_count, zmask_lo16) TTE_INSN(TTE_MOP(mop_type, loop_count, zmask_lo16))
 #define TTE_NOP() \
-    ((uint32_t)((0x02u << 24)))
+    ((TTE_U32)((0x02u << 24)))
 #define TTE_INSN_NOP() TTE_INSN(TTE_NOP())
 #define TTE_MOP_CFG(zmask_hi16) \
-    ((uint32_t)((0x03u << 24) | (((uint32_t)(zmask_hi16) & 0xFFFFu) << 0)))
+    ((TTE_U32)((0x03u << 24) | (((TTE_U32)(zmask_hi16) & 0xFFFFu) << 0)))
 #define TTE_INSN_MOP_CFG(zmask_hi16) TTE_INSN(TTE_MOP_CFG(zmask_hi16))
 #define TTE_REPLAY(start_idx, len, execute_while_loading, load_mode) \
-    ((uint32_t)((0x04u << 24) | (((uint32_t)(start_idx) & 0x1Fu) << 14) | (((uint32_t)(len) & 0x3Fu) << 4) | (((uint32_t)(execute_while_loading) & 0x1u) << 1) | (((uint32_t)(load_mode) & 0x1u) << 0)))
+    ((TTE_U32)((0x04u << 24) | (((TTE_U32)(start_idx) & 0x1Fu) << 14) | (((TTE_U32)(len) & 0x3Fu) << 4) | (((TTE_U32)(execute_while_loading) & 0x1u) << 1) | (((TTE_U32)(load_mode) & 0x1u) << 0)))
 #define TTE_INSN_REPLAY(start_idx, len, execute_while_loading, load_mode) TTE_INSN(TTE_REPLAY(start_idx, len, execute_while_loading, load_mode))
 #define TTE_MOVD2A(dest_32b_lo, src, addr_mode, instr_mod, dst) \
-    ((uint32_t)((0x08u << 24) | (((uint32_t)(dest_32b_lo) & 0x1u) << 23) | (((uint32_t)(src) & 0x3Fu) << 17) | (((uint32_t)(addr_mode) & 0x3u) << 15) | (((uint32_t)(instr_mod) & 0x3u) << 12) | (((uint32_t)(dst) & 0x3FFu) << 0)))
+    ((TTE_U32)((0x08u << 24) | (((TTE_U32)(dest_32b_lo) & 0x1u) << 23) | (((TTE_U32)(src) & 0x3Fu) << 17) | (((TTE_U32)(addr_mode) & 0x3u) << 15) | (((TTE_U32)(instr_mod) & 0x3u) << 12) | (((TTE_U32)(dst) & 0x3FFu) << 0)))
 #define TTE_INSN_MOVD2A(dest_32b_lo, src, addr_mode, instr_mod, dst) TTE_INSN(TTE_MOVD2A(dest_32b_lo, src, addr_mode, instr_mod, dst))
 #define TTE_MOVDBGA2D(dest_32b_lo, src, addr_mode, instr_mod, dst) \
-    ((uint32_t)((0x09u << 24) | (((uint32_t)(dest_32b_lo) & 0x1u) << 23) | (((uint32_t)(src) & 0x3Fu) << 17) | (((uint32_t)(addr_mode) & 0x3u) << 15) | (((uint32_t)(instr_mod) & 0x3u) << 12) | (((uint32_t)(dst) & 0x3FFu) << 0)))
+    ((TTE_U32)((0x09u << 24) | (((TTE_U32)(dest_32b_lo) & 0x1u) << 23) | (((TTE_U32)(src) & 0x3Fu) << 17) | (((TTE_U32)(addr_mode) & 0x3u) << 15) | (((TTE_U32)(instr_mod) & 0x3u) << 12) | (((TTE_U32)(dst) & 0x3FFu) << 0)))
 #define TTE_INSN_MOVDBGA2D(dest_32b_lo, src, addr_mode, instr_mod, dst) TTE_INSN(TTE_MOVDBGA2D(dest_32b_lo, src, addr_mode, instr_mod, dst))
 #define TTE_MOVD2B(dest_32b_lo, src, addr_mode, instr_mod, dst) \
-    ((uint32_t)((0x0Au << 24) | (((uint32_t)(dest_32b_lo) & 0x1u) << 23) | (((uint32_t)(src) & 0x3Fu) << 17) | (((uint32_t)(addr_mode) & 0x3u) << 15) | (((uint32_t)(instr_mod) & 0x3u) << 12) | (((uint32_t)(dst) & 0x3FFu) << 0)))
+    ((TTE_U32)((0x0Au << 24) | (((TTE_U32)(dest_32b_lo) & 0x1u) << 23) | (((TTE_U32)(src) & 0x3Fu) << 17) | (((TTE_U32)(addr_mode) & 0x3u) << 15) | (((TTE_U32)(instr_mod) & 0x3u) << 12) | (((TTE_U32)(dst) & 0x3FFu) << 0)))
 #define TTE_INSN_MOVD2B(dest_32b_lo, src, addr_mode, instr_mod, dst) TTE_INSN(TTE_MOVD2B(dest_32b_lo, src, addr_mode, instr_mod, dst))
 #define TTE_MOVB2A(srca, addr_mode, instr_mod, srcb) \
-    ((uint32_t)((0x0Bu << 24) | (((uint32_t)(srca) & 0x7Fu) << 17) | (((uint32_t)(addr_mode) & 0x3u) << 15) | (((uint32_t)(instr_mod) & 0x7u) << 12) | (((uint32_t)(srcb) & 0xFFFu) << 0)))
+    ((TTE_U32)((0x0Bu << 24) | (((TTE_U32)(srca) & 0x7Fu) << 17) | (((TTE_U32)(addr_mode) & 0x3u) << 15) | (((TTE_U32)(instr_mod) & 0x7u) << 12) | (((TTE_U32)(srcb) & 0xFFFu) << 0)))
 #define TTE_INSN_MOVB2A(srca, addr_mode, instr_mod, srcb) TTE_INSN(TTE_MOVB2A(srca, addr_mode, instr_mod, srcb))
 #define TTE_ZEROACC(clear_mode, AddrMode, dst) \
-    ((uint32_t)((0x10u << 24) | (((uint32_t)(clear_mode) & 0x7u) << 19) | (((uint32_t)(AddrMode) & 0x3u) << 15) | (((uint32_t)(dst) & 0x3FFu) << 0)))
+    ((TTE_U32)((0x10u << 24) | (((TTE_U32)(clear_mode) & 0x7u) << 19) | (((TTE_U32)(AddrMode) & 0x3u) << 15) | (((TTE_U32)(dst) & 0x3FFu) << 0)))
 #define TTE_INSN_ZEROACC(clear_mode, AddrMode, dst) TTE_INSN(TTE_ZEROACC(clear_mode, AddrMode, dst))
 #define TTE_ZEROSRC(zero_val, write_mode, bank_mask, src_mask) \
-    ((uint32_t)((0x11u << 24) | (((uint32_t)(zero_val) & 0x1u) << 4) | (((uint32_t)(write_mode) & 0x1u) << 3) | (((uint32_t)(bank_mask) & 0x1u) << 2) | (((uint32_t)(src_mask) & 0x3u) << 0)))
+    ((TTE_U32)((0x11u << 24) | (((TTE_U32)(zero_val) & 0x1u) << 4) | (((TTE_U32)(write_mode) & 0x1u) << 3) | (((TTE_U32)(bank_mask) & 0x1u) << 2) | (((TTE_U32)(src_mask) & 0x3u) << 0)))
 #define TTE_INSN_ZEROSRC(zero_val, write_mode, bank_mask, src_mask) TTE_INSN(TTE_ZEROSRC(zero_val, write_mode, bank_mask, src_mask))
 #define TTE_MOVA2D(dest_32b_lo, src, addr_mode, instr_mod, dst) \
-    ((uint32_t)((0x12u << 24) | (((uint32_t)(dest_32b_lo) & 0x1u) << 23) | (((uint32_t)(src) & 0x3Fu) << 17) | (((uint32_t)(addr_mode) & 0x3u) << 15) | (((uint32_t)(instr_mod) & 0x3u) << 12) | (((uint32_t)(dst) & 0x3FFu) << 0)))
+    ((TTE_U32)((0x12u << 24) | (((TTE_U32)(dest_32b_lo) & 0x1u) << 23) | (((TTE_U32)(src) & 0x3Fu) << 17) | (((TTE_U32)(addr_mode) & 0x3u) << 15) | (((TTE_U32)(instr_mod) & 0x3u) << 12) | (((TTE_U32)(dst) & 0x3FFu) << 0)))
 #define TTE_INSN_MOVA2D(dest_32b_lo, src, addr_mode, instr_mod, dst) TTE_INSN(TTE_MOVA2D(dest_32b_lo, src, addr_mode, instr_mod, dst))
 #define TTE_MOVB2D(dest_32b_lo, src, addr_mode, instr_mod, dst) \
-    ((uint32_t)((0x13u << 24) | (((uint32_t)(dest_32b_lo) & 0x1u) << 23) | (((uint32_t)(src) & 0x3Fu) << 17) | (((uint32_t)(addr_mode) & 0x3u) << 15) | (((uint32_t)(instr_mod) & 0x7u) << 12) | (((uint32_t)(dst) & 0x3FFu) << 0)))
+    ((TTE_U32)((0x13u << 24) | (((TTE_U32)(dest_32b_lo) & 0x1u) << 23) | (((TTE_U32)(src) & 0x3Fu) << 17) | (((TTE_U32)(addr_mode) & 0x3u) << 15) | (((TTE_U32)(instr_mod) & 0x7u) << 12) | (((TTE_U32)(dst) & 0x3FFu) << 0)))
 #define TTE_INSN_MOVB2D(dest_32b_lo, src, addr_mode, instr_mod, dst) TTE_INSN(TTE_MOVB2D(dest_32b_lo, src, addr_mode, instr_mod, dst))
 #define TTE_TRNSPSRCA() \
-    ((uint32_t)((0x14u << 24)))
+    ((TTE_U32)((0x14u << 24)))
 #define TTE_INSN_TRNSPSRCA() TTE_INSN(TTE_TRNSPSRCA())
 #define TTE_RAREB() \
-    ((uint32_t)((0x15u << 24)))
+    ((TTE_U32)((0x15u << 24)))
 #define TTE_INSN_RAREB() TTE_INSN(TTE_RAREB())
 #define TTE_TRNSPSRCB() \
-    ((uint32_t)((0x16u << 24)))
+    ((TTE_U32)((0x16u << 24)))
 #define TTE_INSN_TRNSPSRCB() TTE_INSN(TTE_TRNSPSRCB())
 #define TTE_SHIFTXA(log2_amount2, shift_mode) \
-    ((uint32_t)((0x17u << 24) | (((uint32_t)(log2_amount2) & 0x3FFFFFu) << 2) | (((uint32_t)(shift_mode) & 0x3u) << 0)))
+    ((TTE_U32)((0x17u << 24) | (((TTE_U32)(log2_amount2) & 0x3FFFFFu) << 2) | (((TTE_U32)(shift_mode) & 0x3u) << 0)))
 #define TTE_INSN_SHIFTXA(log2_amount2, shift_mode) TTE_INSN(TTE_SHIFTXA(log2_amount2, shift_mode))
 #define TTE_SHIFTXB(addr_mode, rot_shift, shift_row) \
-    ((uint32_t)((0x18u << 24) | (((uint32_t)(addr_mode) & 0x3u) << 15) | (((uint32_t)(rot_shift) & 0x1u) << 10) | (((uint32_t)(shift_row) & 0x3Fu) << 0)))
+    ((TTE_U32)((0x18u << 24) | (((TTE_U32)(addr_mode) & 0x3u) << 15) | (((TTE_U32)(rot_shift) & 0x1u) << 10) | (((TTE_U32)(shift_row) & 0x3Fu) << 0)))
 #define TTE_INSN_SHIFTXB(addr_mode, rot_shift, shift_row) TTE_INSN(TTE_SHIFTXB(addr_mode, rot_shift, shift_row))
 #define TTE_SETASHRMH0(reg_mask, halo_mask) \
-    ((uint32_t)((0x1Au << 24) | (((uint32_t)(reg_mask) & 0x7FFFFFu) << 1) | (((uint32_t)(halo_mask) & 0x1u) << 0)))
+    ((TTE_U32)((0x1Au << 24) | (((TTE_U32)(reg_mask) & 0x7FFFFFu) << 1) | (((TTE_U32)(halo_mask) & 0x1u) << 0)))
 #define TTE_INSN_SETASHRMH0(reg_mask, halo_mask) TTE_INSN(TTE_SETASHRMH0(reg_mask, halo_mask))
 #define TTE_SETASHRMH1(reg_mask, halo_mask) \
-    ((uint32_t)((0x1Bu << 24) | (((uint32_t)(reg_mask) & 0x7FFFFFu) << 1) | (((uint32_t)(halo_mask) & 0x1u) << 0)))
+    ((TTE_U32)((0x1Bu << 24) | (((TTE_U32)(reg_mask) & 0x7FFFFFu) << 1) | (((TTE_U32)(halo_mask) & 0x1u) << 0)))
 #define TTE_INSN_SETASHRMH1(reg_mask, halo_mask) TTE_INSN(TTE_SETASHRMH1(reg_mask, halo_mask))
 #define TTE_SETASHRMV(reg_mask2) \
-    ((uint32_t)((0x1Cu << 24) | (((uint32_t)(reg_mask2) & 0xFFFFFFu) << 0)))
+    ((TTE_U32)((0x1Cu << 24) | (((TTE_U32)(reg_mask2) & 0xFFFFFFu) << 0)))
 #define TTE_INSN_SETASHRMV(reg_mask2) TTE_INSN(TTE_SETASHRMV(reg_mask2))
 #define TTE_SETPKEDGOF(y_end, y_start, x_end, x_start) \
-    ((uint32_t)((0x1Du << 24) | (((uint32_t)(y_end) & 0xFFFu) << 12) | (((uint32_t)(y_start) & 0xFu) << 8) | (((uint32_t)(x_end) & 0xFu) << 4) | (((uint32_t)(x_start) & 0xFu) << 0)))
+    ((TTE_U32)((0x1Du << 24) | (((TTE_U32)(y_end) & 0xFFFu) << 12) | (((TTE_U32)(y_start) & 0xFu) << 8) | (((TTE_U32)(x_end) & 0xFu) << 4) | (((TTE_U32)(x_start) & 0xFu) << 0)))
 #define TTE_INSN_SETPKEDGOF(y_end, y_start, x_end, x_start) TTE_INSN(TTE_SETPKEDGOF(y_end, y_start, x_end, x_start))
 #define TTE_SETASHRMH(reg_mask, halo_mask) \
-    ((uint32_t)((0x1Eu << 24) | (((uint32_t)(reg_mask) & 0x7FFFFFu) << 1) | (((uint32_t)(halo_mask) & 0x1u) << 0)))
+    ((TTE_U32)((0x1Eu << 24) | (((TTE_U32)(reg_mask) & 0x7FFFFFu) << 1) | (((TTE_U32)(halo_mask) & 0x1u) << 0)))
 #define TTE_INSN_SETASHRMH(reg_mask, halo_mask) TTE_INSN(TTE_SETASHRMH(reg_mask, halo_mask))
 #define TTE_CLREXPHIST() \
-    ((uint32_t)((0x21u << 24)))
+    ((TTE_U32)((0x21u << 24)))
 #define TTE_INSN_CLREXPHIST() TTE_INSN(TTE_CLREXPHIST())
 #define TTE_CONV3S1(clear_dvalid, rotate_weights, addr_mode, dst) \
-    ((uint32_t)((0x22u << 24) | (((uint32_t)(clear_dvalid) & 0x3u) << 22) | (((uint32_t)(rotate_weights) & 0x1Fu) << 17) | (((uint32_t)(addr_mode) & 0x3u) << 15) | (((uint32_t)(dst) & 0x7FFFu) << 0)))
+    ((TTE_U32)((0x22u << 24) | (((TTE_U32)(clear_dvalid) & 0x3u) << 22) | (((TTE_U32)(rotate_weights) & 0x1Fu) << 17) | (((TTE_U32)(addr_mode) & 0x3u) << 15) | (((TTE_U32)(dst) & 0x7FFFu) << 0)))
 #define TTE_INSN_CONV3S1(clear_dvalid, rotate_weights, addr_mode, dst) TTE_INSN(TTE_CONV3S1(clear_dvalid, rotate_weights, addr_mode, dst))
 #define TTE_CONV3S2(clear_dvalid, rotate_weights, addr_mode, dst) \
-    ((uint32_t)((0x23u << 24) | (((uint32_t)(clear_dvalid) & 0x3u) << 22) | (((uint32_t)(rotate_weights) & 0x1Fu) << 17) | (((uint32_t)(addr_mode) & 0x3u) << 15) | (((uint32_t)(dst) & 0x7FFFu) << 0)))
+    ((TTE_U32)((0x23u << 24) | (((TTE_U32)(clear_dvalid) & 0x3u) << 22) | (((TTE_U32)(rotate_weights) & 0x1Fu) << 17) | (((TTE_U32)(addr_mode) & 0x3u) << 15) | (((TTE_U32)(dst) & 0x7FFFu) << 0)))
 #define TTE_INSN_CONV3S2(clear_dvalid, rotate_weights, addr_mode, dst) TTE_INSN(TTE_CONV3S2(clear_dvalid, rotate_weights, addr_mode, dst))
 #define TTE_MPOOL3S1(clear_dvalid, addr_mode, index_en, dst) \
-    ((uint32_t)((0x24u << 24) | (((uint32_t)(clear_dvalid) & 0x3u) << 22) | (((uint32_t)(addr_mode) & 0x7Fu) << 15) | (((uint32_t)(index_en) & 0x1u) << 14) | (((uint32_t)(dst) & 0x3FFFu) << 0)))
+    ((TTE_U32)((0x24u << 24) | (((TTE_U32)(clear_dvalid) & 0x3u) << 22) | (((TTE_U32)(addr_mode) & 0x7Fu) << 15) | (((TTE_U32)(index_en) & 0x1u) << 14) | (((TTE_U32)(dst) & 0x3FFFu) << 0)))
 #define TTE_INSN_MPOOL3S1(clear_dvalid, addr_mode, index_en, dst) TTE_INSN(TTE_MPOOL3S1(clear_dvalid, addr_mode, index_en, dst))
 #define TTE_APOOL3S1(clear_dvalid, addr_mode, index_en, dst) \
-    ((uint32_t)((0x25u << 24) | (((uint32_t)(clear_dvalid) & 0x3u) << 22) | (((uint32_t)(addr_mode) & 0x7Fu) << 15) | (((uint32_t)(index_en) & 0x1u) << 14) | (((uint32_t)(dst) & 0x3FFFu) << 0)))
+    ((TTE_U32)((0x25u << 24) | (((TTE_U32)(clear_dvalid) & 0x3u) << 22) | (((TTE_U32)(addr_mode) & 0x7Fu) << 15) | (((TTE_U32)(index_en) & 0x1u) << 14) | (((TTE_U32)(dst) & 0x3FFFu) << 0)))
 #define TTE_INSN_APOOL3S1(clear_dvalid, addr_mode, index_en, dst) TTE_INSN(TTE_APOOL3S1(clear_dvalid, addr_mode, index_en, dst))
 #define TTE_MVMUL(clear_dvalid, instr_mod19, addr_mode, dst) \
-    ((uint32_t)((0x26u << 24) | (((uint32_t)(clear_dvalid) & 0x3u) << 22) | (((uint32_t)(instr_mod19) & 0x1u) << 19) | (((uint32_t)(addr_mode) & 0x3u) << 15) | (((uint32_t)(dst) & 0x3FFu) << 0)))
+    ((TTE_U32)((0x26u << 24) | (((TTE_U32)(clear_dvalid) & 0x3u) << 22) | (((TTE_U32)(instr_mod19) & 0x1u) << 19) | (((TTE_U32)(addr_mode) & 0x3u) << 15) | (((TTE_U32)(dst) & 0x3FFu) << 0)))
 #define TTE_INSN_MVMUL(clear_dvalid, instr_mod19, addr_mode, dst) TTE_INSN(TTE_MVMUL(clear_dvalid, instr_mod19, addr_mode, dst))
 #define TTE_ELWMUL(clear_dvalid, dest_accum_en, instr_mod19, addr_mode, dst) \
-    ((uint32_t)((0x27u << 24) | (((uint32_t)(clear_dvalid) & 0x3u) << 22) | (((uint32_t)(dest_accum_en) & 0x1u) << 21) | (((uint32_t)(instr_mod19) & 0x3u) << 19) | (((uint32_t)(addr_mode) & 0x3u) << 15) | (((uint32_t)(dst) & 0x3FFu) << 0)))
+    ((TTE_U32)((0x27u << 24) | (((TTE_U32)(clear_dvalid) & 0x3u) << 22) | (((TTE_U32)(dest_accum_en) & 0x1u) << 21) | (((TTE_U32)(instr_mod19) & 0x3u) << 19) | (((TTE_U32)(addr_mode) & 0x3u) << 15) | (((TTE_U32)(dst) & 0x3FFu) << 0)))
 #define TTE_INSN_ELWMUL(clear_dvalid, dest_accum_en, instr_mod19, addr_mode, dst) TTE_INSN(TTE_ELWMUL(clear_dvalid, dest_accum_en, instr_mod19, addr_mode, dst))
 #define TTE_ELWADD(clear_dvalid, dest_accum_en, instr_mod19, addr_mode, dst) \
-    ((uint32_t)((0x28u << 24) | (((uint32_t)(clear_dvalid) & 0x3u) << 22) | (((uint32_t)(dest_accum_en) & 0x1u) << 21) | (((uint32_t)(instr_mod19) & 0x3u) << 19) | (((uint32_t)(addr_mode) & 0x3u) << 15) | (((uint32_t)(dst) & 0x3FFu) << 0)))
+    ((TTE_U32)((0x28u << 24) | (((TTE_U32)(clear_dvalid) & 0x3u) << 22) | (((TTE_U32)(dest_accum_en) & 0x1u) << 21) | (((TTE_U32)(instr_mod19) & 0x3u) << 19) | (((TTE_U32)(addr_mode) & 0x3u) << 15) | (((TTE_U32)(dst) & 0x3FFu) << 0)))
 #define TTE_INSN_ELWADD(clear_dvalid, dest_accum_en, instr_mod19, addr_mode, dst) TTE_INSN(TTE_ELWADD(clear_dvalid, dest_accum_en, instr_mod19, addr_mode, dst))
 #define TTE_DOTPV(clear_dvalid, dest_accum_en, instr_mod19, addr_mode, dst) \
-    ((uint32_t)((0x29u << 24) | (((uint32_t)(clear_dvalid) & 0x3u) << 22) | (((uint32_t)(dest_accum_en) & 0x1u) << 21) | (((uint32_t)(instr_mod19) & 0x3u) << 19) | (((uint32_t)(addr_mode) & 0x3u) << 15) | (((uint32_t)(dst) & 0x3FFu) << 0)))
+    ((TTE_U32)((0x29u << 24) | (((TTE_U32)(clear_dvalid) & 0x3u) << 22) | (((TTE_U32)(dest_accum_en) & 0x1u) << 21) | (((TTE_U32)(instr_mod19) & 0x3u) << 19) | (((TTE_U32)(addr_mode) & 0x3u) << 15) | (((TTE_U32)(dst) & 0x3FFu) << 0)))
 #define TTE_INSN_DOTPV(clear_dvalid, dest_accum_en, instr_mod19, addr_mode, dst) TTE_INSN(TTE_DOTPV(clear_dvalid, dest_accum_en, instr_mod19, addr_mode, dst))
 #define TTE_ELWSUB(clear_dvalid, dest_accum_en, instr_mod19, addr_mode, dst) \
-    ((uint32_t)((0x30u << 24) | (((uint32_t)(clear_dvalid) & 0x3u) << 22) | (((uint32_t)(dest_accum_en) & 0x1u) << 21) | (((uint32_t)(instr_mod19) & 0x3u) << 19) | (((uint32_t)(addr_mode) & 0x3u) << 15) | (((uint32_t)(dst) & 0x3FFu) << 0)))
+    ((TTE_U32)((0x30u << 24) | (((TTE_U32)(clear_dvalid) & 0x3u) << 22) | (((TTE_U32)(dest_accum_en) & 0x1u) << 21) | (((TTE_U32)(instr_mod19) & 0x3u) << 19) | (((TTE_U32)(addr_mode) & 0x3u) << 15) | (((TTE_U32)(dst) & 0x3FFu) << 0)))
 #define TTE_INSN_ELWSUB(clear_dvalid, dest_accum_en, instr_mod19, addr_mode, dst) TTE_INSN(TTE_ELWSUB(clear_dvalid, dest_accum_en, instr_mod19, addr_mode, dst))
 #define TTE_MPOOL3S2(clear_dvalid, addr_mode, index_en, dst) \
-    ((uint32_t)((0x31u << 24) | (((uint32_t)(clear_dvalid) & 0x3u) << 22) | (((uint32_t)(addr_mode) & 0x7Fu) << 15) | (((uint32_t)(index_en) & 0x1u) << 14) | (((uint32_t)(dst) & 0x3FFFu) << 0)))
+    ((TTE_U32)((0x31u << 24) | (((TTE_U32)(clear_dvalid) & 0x3u) << 22) | (((TTE_U32)(addr_mode) & 0x7Fu) << 15) | (((TTE_U32)(index_en) & 0x1u) << 14) | (((TTE_U32)(dst) & 0x3FFFu) << 0)))
 #define TTE_INSN_MPOOL3S2(clear_dvalid, addr_mode, index_en, dst) TTE_INSN(TTE_MPOOL3S2(clear_dvalid, addr_mode, index_en, dst))
 #define TTE_APOOL3S2(clear_dvalid, addr_mode, index_en, dst) \
-    ((uint32_t)((0x32u << 24) | (((uint32_t)(clear_dvalid) & 0x3u) << 22) | (((uint32_t)(addr_mode) & 0x7Fu) << 15) | (((uint32_t)(index_en) & 0x1u) << 14) | (((uint32_t)(dst) & 0x3FFFu) << 0)))
+    ((TTE_U32)((0x32u << 24) | (((TTE_U32)(clear_dvalid) & 0x3u) << 22) | (((TTE_U32)(addr_mode) & 0x7Fu) << 15) | (((TTE_U32)(index_en) & 0x1u) << 14) | (((TTE_U32)(dst) & 0x3FFFu) << 0)))
 #define TTE_INSN_APOOL3S2(clear_dvalid, addr_mode, index_en, dst) TTE_INSN(TTE_APOOL3S2(clear_dvalid, addr_mode, index_en, dst))
 #define TTE_GMPOOL(clear_dvalid, instr_mod19, addr_mode, max_pool_index_en, dst) \
-    ((uint32_t)((0x33u << 24) | (((uint32_t)(clear_dvalid) & 0x3u) << 22) | (((uint32_t)(instr_mod19) & 0x7u) << 19) | (((uint32_t)(addr_mode) & 0x3u) << 15) | (((uint32_t)(max_pool_index_en) & 0x1u) << 14) | (((uint32_t)(dst) & 0x3FFu) << 0)))
+    ((TTE_U32)((0x33u << 24) | (((TTE_U32)(clear_dvalid) & 0x3u) << 22) | (((TTE_U32)(instr_mod19) & 0x7u) << 19) | (((TTE_U32)(addr_mode) & 0x3u) << 15) | (((TTE_U32)(max_pool_index_en) & 0x1u) << 14) | (((TTE_U32)(dst) & 0x3FFu) << 0)))
 #define TTE_INSN_GMPOOL(clear_dvalid, instr_mod19, addr_mode, max_pool_index_en, dst) TTE_INSN(TTE_GMPOOL(clear_dvalid, instr_mod19, addr_mode, max_pool_index_en, dst))
 #define TTE_GAPOOL(clear_dvalid, instr_mod19, addr_mode, max_pool_index_en, dst) \
-    ((uint32_t)((0x34u << 24) | (((uint32_t)(clear_dvalid) & 0x3u) << 22) | (((uint32_t)(instr_mod19) & 0x7u) << 19) | (((uint32_t)(addr_mode) & 0x3u) << 15) | (((uint32_t)(max_pool_index_en) & 0x1u) << 14) | (((uint32_t)(dst) & 0x3FFu) << 0)))
+    ((TTE_U32)((0x34u << 24) | (((TTE_U32)(clear_dvalid) & 0x3u) << 22) | (((TTE_U32)(instr_mod19) & 0x7u) << 19) | (((TTE_U32)(addr_mode) & 0x3u) << 15) | (((TTE_U32)(max_pool_index_en) & 0x1u) << 14) | (((TTE_U32)(dst) & 0x3FFu) << 0)))
 #define TTE_INSN_GAPOOL(clear_dvalid, instr_mod19, addr_mode, max_pool_index_en, dst) TTE_INSN(TTE_GAPOOL(clear_dvalid, instr_mod19, addr_mode, max_pool_index_en, dst))
 #define TTE_GATESRCRST(reset_srcb_gate_control, reset_srca_gate_control) \
-    ((uint32_t)((0x35u << 24) | (((uint32_t)(reset_srcb_gate_control) & 0x1u) << 1) | (((uint32_t)(reset_srca_gate_control) & 0x1u) << 0)))
+    ((TTE_U32)((0x35u << 24) | (((TTE_U32)(reset_srcb_gate_control) & 0x1u) << 1) | (((TTE_U32)(reset_srca_gate_control) & 0x1u) << 0)))
 #define TTE_INSN_GATESRCRST(reset_srcb_gate_control, reset_srca_gate_control) TTE_INSN(TTE_GATESRCRST(reset_srcb_gate_control, reset_srca_gate_control))
 #define TTE_CLEARDVALID(cleardvalid, reset) \
-    ((uint32_t)((0x36u << 24) | (((uint32_t)(cleardvalid) & 0x3u) << 22) | (((uint32_t)(reset) & 0x3u) << 0)))
+    ((TTE_U32)((0x36u << 24) | (((TTE_U32)(cleardvalid) & 0x3u) << 22) | (((TTE_U32)(reset) & 0x3u) << 0)))
 #define TTE_INSN_CLEARDVALID(cleardvalid, reset) TTE_INSN(TTE_CLEARDVALID(cleardvalid, reset))
 #define TTE_SETRWC(clear_ab_vld, rwc_cr, rwc_d, rwc_b, rwc_a, BitMask) \
-    ((uint32_t)((0x37u << 24) | (((uint32_t)(clear_ab_vld) & 0x3u) << 22) | (((uint32_t)(rwc_cr) & 0xFu) << 18) | (((uint32_t)(rwc_d) & 0xFu) << 14) | (((uint32_t)(rwc_b) & 0xFu) << 10) | (((uint32_t)(rwc_a) & 0xFu) << 6) | (((uint32_t)(BitMask) & 0xFu) << 0)))
+    ((TTE_U32)((0x37u << 24) | (((TTE_U32)(clear_ab_vld) & 0x3u) << 22) | (((TTE_U32)(rwc_cr) & 0xFu) << 18) | (((TTE_U32)(rwc_d) & 0xFu) << 14) | (((TTE_U32)(rwc_b) & 0xFu) << 10) | (((TTE_U32)(rwc_a) & 0xFu) << 6) | (((TTE_U32)(BitMask) & 0xFu) << 0)))
 #define TTE_INSN_SETRWC(clear_ab_vld, rwc_cr, rwc_d, rwc_b, rwc_a, BitMask) TTE_INSN(TTE_SETRWC(clear_ab_vld, rwc_cr, rwc_d, rwc_b, rwc_a, BitMask))
 #define TTE_INCRWC(rwc_cr, rwc_d, rwc_b, rwc_a) \
-    ((uint32_t)((0x38u << 24) | (((uint32_t)(rwc_cr) & 0x7u) << 18) | (((uint32_t)(rwc_d) & 0xFu) << 14) | (((uint32_t)(rwc_b) & 0xFu) << 10) | (((uint32_t)(rwc_a) & 0xFu) << 6)))
+    ((TTE_U32)((0x38u << 24) | (((TTE_U32)(rwc_cr) & 0x7u) << 18) | (((TTE_U32)(rwc_d) & 0xFu) << 14) | (((TTE_U32)(rwc_b) & 0xFu) << 10) | (((TTE_U32)(rwc_a) & 0xFu) << 6)))
 #define TTE_INSN_INCRWC(rwc_cr, rwc_d, rwc_b, rwc_a) TTE_INSN(TTE_INCRWC(rwc_cr, rwc_d, rwc_b, rwc_a))
 #define TTE_SETIBRWC(rwc_cr, rwc_bias, set_inc_ctrl) \
-    ((uint32_t)((0x39u << 24) | (((uint32_t)(rwc_cr) & 0x3Fu) << 18) | (((uint32_t)(rwc_bias) & 0xFFFu) << 6) | (((uint32_t)(set_inc_ctrl) & 0x3Fu) << 0)))
+    ((TTE_U32)((0x39u << 24) | (((TTE_U32)(rwc_cr) & 0x3Fu) << 18) | (((TTE_U32)(rwc_bias) & 0xFFFu) << 6) | (((TTE_U32)(set_inc_ctrl) & 0x3Fu) << 0)))
 #define TTE_INSN_SETIBRWC(rwc_cr, rwc_bias, set_inc_ctrl) TTE_INSN(TTE_SETIBRWC(rwc_cr, rwc_bias, set_inc_ctrl))
 #define TTE_MFCONV3S1(clear_dvalid, rotate_weights, addr_mode, dst) \
-    ((uint32_t)((0x3Au << 24) | (((uint32_t)(clear_dvalid) & 0x3u) << 22) | (((uint32_t)(rotate_weights) & 0x1Fu) << 17) | (((uint32_t)(addr_mode) & 0x3u) << 15) | (((uint32_t)(dst) & 0x7FFFu) << 0)))
+    ((TTE_U32)((0x3Au << 24) | (((TTE_U32)(clear_dvalid) & 0x3u) << 22) | (((TTE_U32)(rotate_weights) & 0x1Fu) << 17) | (((TTE_U32)(addr_mode) & 0x3u) << 15) | (((TTE_U32)(dst) & 0x7FFFu) << 0)))
 #define TTE_INSN_MFCONV3S1(clear_dvalid, rotate_weights, addr_mode, dst) TTE_INSN(TTE_MFCONV3S1(clear_dvalid, rotate_weights, addr_mode, dst))
 #define TTE_XMOV(Mov_block_selection, Last) \
-    ((uint32_t)((0x40u << 24) | (((uint32_t)(Mov_block_selection) & 0x1u) << 23) | (((uint32_t)(Last) & 0x7FFFFFu) << 0)))
+    ((TTE_U32)((0x40u << 24) | (((TTE_U32)(Mov_block_selection) & 0x1u) << 23) | (((TTE_U32)(Last) & 0x7FFFFFu) << 0)))
 #define TTE_INSN_XMOV(Mov_block_selection, Last) TTE_INSN(TTE_XMOV(Mov_block_selection, Last))
 #define TTE_PACR(AddrMode, ZeroWrite, PackSel, OvrdThreadId, Concat, Flush, Last) \
-    ((uint32_t)((0x41u << 24) | (((uint32_t)(AddrMode) & 0x3u) << 15) | (((uint32_t)(ZeroWrite) & 0x1u) << 12) | (((uint32_t)(PackSel) & 0xFu) << 8) | (((uint32_t)(OvrdThreadId) & 0x1u) << 7) | (((uint32_t)(Concat) & 0x1u) << 4) | (((uint32_t)(Flush) & 0x1u) << 1) | (((uint32_t)(Last) & 0x1u) << 0)))
+    ((TTE_U32)((0x41u << 24) | (((TTE_U32)(AddrMode) & 0x3u) << 15) | (((TTE_U32)(ZeroWrite) & 0x1u) << 12) | (((TTE_U32)(PackSel) & 0xFu) << 8) | (((TTE_U32)(OvrdThreadId) & 0x1u) << 7) | (((TTE_U32)(Concat) & 0x1u) << 4) | (((TTE_U32)(Flush) & 0x1u) << 1) | (((TTE_U32)(Last) & 0x1u) << 0)))
 #define TTE_INSN_PACR(AddrMode, ZeroWrite, PackSel, OvrdThreadId, Concat, Flush, Last) TTE_INSN(TTE_PACR(AddrMode, ZeroWrite, PackSel, OvrdThreadId, Concat, Flush, Last))
 #define TTE_UNPACR(Unpack_block_selection, AddrMode, CfgContextCntInc, CfgContextId, AddrCntContextId, OvrdThreadId, SetDatValid, rareb_en, ZeroWrite2, AutoIncContextID, RowSearch, SearchCacheFlush, Last) \
-    ((uint32_t)((0x42u << 24) | (((uint32_t)(Unpack_block_selection) & 0x1u) << 23) | (((uint32_t)(AddrMode) & 0xFFu) << 15) | (((uint32_t)(CfgContextCntInc) & 0x3u) << 13) | (((uint32_t)(CfgContextId) & 0x7u) << 10) | (((uint32_t)(AddrCntContextId) & 0x3u) << 8) | (((uint32_t)(OvrdThreadId) & 0x1u) << 7) | (((uint32_t)(SetDatValid) & 0x1u) << 6) | (((uint32_t)(rareb_en) & 0x1u) << 5) | (((uint32_t)(ZeroWrite2) & 0x1u) << 4) | (((uint32_t)(AutoIncContextID) & 0x1u) << 3) | (((uint32_t)(RowSearch) & 0x1u) << 2) | (((uint32_t)(SearchCacheFlush) & 0x1u) << 1) | (((uint32_t)(Last) & 0x1u) << 0)))
+    ((TTE_U32)((0x42u << 24) | (((TTE_U32)(Unpack_block_selection) & 0x1u) << 23) | (((TTE_U32)(AddrMode) & 0xFFu) << 15) | (((TTE_U32)(CfgContextCntInc) & 0x3u) << 13) | (((TTE_U32)(CfgContextId) & 0x7u) << 10) | (((TTE_U32)(AddrCntContextId) & 0x3u) << 8) | (((TTE_U32)(OvrdThreadId) & 0x1u) << 7) | (((TTE_U32)(SetDatValid) & 0x1u) << 6) | (((TTE_U32)(rareb_en) & 0x1u) << 5) | (((TTE_U32)(ZeroWrite2) & 0x1u) << 4) | (((TTE_U32)(AutoIncContextID) & 0x1u) << 3) | (((TTE_U32)(RowSearch) & 0x1u) << 2) | (((TTE_U32)(SearchCacheFlush) & 0x1u) << 1) | (((TTE_U32)(Last) & 0x1u) << 0)))
 #define TTE_INSN_UNPACR(Unpack_block_selection, AddrMode, CfgContextCntInc, CfgContextId, AddrCntContextId, OvrdThreadId, SetDatValid, rareb_en, ZeroWrite2, AutoIncContextID, RowSearch, SearchCacheFlush, Last) TTE_INSN(TTE_UNPACR(Unpack_block_selection, AddrMode, CfgContextCntInc, CfgContextId, AddrCntContextId, OvrdThreadId, SetDatValid, rareb_en, ZeroWrite2, AutoIncContextID, RowSearch, SearchCacheFlush, Last))
 #define TTE_UNPACR_NOP(Unpack_block_selection, NoOp) \
-    ((uint32_t)((0x43u << 24) | (((uint32_t)(Unpack_block_selection) & 0x1u) << 23) | (((uint32_t)(NoOp) & 0x7FFFFFu) << 0)))
+    ((TTE_U32)((0x43u << 24) | (((TTE_U32)(Unpack_block_selection) & 0x1u) << 23) | (((TTE_U32)(NoOp) & 0x7FFFFFu) << 0)))
 #define TTE_INSN_UNPACR_NOP(Unpack_block_selection, NoOp) TTE_INSN(TTE_UNPACR_NOP(Unpack_block_selection, NoOp))
 #define TTE_RSTDMA() \
-    ((uint32_t)((0x44u << 24)))
+    ((TTE_U32)((0x44u << 24)))
 #define TTE_INSN_RSTDMA() TTE_INSN(TTE_RSTDMA())
 #define TTE_SETDMAREG(Payload_SigSelSize, Payload_SigSel, SetSignalsMode, RegIndex16b) \
-    ((uint32_t)((0x45u << 24) | (((uint32_t)(Payload_SigSelSize) & 0x3u) << 22) | (((uint32_t)(Payload_SigSel) & 0x3FFFu) << 8) | (((uint32_t)(SetSignalsMode) & 0x1u) << 7) | (((uint32_t)(RegIndex16b) & 0x7Fu) << 0)))
+    ((TTE_U32)((0x45u << 24) | (((TTE_U32)(Payload_SigSelSize) & 0x3u) << 22) | (((TTE_U32)(Payload_SigSel) & 0x3FFFu) << 8) | (((TTE_U32)(SetSignalsMode) & 0x1u) << 7) | (((TTE_U32)(RegIndex16b) & 0x7Fu) << 0)))
 #define TTE_INSN_SETDMAREG(Payload_SigSelSize, Payload_SigSel, SetSignalsMode, RegIndex16b) TTE_INSN(TTE_SETDMAREG(Payload_SigSelSize, Payload_SigSel, SetSignalsMode, RegIndex16b))
 #define TTE_FLUSHDMA(FlushSpec) \
-    ((uint32_t)((0x46u << 24) | (((uint32_t)(FlushSpec) & 0xFu) << 0)))
+    ((TTE_U32)((0x46u << 24) | (((TTE_U32)(FlushSpec) & 0xFu) << 0)))
 #define TTE_INSN_FLUSHDMA(FlushSpec) TTE_INSN(TTE_FLUSHDMA(FlushSpec))
 #define TTE_REG2FLOP(SizeSel, TargetSel, ByteOffset, ContextId_2, FlopIndex, RegIndex) \
-    ((uint32_t)((0x48u << 24) | (((uint32_t)(SizeSel) & 0x3u) << 22) | (((uint32_t)(TargetSel) & 0x3u) << 20) | (((uint32_t)(ByteOffset) & 0x3u) << 18) | (((uint32_t)(ContextId_2) & 0x3u) << 16) | (((uint32_t)(FlopIndex) & 0x7Fu) << 6) | (((uint32_t)(RegIndex) & 0x3Fu) << 0)))
+    ((TTE_U32)((0x48u << 24) | (((TTE_U32)(SizeSel) & 0x3u) << 22) | (((TTE_U32)(TargetSel) & 0x3u) << 20) | (((TTE_U32)(ByteOffset) & 0x3u) << 18) | (((TTE_U32)(ContextId_2) & 0x3u) << 16) | (((TTE_U32)(FlopIndex) & 0x7Fu) << 6) | (((TTE_U32)(RegIndex) & 0x3Fu) << 0)))
 #define TTE_INSN_REG2FLOP(SizeSel, TargetSel, ByteOffset, ContextId_2, FlopIndex, RegIndex) TTE_INSN(TTE_REG2FLOP(SizeSel, TargetSel, ByteOffset, ContextId_2, FlopIndex, RegIndex))
 #define TTE_LOADIND(SizeSel, OffsetIndex, AutoIncSpec, DataRegIndex, AddrRegIndex) \
-    ((uint32_t)((0x49u << 24) | (((uint32_t)(SizeSel) & 0x3u) << 22) | (((uint32_t)(OffsetIndex) & 0x7Fu) << 14) | (((uint32_t)(AutoIncSpec) & 0x3u) << 12) | (((uint32_t)(DataRegIndex) & 0x3Fu) << 6) | (((uint32_t)(AddrRegIndex) & 0x3Fu) << 0)))
+    ((TTE_U32)((0x49u << 24) | (((TTE_U32)(SizeSel) & 0x3u) << 22) | (((TTE_U32)(OffsetIndex) & 0x7Fu) << 14) | (((TTE_U32)(AutoIncSpec) & 0x3u) << 12) | (((TTE_U32)(DataRegIndex) & 0x3Fu) << 6) | (((TTE_U32)(AddrRegIndex) & 0x3Fu) << 0)))
 #define TTE_INSN_LOADIND(SizeSel, OffsetIndex, AutoIncSpec, DataRegIndex, AddrRegIndex) TTE_INSN(TTE_LOADIND(SizeSel, OffsetIndex, AutoIncSpec, DataRegIndex, AddrRegIndex))
 #define TTE_PACR_SETREG(Push, AddrSel, WrData, PackSel, StreamId, Flush, Last) \
-    ((uint32_t)((0x4Au << 24) | (((uint32_t)(Push) & 0x1u) << 23) | (((uint32_t)(AddrSel) & 0x1u) << 22) | (((uint32_t)(WrData) & 0x3FFu) << 12) | (((uint32_t)(PackSel) & 0xFu) << 8) | (((uint32_t)(StreamId) & 0x3Fu) << 2) | (((uint32_t)(Flush) & 0x1u) << 1) | (((uint32_t)(Last) & 0x1u) << 0)))
+    ((TTE_U32)((0x4Au << 24) | (((TTE_U32)(Push) & 0x1u) << 23) | (((TTE_U32)(AddrSel) & 0x1u) << 22) | (((TTE_U32)(WrData) & 0x3FFu) << 12) | (((TTE_U32)(PackSel) & 0xFu) << 8) | (((TTE_U32)(StreamId) & 0x3Fu) << 2) | (((TTE_U32)(Flush) & 0x1u) << 1) | (((TTE_U32)(Last) & 0x1u) << 0)))
 #define TTE_INSN_PACR_SETREG(Push, AddrSel, WrData, PackSel, StreamId, Flush, Last) TTE_INSN(TTE_PACR_SETREG(Push, AddrSel, WrData, PackSel, StreamId, Flush, Last))
 #define TTE_TBUFCMD() \
-    ((uint32_t)((0x4Bu << 24)))
+    ((TTE_U32)((0x4Bu << 24)))
 #define TTE_INSN_TBUFCMD() TTE_INSN(TTE_TBUFCMD())
 #define TTE_SETADC(CntSetMask, ChannelIndex, DimensionIndex, Value) \
-    ((uint32_t)((0x50u << 24) | (((uint32_t)(CntSetMask) & 0x7u) << 21) | (((uint32_t)(ChannelIndex) & 0x1u) << 20) | (((uint32_t)(DimensionIndex) & 0x3u) << 18) | (((uint32_t)(Value) & 0x3FFFFu) << 0)))
+    ((TTE_U32)((0x50u << 24) | (((TTE_U32)(CntSetMask) & 0x7u) << 21) | (((TTE_U32)(ChannelIndex) & 0x1u) << 20) | (((TTE_U32)(DimensionIndex) & 0x3u) << 18) | (((TTE_U32)(Value) & 0x3FFFFu) << 0)))
 #define TTE_INSN_SETADC(CntSetMask, ChannelIndex, DimensionIndex, Value) TTE_INSN(TTE_SETADC(CntSetMask, ChannelIndex, DimensionIndex, Value))
 #define TTE_SETADCXY(CntSetMask, Ch1_Y, Ch1_X, Ch0_Y, Ch0_X, BitMask) \
-    ((uint32_t)((0x51u << 24) | (((uint32_t)(CntSetMask) & 0x7u) << 21) | (((uint32_t)(Ch1_Y) & 0x7u) << 15) | (((uint32_t)(Ch1_X) & 0x7u) << 12) | (((uint32_t)(Ch0_Y) & 0x7u) << 9) | (((uint32_t)(Ch0_X) & 0x7u) << 6) | (((uint32_t)(BitMask) & 0xFu) << 0)))
+    ((TTE_U32)((0x51u << 24) | (((TTE_U32)(CntSetMask) & 0x7u) << 21) | (((TTE_U32)(Ch1_Y) & 0x7u) << 15) | (((TTE_U32)(Ch1_X) & 0x7u) << 12) | (((TTE_U32)(Ch0_Y) & 0x7u) << 9) | (((TTE_U32)(Ch0_X) & 0x7u) << 6) | (((TTE_U32)(BitMask) & 0xFu) << 0)))
 #define TTE_INSN_SETADCXY(CntSetMask, Ch1_Y, Ch1_X, Ch0_Y, Ch0_X, BitMask) TTE_INSN(TTE_SETADCXY(CntSetMask, Ch1_Y, Ch1_X, Ch0_Y, Ch0_X, BitMask))
 #define TTE_INCADCXY(CntSetMask, Ch1_Y, Ch1_X, Ch0_Y, Ch0_X) \
-    ((uint32_t)((0x52u << 24) | (((uint32_t)(CntSetMask) & 0x7u) << 21) | (((uint32_t)(Ch1_Y) & 0x7u) << 15) | (((uint32_t)(Ch1_X) & 0x7u) << 12) | (((uint32_t)(Ch0_Y) & 0x7u) << 9) | (((uint32_t)(Ch0_X) & 0x7u) << 6)))
+    ((TTE_U32)((0x52u << 24) | (((TTE_U32)(CntSetMask) & 0x7u) << 21) | (((TTE_U32)(Ch1_Y) & 0x7u) << 15) | (((TTE_U32)(Ch1_X) & 0x7u) << 12) | (((TTE_U32)(Ch0_Y) & 0x7u) << 9) | (((TTE_U32)(Ch0_X) & 0x7u) << 6)))
 #define TTE_INSN_INCADCXY(CntSetMask, Ch1_Y, Ch1_X, Ch0_Y, Ch0_X) TTE_INSN(TTE_INCADCXY(CntSetMask, Ch1_Y, Ch1_X, Ch0_Y, Ch0_X))
 #define TTE_ADDRCRXY(CntSetMask, Ch1_Y, Ch1_X, Ch0_Y, Ch0_X, BitMask) \
-    ((uint32_t)((0x53u << 24) | (((uint32_t)(CntSetMask) & 0x7u) << 21) | (((uint32_t)(Ch1_Y) & 0x7u) << 15) | (((uint32_t)(Ch1_X) & 0x7u) << 12) | (((uint32_t)(Ch0_Y) & 0x7u) << 9) | (((uint32_t)(Ch0_X) & 0x7u) << 6) | (((uint32_t)(BitMask) & 0xFu) << 0)))
+    ((TTE_U32)((0x53u << 24) | (((TTE_U32)(CntSetMask) & 0x7u) << 21) | (((TTE_U32)(Ch1_Y) & 0x7u) << 15) | (((TTE_U32)(Ch1_X) & 0x7u) << 12) | (((TTE_U32)(Ch0_Y) & 0x7u) << 9) | (((TTE_U32)(Ch0_X) & 0x7u) << 6) | (((TTE_U32)(BitMask) & 0xFu) << 0)))
 #define TTE_INSN_ADDRCRXY(CntSetMask, Ch1_Y, Ch1_X, Ch0_Y, Ch0_X, BitMask) TTE_INSN(TTE_ADDRCRXY(CntSetMask, Ch1_Y, Ch1_X, Ch0_Y, Ch0_X, BitMask))
 #define TTE_SETADCZW(CntSetMask, Ch1_Y, Ch1_X, Ch0_Y, Ch0_X, BitMask) \
-    ((uint32_t)((0x54u << 24) | (((uint32_t)(CntSetMask) & 0x7u) << 21) | (((uint32_t)(Ch1_Y) & 0x7u) << 15) | (((uint32_t)(Ch1_X) & 0x7u) << 12) | (((uint32_t)(Ch0_Y) & 0x7u) << 9) | (((uint32_t)(Ch0_X) & 0x7u) << 6) | (((uint32_t)(BitMask) & 0xFu) << 0)))
+    ((TTE_U32)((0x54u << 24) | (((TTE_U32)(CntSetMask) & 0x7u) << 21) | (((TTE_U32)(Ch1_Y) & 0x7u) << 15) | (((TTE_U32)(Ch1_X) & 0x7u) << 12) | (((TTE_U32)(Ch0_Y) & 0x7u) << 9) | (((TTE_U32)(Ch0_X) & 0x7u) << 6) | (((TTE_U32)(BitMask) & 0xFu) << 0)))
 #define TTE_INSN_SETADCZW(CntSetMask, Ch1_Y, Ch1_X, Ch0_Y, Ch0_X, BitMask) TTE_INSN(TTE_SETADCZW(CntSetMask, Ch1_Y, Ch1_X, Ch0_Y, Ch0_X, BitMask))
 #define TTE_INCADCZW(CntSetMask, Ch1_Y, Ch1_X, Ch0_Y, Ch0_X) \
-    ((uint32_t)((0x55u << 24) | (((uint32_t)(CntSetMask) & 0x7u) << 21) | (((uint32_t)(Ch1_Y) & 0x7u) << 15) | (((uint32_t)(Ch1_X) & 0x7u) << 12) | (((uint32_t)(Ch0_Y) & 0x7u) << 9) | (((uint32_t)(Ch0_X) & 0x7u) << 6)))
+    ((TTE_U32)((0x55u << 24) | (((TTE_U32)(CntSetMask) & 0x7u) << 21) | (((TTE_U32)(Ch1_Y) & 0x7u) << 15) | (((TTE_U32)(Ch1_X) & 0x7u) << 12) | (((TTE_U32)(Ch0_Y) & 0x7u) << 9) | (((TTE_U32)(Ch0_X) & 0x7u) << 6)))
 #define TTE_INSN_INCADCZW(CntSetMask, Ch1_Y, Ch1_X, Ch0_Y, Ch0_X) TTE_INSN(TTE_INCADCZW(CntSetMask, Ch1_Y, Ch1_X, Ch0_Y, Ch0_X))
 #define TTE_ADDRCRZW(CntSetMask, Ch1_Y, Ch1_X, Ch0_Y, Ch0_X, BitMask) \
-    ((uint32_t)((0x56u << 24) | (((uint32_t)(CntSetMask) & 0x7u) << 21) | (((uint32_t)(Ch1_Y) & 0x7u) << 15) | (((uint32_t)(Ch1_X) & 0x7u) << 12) | (((uint32_t)(Ch0_Y) & 0x7u) << 9) | (((uint32_t)(Ch0_X) & 0x7u) << 6) | (((uint32_t)(BitMask) & 0xFu) << 0)))
+    ((TTE_U32)((0x56u << 24) | (((TTE_U32)(CntSetMask) & 0x7u) << 21) | (((TTE_U32)(Ch1_Y) & 0x7u) << 15) | (((TTE_U32)(Ch1_X) & 0x7u) << 12) | (((TTE_U32)(Ch0_Y) & 0x7u) << 9) | (((TTE_U32)(Ch0_X) & 0x7u) << 6) | (((TTE_U32)(BitMask) & 0xFu) << 0)))
 #define TTE_INSN_ADDRCRZW(CntSetMask, Ch1_Y, Ch1_X, Ch0_Y, Ch0_X, BitMask) TTE_INSN(TTE_ADDRCRZW(CntSetMask, Ch1_Y, Ch1_X, Ch0_Y, Ch0_X, BitMask))
 #define TTE_SETDVALID(setvalid) \
-    ((uint32_t)((0x57u << 24) | (((uint32_t)(setvalid) & 0x3u) << 0)))
+    ((TTE_U32)((0x57u << 24) | (((TTE_U32)(setvalid) & 0x3u) << 0)))
 #define TTE_INSN_SETDVALID(setvalid) TTE_INSN(TTE_SETDVALID(setvalid))
 #define TTE_ADDDMAREG(OpBisConst, ResultRegIndex, OpBRegIndex, OpARegIndex) \
-    ((uint32_t)((0x58u << 24) | (((uint32_t)(OpBisConst) & 0x1u) << 23) | (((uint32_t)(ResultRegIndex) & 0x3Fu) << 12) | (((uint32_t)(OpBRegIndex) & 0x3Fu) << 6) | (((uint32_t)(OpARegIndex) & 0x3Fu) << 0)))
+    ((TTE_U32)((0x58u << 24) | (((TTE_U32)(OpBisConst) & 0x1u) << 23) | (((TTE_U32)(ResultRegIndex) & 0x3Fu) << 12) | (((TTE_U32)(OpBRegIndex) & 0x3Fu) << 6) | (((TTE_U32)(OpARegIndex) & 0x3Fu) << 0)))
 #define TTE_INSN_ADDDMAREG(OpBisConst, ResultRegIndex, OpBRegIndex, OpARegIndex) TTE_INSN(TTE_ADDDMAREG(OpBisConst, ResultRegIndex, OpBRegIndex, OpARegIndex))
 #define TTE_SUBDMAREG(OpBisConst, ResultRegIndex, OpBRegIndex, OpARegIndex) \
-    ((uint32_t)((0x59u << 24) | (((uint32_t)(OpBisConst) & 0x1u) << 23) | (((uint32_t)(ResultRegIndex) & 0x3Fu) << 12) | (((uint32_t)(OpBRegIndex) & 0x3Fu) << 6) | (((uint32_t)(OpARegIndex) & 0x3Fu) << 0)))
+    ((TTE_U32)((0x59u << 24) | (((TTE_U32)(OpBisConst) & 0x1u) << 23) | (((TTE_U32)(ResultRegIndex) & 0x3Fu) << 12) | (((TTE_U32)(OpBRegIndex) & 0x3Fu) << 6) | (((TTE_U32)(OpARegIndex) & 0x3Fu) << 0)))
 #define TTE_INSN_SUBDMAREG(OpBisConst, ResultRegIndex, OpBRegIndex, OpARegIndex) TTE_INSN(TTE_SUBDMAREG(OpBisConst, ResultRegIndex, OpBRegIndex, OpARegIndex))
 #define TTE_MULDMAREG(OpBisConst, ResultRegIndex, OpBRegIndex, OpARegIndex) \
-    ((uint32_t)((0x5Au << 24) | (((uint32_t)(OpBisConst) & 0x1u) << 23) | (((uint32_t)(ResultRegIndex) & 0x3Fu) << 12) | (((uint32_t)(OpBRegIndex) & 0x3Fu) << 6) | (((uint32_t)(OpARegIndex) & 0x3Fu) << 0)))
+    ((TTE_U32)((0x5Au << 24) | (((TTE_U32)(OpBisConst) & 0x1u) << 23) | (((TTE_U32)(ResultRegIndex) & 0x3Fu) << 12) | (((TTE_U32)(OpBRegIndex) & 0x3Fu) << 6) | (((TTE_U32)(OpARegIndex) & 0x3Fu) << 0)))
 #define TTE_INSN_MULDMAREG(OpBisConst, ResultRegIndex, OpBRegIndex, OpARegIndex) TTE_INSN(TTE_MULDMAREG(OpBisConst, ResultRegIndex, OpBRegIndex, OpARegIndex))
 #define TTE_BITWOPDMAREG(OpBisConst, OpSel, ResultRegIndex, OpBRegIndex, OpARegIndex) \
-    ((uint32_t)((0x5Bu << 24) | (((uint32_t)(OpBisConst) & 0x1u) << 23) | (((uint32_t)(OpSel) & 0x7u) << 18) | (((uint32_t)(ResultRegIndex) & 0x3Fu) << 12) | (((uint32_t)(OpBRegIndex) & 0x3Fu) << 6) | (((uint32_t)(OpARegIndex) & 0x3Fu) << 0)))
+    ((TTE_U32)((0x5Bu << 24) | (((TTE_U32)(OpBisConst) & 0x1u) << 23) | (((TTE_U32)(OpSel) & 0x7u) << 18) | (((TTE_U32)(ResultRegIndex) & 0x3Fu) << 12) | (((TTE_U32)(OpBRegIndex) & 0x3Fu) << 6) | (((TTE_U32)(OpARegIndex) & 0x3Fu) << 0)))
 #define TTE_INSN_BITWOPDMAREG(OpBisConst, OpSel, ResultRegIndex, OpBRegIndex, OpARegIndex) TTE_INSN(TTE_BITWOPDMAREG(OpBisConst, OpSel, ResultRegIndex, OpBRegIndex, OpARegIndex))
 #define TTE_SHIFTDMAREG(OpBisConst, OpSel, ResultRegIndex, OpBRegIndex, OpARegIndex) \
-    ((uint32_t)((0x5Cu << 24) | (((uint32_t)(OpBisConst) & 0x1u) << 23) | (((uint32_t)(OpSel) & 0x7u) << 18) | (((uint32_t)(ResultRegIndex) & 0x3Fu) << 12) | (((uint32_t)(OpBRegIndex) & 0x3Fu) << 6) | (((uint32_t)(OpARegIndex) & 0x3Fu) << 0)))
+    ((TTE_U32)((0x5Cu << 24) | (((TTE_U32)(OpBisConst) & 0x1u) << 23) | (((TTE_U32)(OpSel) & 0x7u) << 18) | (((TTE_U32)(ResultRegIndex) & 0x3Fu) << 12) | (((TTE_U32)(OpBRegIndex) & 0x3Fu) << 6) | (((TTE_U32)(OpARegIndex) & 0x3Fu) << 0)))
 #define TTE_INSN_SHIFTDMAREG(OpBisConst, OpSel, ResultRegIndex, OpBRegIndex, OpARegIndex) TTE_INSN(TTE_SHIFTDMAREG(OpBisConst, OpSel, ResultRegIndex, OpBRegIndex, OpARegIndex))
 #define TTE_CMPDMAREG(OpBisConst, OpSel, ResultRegIndex, OpBRegIndex, OpARegIndex) \
-    ((uint32_t)((0x5Du << 24) | (((uint32_t)(OpBisConst) & 0x1u) << 23) | (((uint32_t)(OpSel) & 0x7u) << 18) | (((uint32_t)(ResultRegIndex) & 0x3Fu) << 12) | (((uint32_t)(OpBRegIndex) & 0x3Fu) << 6) | (((uint32_t)(OpARegIndex) & 0x3Fu) << 0)))
+    ((TTE_U32)((0x5Du << 24) | (((TTE_U32)(OpBisConst) & 0x1u) << 23) | (((TTE_U32)(OpSel) & 0x7u) << 18) | (((TTE_U32)(ResultRegIndex) & 0x3Fu) << 12) | (((TTE_U32)(OpBRegIndex) & 0x3Fu) << 6) | (((TTE_U32)(OpARegIndex) & 0x3Fu) << 0)))
 #define TTE_INSN_CMPDMAREG(OpBisConst, OpSel, ResultRegIndex, OpBRegIndex, OpARegIndex) TTE_INSN(TTE_CMPDMAREG(OpBisConst, OpSel, ResultRegIndex, OpBRegIndex, OpARegIndex))
 #define TTE_SETADCXX(CntSetMask, x_end2, x_start) \
-    ((uint32_t)((0x5Eu << 24) | (((uint32_t)(CntSetMask) & 0x7u) << 21) | (((uint32_t)(x_end2) & 0x3FFu) << 10) | (((uint32_t)(x_start) & 0x3FFu) << 0)))
+    ((TTE_U32)((0x5Eu << 24) | (((TTE_U32)(CntSetMask) & 0x7u) << 21) | (((TTE_U32)(x_end2) & 0x3FFu) << 10) | (((TTE_U32)(x_start) & 0x3FFu) << 0)))
 #define TTE_INSN_SETADCXX(CntSetMask, x_end2, x_start) TTE_INSN(TTE_SETADCXX(CntSetMask, x_end2, x_start))
 #define TTE_DMANOP() \
-    ((uint32_t)((0x60u << 24)))
+    ((TTE_U32)((0x60u << 24)))
 #define TTE_INSN_DMANOP() TTE_INSN(TTE_DMANOP())
 #define TTE_ATINCGET(MemHierSel, WrapVal, Sel32b, DataRegIndex, AddrRegIndex) \
-    ((uint32_t)((0x61u << 24) | (((uint32_t)(MemHierSel) & 0x1u) << 23) | (((uint32_t)(WrapVal) & 0x1Fu) << 14) | (((uint32_t)(Sel32b) & 0x3u) << 12) | (((uint32_t)(DataRegIndex) & 0x3Fu) << 6) | (((uint32_t)(AddrRegIndex) & 0x3Fu) << 0)))
+    ((TTE_U32)((0x61u << 24) | (((TTE_U32)(MemHierSel) & 0x1u) << 23) | (((TTE_U32)(WrapVal) & 0x1Fu) << 14) | (((TTE_U32)(Sel32b) & 0x3u) << 12) | (((TTE_U32)(DataRegIndex) & 0x3Fu) << 6) | (((TTE_U32)(AddrRegIndex) & 0x3Fu) << 0)))
 #define TTE_INSN_ATINCGET(MemHierSel, WrapVal, Sel32b, DataRegIndex, AddrRegIndex) TTE_INSN(TTE_ATINCGET(MemHierSel, WrapVal, Sel32b, DataRegIndex, AddrRegIndex))
 #define TTE_ATINCGETPTR(MemHierSel, NoIncr, IncrVal, WrapVal, Sel32b, DataRegIndex, AddrRegIndex) \
-    ((uint32_t)((0x62u << 24) | (((uint32_t)(MemHierSel) & 0x1u) << 23) | (((uint32_t)(NoIncr) & 0x1u) << 22) | (((uint32_t)(IncrVal) & 0xFu) << 18) | (((uint32_t)(WrapVal) & 0xFu) << 14) | (((uint32_t)(Sel32b) & 0x3u) << 12) | (((uint32_t)(DataRegIndex) & 0x3Fu) << 6) | (((uint32_t)(AddrRegIndex) & 0x3Fu) << 0)))
+    ((TTE_U32)((0x62u << 24) | (((TTE_U32)(MemHierSel) & 0x1u) << 23) | (((TTE_U32)(NoIncr) & 0x1u) << 22) | (((TTE_U32)(IncrVal) & 0xFu) << 18) | (((TTE_U32)(WrapVal) & 0xFu) << 14) | (((TTE_U32)(Sel32b) & 0x3u) << 12) | (((TTE_U32)(DataRegIndex) & 0x3Fu) << 6) | (((TTE_U32)(AddrRegIndex) & 0x3Fu) << 0)))
 #define TTE_INSN_ATINCGETPTR(MemHierSel, NoIncr, IncrVal, WrapVal, Sel32b, DataRegIndex, AddrRegIndex) TTE_INSN(TTE_ATINCGETPTR(MemHierSel, NoIncr, IncrVal, WrapVal, Sel32b, DataRegIndex, AddrRegIndex))
 #define TTE_ATSWAP(MemHierSel, SwapMask, DataRegIndex, AddrRegIndex) \
-    ((uint32_t)((0x63u << 24) | (((uint32_t)(MemHierSel) & 0x1u) << 23) | (((uint32_t)(SwapMask) & 0xFFu) << 14) | (((uint32_t)(DataRegIndex) & 0x3Fu) << 6) | (((uint32_t)(AddrRegIndex) & 0x3Fu) << 0)))
+    ((TTE_U32)((0x63u << 24) | (((TTE_U32)(MemHierSel) & 0x1u) << 23) | (((TTE_U32)(SwapMask) & 0xFFu) << 14) | (((TTE_U32)(DataRegIndex) & 0x3Fu) << 6) | (((TTE_U32)(AddrRegIndex) & 0x3Fu) << 0)))
 #define TTE_INSN_ATSWAP(MemHierSel, SwapMask, DataRegIndex, AddrRegIndex) TTE_INSN(TTE_ATSWAP(MemHierSel, SwapMask, DataRegIndex, AddrRegIndex))
 #define TTE_ATCAS(MemHierSel, SwapVal, CmpVal, Sel32b, DataRegIndex, AddrRegIndex) \
-    ((uint32_t)((0x64u << 24) | (((uint32_t)(MemHierSel) & 0x1u) << 23) | (((uint32_t)(SwapVal) & 0xFu) << 18) | (((uint32_t)(CmpVal) & 0xFu) << 14) | (((uint32_t)(Sel32b) & 0x3u) << 12) | (((uint32_t)(DataRegIndex) & 0x3Fu) << 6) | (((uint32_t)(AddrRegIndex) & 0x3Fu) << 0)))
+    ((TTE_U32)((0x64u << 24) | (((TTE_U32)(MemHierSel) & 0x1u) << 23) | (((TTE_U32)(SwapVal) & 0xFu) << 18) | (((TTE_U32)(CmpVal) & 0xFu) << 14) | (((TTE_U32)(Sel32b) & 0x3u) << 12) | (((TTE_U32)(DataRegIndex) & 0x3Fu) << 6) | (((TTE_U32)(AddrRegIndex) & 0x3Fu) << 0)))
 #define TTE_INSN_ATCAS(MemHierSel, SwapVal, CmpVal, Sel32b, DataRegIndex, AddrRegIndex) TTE_INSN(TTE_ATCAS(MemHierSel, SwapVal, CmpVal, Sel32b, DataRegIndex, AddrRegIndex))
 #define TTE_STOREIND(MemHierSel, SizeSel, RegSizeSel, OffsetIndex, AutoIncSpec, DataRegIndex, AddrRegIndex) \
-    ((uint32_t)((0x66u << 24) | (((uint32_t)(MemHierSel) & 0x1u) << 23) | (((uint32_t)(SizeSel) & 0x1u) << 22) | (((uint32_t)(RegSizeSel) & 0x1u) << 21) | (((uint32_t)(OffsetIndex) & 0x7Fu) << 14) | (((uint32_t)(AutoIncSpec) & 0x3u) << 12) | (((uint32_t)(DataRegIndex) & 0x3Fu) << 6) | (((uint32_t)(AddrRegIndex) & 0x3Fu) << 0)))
+    ((TTE_U32)((0x66u << 24) | (((TTE_U32)(MemHierSel) & 0x1u) << 23) | (((TTE_U32)(SizeSel) & 0x1u) << 22) | (((TTE_U32)(RegSizeSel) & 0x1u) << 21) | (((TTE_U32)(OffsetIndex) & 0x7Fu) << 14) | (((TTE_U32)(AutoIncSpec) & 0x3u) << 12) | (((TTE_U32)(DataRegIndex) & 0x3Fu) << 6) | (((TTE_U32)(AddrRegIndex) & 0x3Fu) << 0)))
 #define TTE_INSN_STOREIND(MemHierSel, SizeSel, RegSizeSel, OffsetIndex, AutoIncSpec, DataRegIndex, AddrRegIndex) TTE_INSN(TTE_STOREIND(MemHierSel, SizeSel, RegSizeSel, OffsetIndex, AutoIncSpec, DataRegIndex, AddrRegIndex))
 #define TTE_STOREREG(TdmaDataRegIndex, RegAddr) \
-    ((uint32_t)((0x67u << 24) | (((uint32_t)(TdmaDataRegIndex) & 0x3Fu) << 18) | (((uint32_t)(RegAddr) & 0x3FFFFu) << 0)))
+    ((TTE_U32)((0x67u << 24) | (((TTE_U32)(TdmaDataRegIndex) & 0x3Fu) << 18) | (((TTE_U32)(RegAddr) & 0x3FFFFu) << 0)))
 #define TTE_INSN_STOREREG(TdmaDataRegIndex, RegAddr) TTE_INSN(TTE_STOREREG(TdmaDataRegIndex, RegAddr))
 #define TTE_LOADREG(TdmaDataRegIndex, RegAddr) \
-    ((uint32_t)((0x68u << 24) | (((uint32_t)(TdmaDataRegIndex) & 0x3Fu) << 18) | (((uint32_t)(RegAddr) & 0x3FFFFu) << 0)))
+    ((TTE_U32)((0x68u << 24) | (((TTE_U32)(TdmaDataRegIndex) & 0x3Fu) << 18) | (((TTE_U32)(RegAddr) & 0x3FFFFu) << 0)))
 #define TTE_INSN_LOADREG(TdmaDataRegIndex, RegAddr) TTE_INSN(TTE_LOADREG(TdmaDataRegIndex, RegAddr))
 #define TTE_SFPLOAD(lreg_ind, instr_mod0, sfpu_addr_mode, dest_reg_addr) \
-    ((uint32_t)((0x70u << 24) | (((uint32_t)(lreg_ind) & 0xFu) << 20) | (((uint32_t)(instr_mod0) & 0xFu) << 16) | (((uint32_t)(sfpu_addr_mode) & 0x3u) << 14) | (((uint32_t)(dest_reg_addr) & 0x3FFu) << 0)))
+    ((TTE_U32)((0x70u << 24) | (((TTE_U32)(lreg_ind) & 0xFu) << 20) | (((TTE_U32)(instr_mod0) & 0xFu) << 16) | (((TTE_U32)(sfpu_addr_mode) & 0x3u) << 14) | (((TTE_U32)(dest_reg_addr) & 0x3FFu) << 0)))
 #define TTE_INSN_SFPLOAD(lreg_ind, instr_mod0, sfpu_addr_mode, dest_reg_addr) TTE_INSN(TTE_SFPLOAD(lreg_ind, instr_mod0, sfpu_addr_mode, dest_reg_addr))
 #define TTE_SFPLOADI(lreg_ind, instr_mod0, imm16) \
-    ((uint32_t)((0x71u << 24) | (((uint32_t)(lreg_ind) & 0xFu) << 20) | (((uint32_t)(instr_mod0) & 0xFu) << 16) | (((uint32_t)(imm16) & 0xFFFFu) << 0)))
+    ((TTE_U32)((0x71u << 24) | (((TTE_U32)(lreg_ind) & 0xFu) << 20) | (((TTE_U32)(instr_mod0) & 0xFu) << 16) | (((TTE_U32)(imm16) & 0xFFFFu) << 0)))
 #define TTE_INSN_SFPLOADI(lreg_ind, instr_mod0, imm16) TTE_INSN(TTE_SFPLOADI(lreg_ind, instr_mod0, imm16))
 #define TTE_SFPSTORE(lreg_ind, instr_mod0, sfpu_addr_mode, dest_reg_addr) \
-    ((uint32_t)((0x72u << 24) | (((uint32_t)(lreg_ind) & 0xFu) << 20) | (((uint32_t)(instr_mod0) & 0xFu) << 16) | (((uint32_t)(sfpu_addr_mode) & 0x3u) << 14) | (((uint32_t)(dest_reg_addr) & 0x3FFu) << 0)))
+    ((TTE_U32)((0x72u << 24) | (((TTE_U32)(lreg_ind) & 0xFu) << 20) | (((TTE_U32)(instr_mod0) & 0xFu) << 16) | (((TTE_U32)(sfpu_addr_mode) & 0x3u) << 14) | (((TTE_U32)(dest_reg_addr) & 0x3FFu) << 0)))
 #define TTE_INSN_SFPSTORE(lreg_ind, instr_mod0, sfpu_addr_mode, dest_reg_addr) TTE_INSN(TTE_SFPSTORE(lreg_ind, instr_mod0, sfpu_addr_mode, dest_reg_addr))
 #define TTE_SFPLUT(lreg_ind, instr_mod0, dest_reg_addr) \
-    ((uint32_t)((0x73u << 24) | (((uint32_t)(lreg_ind) & 0xFu) << 20) | (((uint32_t)(instr_mod0) & 0xFu) << 16) | (((uint32_t)(dest_reg_addr) & 0xFFFFu) << 0)))
+    ((TTE_U32)((0x73u << 24) | (((TTE_U32)(lreg_ind) & 0xFu) << 20) | (((TTE_U32)(instr_mod0) & 0xFu) << 16) | (((TTE_U32)(dest_reg_addr) & 0xFFFFu) << 0)))
 #define TTE_INSN_SFPLUT(lreg_ind, instr_mod0, dest_reg_addr) TTE_INSN(TTE_SFPLUT(lreg_ind, instr_mod0, dest_reg_addr))
 #define TTE_SFPMULI(imm16_math, lreg_dest, instr_mod1) \
-    ((uint32_t)((0x74u << 24) | (((uint32_t)(imm16_math) & 0xFFFFu) << 8) | (((uint32_t)(lreg_dest) & 0xFu) << 4) | (((uint32_t)(instr_mod1) & 0xFu) << 0)))
+    ((TTE_U32)((0x74u << 24) | (((TTE_U32)(imm16_math) & 0xFFFFu) << 8) | (((TTE_U32)(lreg_dest) & 0xFu) << 4) | (((TTE_U32)(instr_mod1) & 0xFu) << 0)))
 #define TTE_INSN_SFPMULI(imm16_math, lreg_dest, instr_mod1) TTE_INSN(TTE_SFPMULI(imm16_math, lreg_dest, instr_mod1))
 #define TTE_SFPADDI(imm16_math, lreg_dest, instr_mod1) \
-    ((uint32_t)((0x75u << 24) | (((uint32_t)(imm16_math) & 0xFFFFu) << 8) | (((uint32_t)(lreg_dest) & 0xFu) << 4) | (((uint32_t)(instr_mod1) & 0xFu) << 0)))
+    ((TTE_U32)((0x75u << 24) | (((TTE_U32)(imm16_math) & 0xFFFFu) << 8) | (((TTE_U32)(lreg_dest) & 0xFu) << 4) | (((TTE_U32)(instr_mod1) & 0xFu) << 0)))
 #define TTE_INSN_SFPADDI(imm16_math, lreg_dest, instr_mod1) TTE_INSN(TTE_SFPADDI(imm16_math, lreg_dest, instr_mod1))
 #define TTE_SFPDIVP2(imm12_math, lreg_c, lreg_dest, instr_mod1) \
-    ((uint32_t)((0x76u << 24) | (((uint32_t)(imm12_math) & 0xFFu) << 12) | (((uint32_t)(lreg_c) & 0xFu) << 8) | (((uint32_t)(lreg_dest) & 0xFu) << 4) | (((uint32_t)(instr_mod1) & 0xFu) << 0)))
+    ((TTE_U32)((0x76u << 24) | (((TTE_U32)(imm12_math) & 0xFFu) << 12) | (((TTE_U32)(lreg_c) & 0xFu) << 8) | (((TTE_U32)(lreg_dest) & 0xFu) << 4) | (((TTE_U32)(instr_mod1) & 0xFu) << 0)))
 #define TTE_INSN_SFPDIVP2(imm12_math, lreg_c, lreg_dest, instr_mod1) TTE_INSN(TTE_SFPDIVP2(imm12_math, lreg_c, lreg_dest, instr_mod1))
 #define TTE_SFPEXEXP(imm12_math, lreg_c, lreg_dest, instr_mod1) \
-    ((uint32_t)((0x77u << 24) | (((uint32_t)(imm12_math) & 0xFFFu) << 12) | (((uint32_t)(lreg_c) & 0xFu) << 8) | (((uint32_t)(lreg_dest) & 0xFu) << 4) | (((uint32_t)(instr_mod1) & 0xFu) << 0)))
+    ((TTE_U32)((0x77u << 24) | (((TTE_U32)(imm12_math) & 0xFFFu) << 12) | (((TTE_U32)(lreg_c) & 0xFu) << 8) | (((TTE_U32)(lreg_dest) & 0xFu) << 4) | (((TTE_U32)(instr_mod1) & 0xFu) << 0)))
 #define TTE_INSN_SFPEXEXP(imm12_math, lreg_c, lreg_dest, instr_mod1) TTE_INSN(TTE_SFPEXEXP(imm12_math, lreg_c, lreg_dest, instr_mod1))
 #define TTE_SFPEXMAN(imm12_math, lreg_c, lreg_dest, instr_mod1) \
-    ((uint32_t)((0x78u << 24) | (((uint32_t)(imm12_math) & 0xFFFu) << 12) | (((uint32_t)(lreg_c) & 0xFu) << 8) | (((uint32_t)(lreg_dest) & 0xFu) << 4) | (((uint32_t)(instr_mod1) & 0xFu) << 0)))
+    ((TTE_U32)((0x78u << 24) | (((TTE_U32)(imm12_math) & 0xFFFu) << 12) | (((TTE_U32)(lreg_c) & 0xFu) << 8) | (((TTE_U32)(lreg_dest) & 0xFu) << 4) | (((TTE_U32)(instr_mod1) & 0xFu) << 0)))
 #define TTE_INSN_SFPEXMAN(imm12_math, lreg_c, lreg_dest, instr_mod1) TTE_INSN(TTE_SFPEXMAN(imm12_math, lreg_c, lreg_dest, instr_mod1))
 #define TTE_SFPIADD(imm12_math, lreg_c, lreg_dest, instr_mod1) \
-    ((uint32_t)((0x79u << 24) | (((uint32_t)(imm12_math) & 0xFFFu) << 12) | (((uint32_t)(lreg_c) & 0xFu) << 8) | (((uint32_t)(lreg_dest) & 0xFu) << 4) | (((uint32_t)(instr_mod1) & 0xFu) << 0)))
+    ((TTE_U32)((0x79u << 24) | (((TTE_U32)(imm12_math) & 0xFFFu) << 12) | (((TTE_U32)(lreg_c) & 0xFu) << 8) | (((TTE_U32)(lreg_dest) & 0xFu) << 4) | (((TTE_U32)(instr_mod1) & 0xFu) << 0)))
 #define TTE_INSN_SFPIADD(imm12_math, lreg_c, lreg_dest, instr_mod1) TTE_INSN(TTE_SFPIADD(imm12_math, lreg_c, lreg_dest, instr_mod1))
 #define TTE_SFPSHFT(imm12_math, lreg_c, lreg_dest, instr_mod1) \
-    ((uint32_t)((0x7Au << 24) | (((uint32_t)(imm12_math) & 0xFFFu) << 12) | (((uint32_t)(lreg_c) & 0xFu) << 8) | (((uint32_t)(lreg_dest) & 0xFu) << 4) | (((uint32_t)(instr_mod1) & 0xFu) << 0)))
+    ((TTE_U32)((0x7Au << 24) | (((TTE_U32)(imm12_math) & 0xFFFu) << 12) | (((TTE_U32)(lreg_c) & 0xFu) << 8) | (((TTE_U32)(lreg_dest) & 0xFu) << 4) | (((TTE_U32)(instr_mod1) & 0xFu) << 0)))
 #define TTE_INSN_SFPSHFT(imm12_math, lreg_c, lreg_dest, instr_mod1) TTE_INSN(TTE_SFPSHFT(imm12_math, lreg_c, lreg_dest, instr_mod1))
 #define TTE_SFPSETCC(imm12_math, lreg_c, lreg_dest, instr_mod1) \
-    ((uint32_t)((0x7Bu << 24) | (((uint32_t)(imm12_math) & 0x1u) << 12) | (((uint32_t)(lreg_c) & 0xFu) << 8) | (((uint32_t)(lreg_dest) & 0xFu) << 4) | (((uint32_t)(instr_mod1) & 0xFu) << 0)))
+    ((TTE_U32)((0x7Bu << 24) | (((TTE_U32)(imm12_math) & 0x1u) << 12) | (((TTE_U32)(lreg_c) & 0xFu) << 8) | (((TTE_U32)(lreg_dest) & 0xFu) << 4) | (((TTE_U32)(instr_mod1) & 0xFu) << 0)))
 #define TTE_INSN_SFPSETCC(imm12_math, lreg_c, lreg_dest, instr_mod1) TTE_INSN(TTE_SFPSETCC(imm12_math, lreg_c, lreg_dest, instr_mod1))
 #define TTE_SFPMOV(imm12_math, lreg_c, lreg_dest, instr_mod1) \
-    ((uint32_t)((0x7Cu << 24) | (((uint32_t)(imm12_math) & 0xFFFu) << 12) | (((uint32_t)(lreg_c) & 0xFu) << 8) | (((uint32_t)(lreg_dest) & 0xFu) << 4) | (((uint32_t)(instr_mod1) & 0xFu) << 0)))
+    ((TTE_U32)((0x7Cu << 24) | (((TTE_U32)(imm12_math) & 0xFFFu) << 12) | (((TTE_U32)(lreg_c) & 0xFu) << 8) | (((TTE_U32)(lreg_dest) & 0xFu) << 4) | (((TTE_U32)(instr_mod1) & 0xFu) << 0)))
 #define TTE_INSN_SFPMOV(imm12_math, lreg_c, lreg_dest, instr_mod1) TTE_INSN(TTE_SFPMOV(imm12_math, lreg_c, lreg_dest, instr_mod1))
 #define TTE_SFPABS(imm12_math, lreg_c, lreg_dest, instr_mod1) \
-    ((uint32_t)((0x7Du << 24) | (((uint32_t)(imm12_math) & 0xFFFu) << 12) | (((uint32_t)(lreg_c) & 0xFu) << 8) | (((uint32_t)(lreg_dest) & 0xFu) << 4) | (((uint32_t)(instr_mod1) & 0xFu) << 0)))
+    ((TTE_U32)((0x7Du << 24) | (((TTE_U32)(imm12_math) & 0xFFFu) << 12) | (((TTE_U32)(lreg_c) & 0xFu) << 8) | (((TTE_U32)(lreg_dest) & 0xFu) << 4) | (((TTE_U32)(instr_mod1) & 0xFu) << 0)))
 #define TTE_INSN_SFPABS(imm12_math, lreg_c, lreg_dest, instr_mod1) TTE_INSN(TTE_SFPABS(imm12_math, lreg_c, lreg_dest, instr_mod1))
 #define TTE_SFPAND(imm12_math, lreg_c, lreg_dest, instr_mod1) \
-    ((uint32_t)((0x7Eu << 24) | (((uint32_t)(imm12_math) & 0xFFFu) << 12) | (((uint32_t)(lreg_c) & 0xFu) << 8) | (((uint32_t)(lreg_dest) & 0xFu) << 4) | (((uint32_t)(instr_mod1) & 0xFu) << 0)))
+    ((TTE_U32)((0x7Eu << 24) | (((TTE_U32)(imm12_math) & 0xFFFu) << 12) | (((TTE_U32)(lreg_c) & 0xFu) << 8) | (((TTE_U32)(lreg_dest) & 0xFu) << 4) | (((TTE_U32)(instr_mod1) & 0xFu) << 0)))
 #define TTE_INSN_SFPAND(imm12_math, lreg_c, lreg_dest, instr_mod1) TTE_INSN(TTE_SFPAND(imm12_math, lreg_c, lreg_dest, instr_mod1))
 #define TTE_SFPOR(imm12_math, lreg_c, lreg_dest, instr_mod1) \
-    ((uint32_t)((0x7Fu << 24) | (((uint32_t)(imm12_math) & 0xFFFu) << 12) | (((uint32_t)(lreg_c) & 0xFu) << 8) | (((uint32_t)(lreg_dest) & 0xFu) << 4) | (((uint32_t)(instr_mod1) & 0xFu) << 0)))
+    ((TTE_U32)((0x7Fu << 24) | (((TTE_U32)(imm12_math) & 0xFFFu) << 12) | (((TTE_U32)(lreg_c) & 0xFu) << 8) | (((TTE_U32)(lreg_dest) & 0xFu) << 4) | (((TTE_U32)(instr_mod1) & 0xFu) << 0)))
 #define TTE_INSN_SFPOR(imm12_math, lreg_c, lreg_dest, instr_mod1) TTE_INSN(TTE_SFPOR(imm12_math, lreg_c, lreg_dest, instr_mod1))
 #define TTE_SFPNOT(imm12_math, lreg_c, lreg_dest, instr_mod1) \
-    ((uint32_t)((0x80u << 24) | (((uint32_t)(imm12_math) & 0xFFFu) << 12) | (((uint32_t)(lreg_c) & 0xFu) << 8) | (((uint32_t)(lreg_dest) & 0xFu) << 4) | (((uint32_t)(instr_mod1) & 0xFu) << 0)))
+    ((TTE_U32)((0x80u << 24) | (((TTE_U32)(imm12_math) & 0xFFFu) << 12) | (((TTE_U32)(lreg_c) & 0xFu) << 8) | (((TTE_U32)(lreg_dest) & 0xFu) << 4) | (((TTE_U32)(instr_mod1) & 0xFu) << 0)))
 #define TTE_INSN_SFPNOT(imm12_math, lreg_c, lreg_dest, instr_mod1) TTE_INSN(TTE_SFPNOT(imm12_math, lreg_c, lreg_dest, instr_mod1))
 #define TTE_SFPLZ(imm12_math, lreg_c, lreg_dest, instr_mod1) \
-    ((uint32_t)((0x81u << 24) | (((uint32_t)(imm12_math) & 0xFFFu) << 12) | (((uint32_t)(lreg_c) & 0xFu) << 8) | (((uint32_t)(lreg_dest) & 0xFu) << 4) | (((uint32_t)(instr_mod1) & 0xFu) << 0)))
+    ((TTE_U32)((0x81u << 24) | (((TTE_U32)(imm12_math) & 0xFFFu) << 12) | (((TTE_U32)(lreg_c) & 0xFu) << 8) | (((TTE_U32)(lreg_dest) & 0xFu) << 4) | (((TTE_U32)(instr_mod1) & 0xFu) << 0)))
 #define TTE_INSN_SFPLZ(imm12_math, lreg_c, lreg_dest, instr_mod1) TTE_INSN(TTE_SFPLZ(imm12_math, lreg_c, lreg_dest, instr_mod1))
 #define TTE_SFPSETEXP(imm12_math, lreg_c, lreg_dest, instr_mod1) \
-    ((uint32_t)((0x82u << 24) | (((uint32_t)(imm12_math) & 0xFFu) << 12) | (((uint32_t)(lreg_c) & 0xFu) << 8) | (((uint32_t)(lreg_dest) & 0xFu) << 4) | (((uint32_t)(instr_mod1) & 0xFu) << 0)))
+    ((TTE_U32)((0x82u << 24) | (((TTE_U32)(imm12_math) & 0xFFu) << 12) | (((TTE_U32)(lreg_c) & 0xFu) << 8) | (((TTE_U32)(lreg_dest) & 0xFu) << 4) | (((TTE_U32)(instr_mod1) & 0xFu) << 0)))
 #define TTE_INSN_SFPSETEXP(imm12_math, lreg_c, lreg_dest, instr_mod1) TTE_INSN(TTE_SFPSETEXP(imm12_math, lreg_c, lreg_dest, instr_mod1))
 #define TTE_SFPSETMAN(imm12_math, lreg_c, lreg_dest, instr_mod1) \
-    ((uint32_t)((0x83u << 24) | (((uint32_t)(imm12_math) & 0xFFFu) << 12) | (((uint32_t)(lreg_c) & 0xFu) << 8) | (((uint32_t)(lreg_dest) & 0xFu) << 4) | (((uint32_t)(instr_mod1) & 0xFu) << 0)))
+    ((TTE_U32)((0x83u << 24) | (((TTE_U32)(imm12_math) & 0xFFFu) << 12) | (((TTE_U32)(lreg_c) & 0xFu) << 8) | (((TTE_U32)(lreg_dest) & 0xFu) << 4) | (((TTE_U32)(instr_mod1) & 0xFu) << 0)))
 #define TTE_INSN_SFPSETMAN(imm12_math, lreg_c, lreg_dest, instr_mod1) TTE_INSN(TTE_SFPSETMAN(imm12_math, lreg_c, lreg_dest, instr_mod1))
 #define TTE_SFPMAD(lreg_src_a, lreg_src_b, lreg_src_c, lreg_dest, instr_mod1) \
-    ((uint32_t)((0x84u << 24) | (((uint32_t)(lreg_src_a) & 0xFu) << 16) | (((uint32_t)(lreg_src_b) & 0xFu) << 12) | (((uint32_t)(lreg_src_c) & 0xFu) << 8) | (((uint32_t)(lreg_dest) & 0xFu) << 4) | (((uint32_t)(instr_mod1) & 0xFu) << 0)))
+    ((TTE_U32)((0x84u << 24) | (((TTE_U32)(lreg_src_a) & 0xFu) << 16) | (((TTE_U32)(lreg_src_b) & 0xFu) << 12) | (((TTE_U32)(lreg_src_c) & 0xFu) << 8) | (((TTE_U32)(lreg_dest) & 0xFu) << 4) | (((TTE_U32)(instr_mod1) & 0xFu) << 0)))
 #define TTE_INSN_SFPMAD(lreg_src_a, lreg_src_b, lreg_src_c, lreg_dest, instr_mod1) TTE_INSN(TTE_SFPMAD(lreg_src_a, lreg_src_b, lreg_src_c, lreg_dest, instr_mod1))
 #define TTE_SFPADD(lreg_src_a, lreg_src_b, lreg_src_c, lreg_dest, instr_mod1) \
-    ((uint32_t)((0x85u << 24) | (((uint32_t)(lreg_src_a) & 0xFu) << 16) | (((uint32_t)(lreg_src_b) & 0xFu) << 12) | (((uint32_t)(lreg_src_c) & 0xFu) << 8) | (((uint32_t)(lreg_dest) & 0xFu) << 4) | (((uint32_t)(instr_mod1) & 0xFu) << 0)))
+    ((TTE_U32)((0x85u << 24) | (((TTE_U32)(lreg_src_a) & 0xFu) << 16) | (((TTE_U32)(lreg_src_b) & 0xFu) << 12) | (((TTE_U32)(lreg_src_c) & 0xFu) << 8) | (((TTE_U32)(lreg_dest) & 0xFu) << 4) | (((TTE_U32)(instr_mod1) & 0xFu) << 0)))
 #define TTE_INSN_SFPADD(lreg_src_a, lreg_src_b, lreg_src_c, lreg_dest, instr_mod1) TTE_INSN(TTE_SFPADD(lreg_src_a, lreg_src_b, lreg_src_c, lreg_dest, instr_mod1))
 #define TTE_SFPMUL(lreg_src_a, lreg_src_b, lreg_src_c, lreg_dest, instr_mod1) \
-    ((uint32_t)((0x86u << 24) | (((uint32_t)(lreg_src_a) & 0xFu) << 16) | (((uint32_t)(lreg_src_b) & 0xFu) << 12) | (((uint32_t)(lreg_src_c) & 0xFu) << 8) | (((uint32_t)(lreg_dest) & 0xFu) << 4) | (((uint32_t)(instr_mod1) & 0xFu) << 0)))
+    ((TTE_U32)((0x86u << 24) | (((TTE_U32)(lreg_src_a) & 0xFu) << 16) | (((TTE_U32)(lreg_src_b) & 0xFu) << 12) | (((TTE_U32)(lreg_src_c) & 0xFu) << 8) | (((TTE_U32)(lreg_dest) & 0xFu) << 4) | (((TTE_U32)(instr_mod1) & 0xFu) << 0)))
 #define TTE_INSN_SFPMUL(lreg_src_a, lreg_src_b, lreg_src_c, lreg_dest, instr_mod1) TTE_INSN(TTE_SFPMUL(lreg_src_a, lreg_src_b, lreg_src_c, lreg_dest, instr_mod1))
 #define TTE_SFPPUSHC(imm12_math, lreg_c, lreg_dest, instr_mod1) \
-    ((uint32_t)((0x87u << 24) | (((uint32_t)(imm12_math) & 0xFFFu) << 12) | (((uint32_t)(lreg_c) & 0xFu) << 8) | (((uint32_t)(lreg_dest) & 0xFu) << 4) | (((uint32_t)(instr_mod1) & 0xFu) << 0)))
+    ((TTE_U32)((0x87u << 24) | (((TTE_U32)(imm12_math) & 0xFFFu) << 12) | (((TTE_U32)(lreg_c) & 0xFu) << 8) | (((TTE_U32)(lreg_dest) & 0xFu) << 4) | (((TTE_U32)(instr_mod1) & 0xFu) << 0)))
 #define TTE_INSN_SFPPUSHC(imm12_math, lreg_c, lreg_dest, instr_mod1) TTE_INSN(TTE_SFPPUSHC(imm12_math, lreg_c, lreg_dest, instr_mod1))
 #define TTE_SFPPOPC(imm12_math, lreg_c, lreg_dest, instr_mod1) \
-    ((uint32_t)((0x88u << 24) | (((uint32_t)(imm12_math) & 0xFFFu) << 12) | (((uint32_t)(lreg_c) & 0xFu) << 8) | (((uint32_t)(lreg_dest) & 0xFu) << 4) | (((uint32_t)(instr_mod1) & 0xFu) << 0)))
+    ((TTE_U32)((0x88u << 24) | (((TTE_U32)(imm12_math) & 0xFFFu) << 12) | (((TTE_U32)(lreg_c) & 0xFu) << 8) | (((TTE_U32)(lreg_dest) & 0xFu) << 4) | (((TTE_U32)(instr_mod1) & 0xFu) << 0)))
 #define TTE_INSN_SFPPOPC(imm12_math, lreg_c, lreg_dest, instr_mod1) TTE_INSN(TTE_SFPPOPC(imm12_math, lreg_c, lreg_dest, instr_mod1))
 #define TTE_SFPSETSGN(imm12_math, lreg_c, lreg_dest, instr_mod1) \
-    ((uint32_t)((0x89u << 24) | (((uint32_t)(imm12_math) & 0x1u) << 12) | (((uint32_t)(lreg_c) & 0xFu) << 8) | (((uint32_t)(lreg_dest) & 0xFu) << 4) | (((uint32_t)(instr_mod1) & 0xFu) << 0)))
+    ((TTE_U32)((0x89u << 24) | (((TTE_U32)(imm12_math) & 0x1u) << 12) | (((TTE_U32)(lreg_c) & 0xFu) << 8) | (((TTE_U32)(lreg_dest) & 0xFu) << 4) | (((TTE_U32)(instr_mod1) & 0xFu) << 0)))
 #define TTE_INSN_SFPSETSGN(imm12_math, lreg_c, lreg_dest, instr_mod1) TTE_INSN(TTE_SFPSETSGN(imm12_math, lreg_c, lreg_dest, instr_mod1))
 #define TTE_SFPENCC(imm12_math, lreg_c, lreg_dest, instr_mod1) \
-    ((uint32_t)((0x8Au << 24) | (((uint32_t)(imm12_math) & 0x3u) << 12) | (((uint32_t)(lreg_c) & 0xFu) << 8) | (((uint32_t)(lreg_dest) & 0xFu) << 4) | (((uint32_t)(instr_mod1) & 0xFu) << 0)))
+    ((TTE_U32)((0x8Au << 24) | (((TTE_U32)(imm12_math) & 0x3u) << 12) | (((TTE_U32)(lreg_c) & 0xFu) << 8) | (((TTE_U32)(lreg_dest) & 0xFu) << 4) | (((TTE_U32)(instr_mod1) & 0xFu) << 0)))
 #define TTE_INSN_SFPENCC(imm12_math, lreg_c, lreg_dest, instr_mod1) TTE_INSN(TTE_SFPENCC(imm12_math, lreg_c, lreg_dest, instr_mod1))
 #define TTE_SFPCOMPC(imm12_math, lreg_c, lreg_dest, instr_mod1) \
-    ((uint32_t)((0x8Bu << 24) | (((uint32_t)(imm12_math) & 0xFFFu) << 12) | (((uint32_t)(lreg_c) & 0xFu) << 8) | (((uint32_t)(lreg_dest) & 0xFu) << 4) | (((uint32_t)(instr_mod1) & 0xFu) << 0)))
+    ((TTE_U32)((0x8Bu << 24) | (((TTE_U32)(imm12_math) & 0xFFFu) << 12) | (((TTE_U32)(lreg_c) & 0xFu) << 8) | (((TTE_U32)(lreg_dest) & 0xFu) << 4) | (((TTE_U32)(instr_mod1) & 0xFu) << 0)))
 #define TTE_INSN_SFPCOMPC(imm12_math, lreg_c, lreg_dest, instr_mod1) TTE_INSN(TTE_SFPCOMPC(imm12_math, lreg_c, lreg_dest, instr_mod1))
 #define TTE_SFPTRANSP(imm12_math, lreg_c, lreg_dest, instr_mod1) \
-    ((uint32_t)((0x8Cu << 24) | (((uint32_t)(imm12_math) & 0xFFFu) << 12) | (((uint32_t)(lreg_c) & 0xFu) << 8) | (((uint32_t)(lreg_dest) & 0xFu) << 4) | (((uint32_t)(instr_mod1) & 0xFu) << 0)))
+    ((TTE_U32)((0x8Cu << 24) | (((TTE_U32)(imm12_math) & 0xFFFu) << 12) | (((TTE_U32)(lreg_c) & 0xFu) << 8) | (((TTE_U32)(lreg_dest) & 0xFu) << 4) | (((TTE_U32)(instr_mod1) & 0xFu) << 0)))
 #define TTE_INSN_SFPTRANSP(imm12_math, lreg_c, lreg_dest, instr_mod1) TTE_INSN(TTE_SFPTRANSP(imm12_math, lreg_c, lreg_dest, instr_mod1))
 #define TTE_SFPXOR(imm12_math, lreg_c, lreg_dest, instr_mod1) \
-    ((uint32_t)((0x8Du << 24) | (((uint32_t)(imm12_math) & 0xFFFu) << 12) | (((uint32_t)(lreg_c) & 0xFu) << 8) | (((uint32_t)(lreg_dest) & 0xFu) << 4) | (((uint32_t)(instr_mod1) & 0xFu) << 0)))
+    ((TTE_U32)((0x8Du << 24) | (((TTE_U32)(imm12_math) & 0xFFFu) << 12) | (((TTE_U32)(lreg_c) & 0xFu) << 8) | (((TTE_U32)(lreg_dest) & 0xFu) << 4) | (((TTE_U32)(instr_mod1) & 0xFu) << 0)))
 #define TTE_INSN_SFPXOR(imm12_math, lreg_c, lreg_dest, instr_mod1) TTE_INSN(TTE_SFPXOR(imm12_math, lreg_c, lreg_dest, instr_mod1))
 #define TTE_SFP_STOCH_RND(rnd_mode, imm8_math, lreg_src_b, lreg_src_c, lreg_dest, instr_mod1) \
-    ((uint32_t)((0x8Eu << 24) | (((uint32_t)(rnd_mode) & 0x1u) << 21) | (((uint32_t)(imm8_math) & 0x1Fu) << 16) | (((uint32_t)(lreg_src_b) & 0xFu) << 12) | (((uint32_t)(lreg_src_c) & 0xFu) << 8) | (((uint32_t)(lreg_dest) & 0xFu) << 4) | (((uint32_t)(instr_mod1) & 0xFu) << 0)))
+    ((TTE_U32)((0x8Eu << 24) | (((TTE_U32)(rnd_mode) & 0x1u) << 21) | (((TTE_U32)(imm8_math) & 0x1Fu) << 16) | (((TTE_U32)(lreg_src_b) & 0xFu) << 12) | (((TTE_U32)(lreg_src_c) & 0xFu) << 8) | (((TTE_U32)(lreg_dest) & 0xFu) << 4) | (((TTE_U32)(instr_mod1) & 0xFu) << 0)))
 #define TTE_INSN_SFP_STOCH_RND(rnd_mode, imm8_math, lreg_src_b, lreg_src_c, lreg_dest, instr_mod1) TTE_INSN(TTE_SFP_STOCH_RND(rnd_mode, imm8_math, lreg_src_b, lreg_src_c, lreg_dest, instr_mod1))
 #define TTE_SFPNOP() \
-    ((uint32_t)((0x8Fu << 24)))
+    ((TTE_U32)((0x8Fu << 24)))
 #define TTE_INSN_SFPNOP() TTE_INSN(TTE_SFPNOP())
 #define TTE_SFPCAST(lreg_src_c, lreg_dest, instr_mod1) \
-    ((uint32_t)((0x90u << 24) | (((uint32_t)(lreg_src_c) & 0xFu) << 8) | (((uint32_t)(lreg_dest) & 0xFu) << 4) | (((uint32_t)(instr_mod1) & 0xFu) << 0)))
+    ((TTE_U32)((0x90u << 24) | (((TTE_U32)(lreg_src_c) & 0xFu) << 8) | (((TTE_U32)(lreg_dest) & 0xFu) << 4) | (((TTE_U32)(instr_mod1) & 0xFu) << 0)))
 #define TTE_INSN_SFPCAST(lreg_src_c, lreg_dest, instr_mod1) TTE_INSN(TTE_SFPCAST(lreg_src_c, lreg_dest, instr_mod1))
 #define TTE_SFPCONFIG(imm16_math, config_dest, instr_mod1) \
-    ((uint32_t)((0x91u << 24) | (((uint32_t)(imm16_math) & 0xFFFFu) << 8) | (((uint32_t)(config_dest) & 0xFu) << 4) | (((uint32_t)(instr_mod1) & 0xFu) << 0)))
+    ((TTE_U32)((0x91u << 24) | (((TTE_U32)(imm16_math) & 0xFFFFu) << 8) | (((TTE_U32)(config_dest) & 0xFu) << 4) | (((TTE_U32)(instr_mod1) & 0xFu) << 0)))
 #define TTE_INSN_SFPCONFIG(imm16_math, config_dest, instr_mod1) TTE_INSN(TTE_SFPCONFIG(imm16_math, config_dest, instr_mod1))
 #define TTE_SFPSWAP(imm12_math, lreg_src_c, lreg_dest, instr_mod1) \
-    ((uint32_t)((0x92u << 24) | (((uint32_t)(imm12_math) & 0xFFFu) << 12) | (((uint32_t)(lreg_src_c) & 0xFu) << 8) | (((uint32_t)(lreg_dest) & 0xFu) << 4) | (((uint32_t)(instr_mod1) & 0xFu) << 0)))
+    ((TTE_U32)((0x92u << 24) | (((TTE_U32)(imm12_math) & 0xFFFu) << 12) | (((TTE_U32)(lreg_src_c) & 0xFu) << 8) | (((TTE_U32)(lreg_dest) & 0xFu) << 4) | (((TTE_U32)(instr_mod1) & 0xFu) << 0)))
 #define TTE_INSN_SFPSWAP(imm12_math, lreg_src_c, lreg_dest, instr_mod1) TTE_INSN(TTE_SFPSWAP(imm12_math, lreg_src_c, lreg_dest, instr_mod1))
 #define TTE_SFPLOADMACRO(lreg_ind, instr_mod0, sfpu_addr_mode, dest_reg_addr) \
-    ((uint32_t)((0x93u << 24) | (((uint32_t)(lreg_ind) & 0xFu) << 20) | (((uint32_t)(instr_mod0) & 0xFu) << 16) | (((uint32_t)(sfpu_addr_mode) & 0x3u) << 14) | (((uint32_t)(dest_reg_addr) & 0x3FFu) << 0)))
+    ((TTE_U32)((0x93u << 24) | (((TTE_U32)(lreg_ind) & 0xFu) << 20) | (((TTE_U32)(instr_mod0) & 0xFu) << 16) | (((TTE_U32)(sfpu_addr_mode) & 0x3u) << 14) | (((TTE_U32)(dest_reg_addr) & 0x3FFu) << 0)))
 #define TTE_INSN_SFPLOADMACRO(lreg_ind, instr_mod0, sfpu_addr_mode, dest_reg_addr) TTE_INSN(TTE_SFPLOADMACRO(lreg_ind, instr_mod0, sfpu_addr_mode, dest_reg_addr))
 #define TTE_SFPSHFT2(imm12_math, lreg_src_c, lreg_dest, instr_mod1) \
-    ((uint32_t)((0x94u << 24) | (((uint32_t)(imm12_math) & 0xFFFu) << 12) | (((uint32_t)(lreg_src_c) & 0xFu) << 8) | (((uint32_t)(lreg_dest) & 0xFu) << 4) | (((uint32_t)(instr_mod1) & 0xFu) << 0)))
+    ((TTE_U32)((0x94u << 24) | (((TTE_U32)(imm12_math) & 0xFFFu) << 12) | (((TTE_U32)(lreg_src_c) & 0xFu) << 8) | (((TTE_U32)(lreg_dest) & 0xFu) << 4) | (((TTE_U32)(instr_mod1) & 0xFu) << 0)))
 #define TTE_INSN_SFPSHFT2(imm12_math, lreg_src_c, lreg_dest, instr_mod1) TTE_INSN(TTE_SFPSHFT2(imm12_math, lreg_src_c, lreg_dest, instr_mod1))
 #define TTE_SFPLUTFP32(lreg_dest, instr_mod1) \
-    ((uint32_t)((0x95u << 24) | (((uint32_t)(lreg_dest) & 0xFu) << 4) | (((uint32_t)(instr_mod1) & 0xFu) << 0)))
+    ((TTE_U32)((0x95u << 24) | (((TTE_U32)(lreg_dest) & 0xFu) << 4) | (((TTE_U32)(instr_mod1) & 0xFu) << 0)))
 #define TTE_INSN_SFPLUTFP32(lreg_dest, instr_mod1) TTE_INSN(TTE_SFPLUTFP32(lreg_dest, instr_mod1))
 #define TTE_ATGETM(mutex_index) \
-    ((uint32_t)((0xA0u << 24) | (((uint32_t)(mutex_index) & 0xFFFFu) << 0)))
+    ((TTE_U32)((0xA0u << 24) | (((TTE_U32)(mutex_index) & 0xFFFFu) << 0)))
 #define TTE_INSN_ATGETM(mutex_index) TTE_INSN(TTE_ATGETM(mutex_index))
 #define TTE_ATRELM(mutex_index) \
-    ((uint32_t)((0xA1u << 24) | (((uint32_t)(mutex_index) & 0xFFFFu) << 0)))
+    ((TTE_U32)((0xA1u << 24) | (((TTE_U32)(mutex_index) & 0xFFFFu) << 0)))
 #define TTE_INSN_ATRELM(mutex_index) TTE_INSN(TTE_ATRELM(mutex_index))
 #define TTE_STALLWAIT(stall_res, wait_res) \
-    ((uint32_t)((0xA2u << 24) | (((uint32_t)(stall_res) & 0x1FFu) << 15) | (((uint32_t)(wait_res) & 0x7FFFu) << 0)))
+    ((TTE_U32)((0xA2u << 24) | (((TTE_U32)(stall_res) & 0x1FFu) << 15) | (((TTE_U32)(wait_res) & 0x7FFFu) << 0)))
 #define TTE_INSN_STALLWAIT(stall_res, wait_res) TTE_INSN(TTE_STALLWAIT(stall_res, wait_res))
 #define TTE_SEMINIT(max_value, init_value, sem_sel) \
-    ((uint32_t)((0xA3u << 24) | (((uint32_t)(max_value) & 0xFu) << 20) | (((uint32_t)(init_value) & 0xFu) << 16) | (((uint32_t)(sem_sel) & 0xFFu) << 2)))
+    ((TTE_U32)((0xA3u << 24) | (((TTE_U32)(max_value) & 0xFu) << 20) | (((TTE_U32)(init_value) & 0xFu) << 16) | (((TTE_U32)(sem_sel) & 0xFFu) << 2)))
 #define TTE_INSN_SEMINIT(max_value, init_value, sem_sel) TTE_INSN(TTE_SEMINIT(max_value, init_value, sem_sel))
 #define TTE_SEMPOST(sem_sel) \
-    ((uint32_t)((0xA4u << 24) | (((uint32_t)(sem_sel) & 0xFFu) << 2)))
+    ((TTE_U32)((0xA4u << 24) | (((TTE_U32)(sem_sel) & 0xFFu) << 2)))
 #define TTE_INSN_SEMPOST(sem_sel) TTE_INSN(TTE_SEMPOST(sem_sel))
 #define TTE_SEMGET(sem_sel) \
-    ((uint32_t)((0xA5u << 24) | (((uint32_t)(sem_sel) & 0xFFu) << 2)))
+    ((TTE_U32)((0xA5u << 24) | (((TTE_U32)(sem_sel) & 0xFFu) << 2)))
 #define TTE_INSN_SEMGET(sem_sel) TTE_INSN(TTE_SEMGET(sem_sel))
 #define TTE_SEMWAIT(stall_res, sem_sel, wait_sem_cond) \
-    ((uint32_t)((0xA6u << 24) | (((uint32_t)(stall_res) & 0x1FFu) << 15) | (((uint32_t)(sem_sel) & 0xFFu) << 2) | (((uint32_t)(wait_sem_cond) & 0x3u) << 0)))
+    ((TTE_U32)((0xA6u << 24) | (((TTE_U32)(stall_res) & 0x1FFu) << 15) | (((TTE_U32)(sem_sel) & 0xFFu) << 2) | (((TTE_U32)(wait_sem_cond) & 0x3u) << 0)))
 #define TTE_INSN_SEMWAIT(stall_res, sem_sel, wait_sem_cond) TTE_INSN(TTE_SEMWAIT(stall_res, sem_sel, wait_sem_cond))
 #define TTE_WRCFG(GprAddress, wr128b, CfgReg) \
-    ((uint32_t)((0xB0u << 24) | (((uint32_t)(GprAddress) & 0x3Fu) << 16) | (((uint32_t)(wr128b) & 0x1u) << 15) | (((uint32_t)(CfgReg) & 0x7FFu) << 0)))
+    ((TTE_U32)((0xB0u << 24) | (((TTE_U32)(GprAddress) & 0x3Fu) << 16) | (((TTE_U32)(wr128b) & 0x1u) << 15) | (((TTE_U32)(CfgReg) & 0x7FFu) << 0)))
 #define TTE_INSN_WRCFG(GprAddress, wr128b, CfgReg) TTE_INSN(TTE_WRCFG(GprAddress, wr128b, CfgReg))
 #define TTE_RDCFG(GprAddress, CfgReg) \
-    ((uint32_t)((0xB1u << 24) | (((uint32_t)(GprAddress) & 0xFFu) << 16) | (((uint32_t)(CfgReg) & 0xFFFFu) << 0)))
+    ((TTE_U32)((0xB1u << 24) | (((TTE_U32)(GprAddress) & 0xFFu) << 16) | (((TTE_U32)(CfgReg) & 0xFFFFu) << 0)))
 #define TTE_INSN_RDCFG(GprAddress, CfgReg) TTE_INSN(TTE_RDCFG(GprAddress, CfgReg))
 #define TTE_SETC16(setc16_reg, setc16_value) \
-    ((uint32_t)((0xB2u << 24) | (((uint32_t)(setc16_reg) & 0xFFu) << 16) | (((uint32_t)(setc16_value) & 0xFFFFu) << 0)))
+    ((TTE_U32)((0xB2u << 24) | (((TTE_U32)(setc16_reg) & 0xFFu) << 16) | (((TTE_U32)(setc16_value) & 0xFFFFu) << 0)))
 #define TTE_INSN_SETC16(setc16_reg, setc16_value) TTE_INSN(TTE_SETC16(setc16_reg, setc16_value))
 #define TTE_RMWCIB0(Mask, Data, CfgRegAddr) \
-    ((uint32_t)((0xB3u << 24) | (((uint32_t)(Mask) & 0xFFu) << 16) | (((uint32_t)(Data) & 0xFFu) << 8) | (((uint32_t)(CfgRegAddr) & 0xFFu) << 0)))
+    ((TTE_U32)((0xB3u << 24) | (((TTE_U32)(Mask) & 0xFFu) << 16) | (((TTE_U32)(Data) & 0xFFu) << 8) | (((TTE_U32)(CfgRegAddr) & 0xFFu) << 0)))
 #define TTE_INSN_RMWCIB0(Mask, Data, CfgRegAddr) TTE_INSN(TTE_RMWCIB0(Mask, Data, CfgRegAddr))
 #define TTE_RMWCIB1(Mask, Data, CfgRegAddr) \
-    ((uint32_t)((0xB4u << 24) | (((uint32_t)(Mask) & 0xFFu) << 16) | (((uint32_t)(Data) & 0xFFu) << 8) | (((uint32_t)(CfgRegAddr) & 0xFFu) << 0)))
+    ((TTE_U32)((0xB4u << 24) | (((TTE_U32)(Mask) & 0xFFu) << 16) | (((TTE_U32)(Data) & 0xFFu) << 8) | (((TTE_U32)(CfgRegAddr) & 0xFFu) << 0)))
 #define TTE_INSN_RMWCIB1(Mask, Data, CfgRegAddr) TTE_INSN(TTE_RMWCIB1(Mask, Data, CfgRegAddr))
 #define TTE_RMWCIB2(Mask, Data, CfgRegAddr) \
-    ((uint32_t)((0xB5u << 24) | (((uint32_t)(Mask) & 0xFFu) << 16) | (((uint32_t)(Data) & 0xFFu) << 8) | (((uint32_t)(CfgRegAddr) & 0xFFu) << 0)))
+    ((TTE_U32)((0xB5u << 24) | (((TTE_U32)(Mask) & 0xFFu) << 16) | (((TTE_U32)(Data) & 0xFFu) << 8) | (((TTE_U32)(CfgRegAddr) & 0xFFu) << 0)))
 #define TTE_INSN_RMWCIB2(Mask, Data, CfgRegAddr) TTE_INSN(TTE_RMWCIB2(Mask, Data, CfgRegAddr))
 #define TTE_RMWCIB3(Mask, Data, CfgRegAddr) \
-    ((uint32_t)((0xB6u << 24) | (((uint32_t)(Mask) & 0xFFu) << 16) | (((uint32_t)(Data) & 0xFFu) << 8) | (((uint32_t)(CfgRegAddr) & 0xFFu) << 0)))
+    ((TTE_U32)((0xB6u << 24) | (((TTE_U32)(Mask) & 0xFFu) << 16) | (((TTE_U32)(Data) & 0xFFu) << 8) | (((TTE_U32)(CfgRegAddr) & 0xFFu) << 0)))
 #define TTE_INSN_RMWCIB3(Mask, Data, CfgRegAddr) TTE_INSN(TTE_RMWCIB3(Mask, Data, CfgRegAddr))
 
 /* SETDMAREG, immediate form (SETDMAREG_Immediate.md): new_value (u16) occupies bits
  * 23:8, i.e. Payload_SigSelSize:Payload_SigSel, with SetSignalsMode = 0. */
 #define TTE_SETDMAREG_IMM(new_value, result_half_reg) \
-    TTE_SETDMAREG((uint32_t)(new_value) >> 14, (new_value), 0, (result_half_reg))
+    TTE_SETDMAREG((TTE_U32)(new_value) >> 14, (new_value), 0, (result_half_reg))
 #define TTE_INSN_SETDMAREG_IMM(new_value, result_half_reg) \
     TTE_INSN(TTE_SETDMAREG_IMM(new_value, result_half_reg))
 

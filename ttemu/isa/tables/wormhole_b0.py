@@ -6,7 +6,7 @@
 #   tenstorrent/ttsim data/wh/tensix_isa.json at 56694c8a4673 (cross-check only)
 #     copy: shared/isa/wormhole_b0/ttsim_tensix_isa.json, sha256 e971ead4968494a216978c350c8ebe0fc4710a28e249e9de045e2e8ef217227e
 #   MOP, MOP_CFG, REPLAY layout: seed notes 000_d8bca223cff715f0 (see SEED_LAYOUT in the script)
-#   tenstorrent/tt-isa-documentation WormholeB0/TensixTile/TensixCoprocessor/*.md
+#   tenstorrent/tt-isa-documentation, the pages in WormholeB0/TensixTile/TensixCoprocessor
 #     (132 pages; combined sha256 f42cec044296a002e8132150aab25618e3ed7ebabdc480a04e179dc73b53e674): operand order/widths, block masks
 #
 # Each entry: mnemonic, asm_name (disassembly name), opcode (bits 31:24), unit (project

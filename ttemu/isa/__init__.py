@@ -1,0 +1,1 @@
+"""Tensix instruction tables (generated per arch) and their runtime wrapper."""
