@@ -19,8 +19,12 @@ EM_RISCV = 243
 
 @dataclass
 class Segment:
+    """A PT_LOAD segment: ``data`` holds its file bytes only; ``memsz`` may be larger
+    (the rest is NOBITS: .bss, tt-llk's .loader_init / .runtime_args / .stack holes)."""
+
     vaddr: int
-    data: bytes  # file bytes followed by zeros up to memsz
+    data: bytes
+    memsz: int
 
 
 @dataclass
@@ -98,8 +102,7 @@ def read_elf(path: str) -> ElfImage:
                                f"up to {off + filesz}, file has {len(raw)}")
             if filesz > memsz:
                 raise ElfError(f"{name}: segment at 0x{seg['p_vaddr']:08x} has filesz > memsz")
-            data = raw[off:off + filesz] + bytes(memsz - filesz)
-            segments.append(Segment(seg["p_vaddr"], data))
+            segments.append(Segment(seg["p_vaddr"], raw[off:off + filesz], memsz))
         symbols = {}
         sortable = []
         symtab = ef.get_section_by_name(".symtab")

@@ -8,7 +8,8 @@ Tensix coprocessor retries instructions held at its wait gates.
 
 A run ends when (checked in this order after every turn or round):
   * every ``until`` condition holds                    -> "until"
-  * every released core has halted (jal x0, 0)          -> "halted"
+  * every released core has halted (jal x0, 0)          -> "halted" ("hang" if a
+    Tensix thread still holds an instruction nothing can release)
   * ``max_steps`` instructions retired                   -> "step-limit" (exact)
   * a whole round retires nothing and moves no Tensix
     instruction while some core waits                    -> "hang"
@@ -171,6 +172,8 @@ def run(tile, *, max_steps=None, until=(), idle_steps=None) -> RunResult:
         if until and holds():
             return done("until")
         if released and not running:
+            if tile.tensix.blocked():
+                return done("hang", "every released core halted, but the Tensix coprocessor still holds instructions")
             return done("halted")
         if not released:
             return done("halted", "no core was released")
@@ -197,9 +200,7 @@ def _result(tile, outcome, detail):
         cores[hart.name] = CoreResult(hart.name, state, hart.pc, hart.steps,
                                       tile.symbolize(hart.name, hart.pc), waiting)
         if outcome == "hang" and hart.state == RUNNING:
-            what = hart.stall or "running"
-            blocked.append(f"{hart.name} at pc 0x{hart.pc:08x}: {what}")
+            blocked.append(f"{hart.name} {hart.stall or f'running at pc 0x{hart.pc:x}'}")
     if outcome == "hang":
         blocked.extend(tile.tensix.blocked())
-    return RunResult(outcome, tile.steps, cores, detail, blocked, tile.tensix_summary()
-                     if hasattr(tile, "tensix_summary") else {})
+    return RunResult(outcome, tile.steps, cores, detail, blocked, tile.tensix.summary())

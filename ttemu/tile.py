@@ -16,6 +16,7 @@ from .arch import CORE_IDS, CORE_NAMES, get_arch
 from .elf import ElfImage, read_elf
 from .errors import BadInput, ElfError, GuestFault, Unimplemented, UsageError
 from .mmio.debug import DebugRegs
+from .mmio.mailbox import Mailboxes
 from .mmio.router import RegisterBank, Router
 from .riscv import csr as csrmod
 from .riscv.hart import HALTED, RESET, RUNNING, Hart
@@ -47,7 +48,8 @@ class Tile:
         self.images: dict[str, ElfImage] = {}
         self.entry_override: dict[str, int] = {}  # core -> start pc (a lone ELF's entry point)
         self.tracer = None
-        self.last_stall: str | None = None
+        self.last_stall: str | None = None  # set by a device refusing an access ("{pc}" placeholder)
+        self.warnings: list[str] = []
         self.specs = {c.name: c for c in a.cores}
         self.harts: dict[str, Hart] = {}
         self.iram: dict[str, bytearray] = {}
@@ -76,6 +78,8 @@ class Tile:
         self.router.attach(cfg.name, self.config)
         self.tensix = Coprocessor(self)
         self.tensix.attach(self.router)
+        self.mailboxes = Mailboxes(self)
+        self.mailboxes.attach(self.router)
 
     # -- translation environment ------------------------------------------------
     def _make_translator(self, hart: Hart) -> Translator:
@@ -118,7 +122,7 @@ class Tile:
             except (GuestFault, Unimplemented) as e:
                 raise _locate(e, name, pc) from None
             if v is None:
-                hart.stall = self.last_stall or f"waiting on a load from 0x{addr:08x}{where(addr)}"
+                hart.stall = _stall_text(self.last_stall, pc) or f"waiting on a load from 0x{addr:08x}{where(addr)}"
                 self.last_stall = None
                 return None
             if signed:
@@ -133,7 +137,7 @@ class Tile:
             except (GuestFault, Unimplemented) as e:
                 raise _locate(e, name, pc) from None
             if not ok:
-                hart.stall = self.last_stall or f"waiting on a store to 0x{addr:08x}{where(addr)}"
+                hart.stall = _stall_text(self.last_stall, pc) or f"waiting on a store to 0x{addr:08x}{where(addr)}"
                 self.last_stall = None
                 return False
             self.activity[0] = 1
@@ -149,7 +153,7 @@ class Tile:
             except (GuestFault, Unimplemented) as e:
                 raise _locate(e, name, pc) from None
             if not ok:
-                hart.stall = self.last_stall or "Tensix FIFO full"
+                hart.stall = _stall_text(self.last_stall, pc) or "stalled pushing a Tensix instruction"
                 self.last_stall = None
             return ok
 
@@ -221,6 +225,10 @@ class Tile:
             hart.blocks.pop(start, None)
             hart.single.pop(start, None)
 
+    def warn(self, text: str) -> None:
+        if text not in self.warnings:
+            self.warnings.append(text)
+
     # -- time -------------------------------------------------------------------
     def clock(self) -> int:
         """The wall clock: advances with execution (retired instructions, all cores),
@@ -243,6 +251,7 @@ class Tile:
                 hart.state = RESET
                 hart.stall = None
                 self.tensix.core_reset(spec.name)
+                self.mailboxes.discard_writable(spec.name)
 
     def reset_pc(self, core: str) -> int:
         if core in self.entry_override:
@@ -349,6 +358,12 @@ class Tile:
     # -- ELF loading --------------------------------------------------------------------
     def load_elf(self, path: str, core: str | None = None, *, start_at_entry: bool = False) -> str:
         """Load an ELF for ``core`` (inferred when None; see :func:`infer_core`).
+
+        Every PT_LOAD segment's file bytes are written; NOBITS parts (memsz beyond
+        filesz) are not, as tt-exalens does not write NOBITS sections: the tile's
+        memory starts zeroed, and data the host placed there earlier survives. A
+        segment at the core-local address is also written to L1 at the ELF's
+        ``__loader_init_start`` (tt-llk start-up code copies local data from there).
         With ``start_at_entry`` the core leaves reset at the ELF's entry point instead
         of its reset PC (how a lone ELF runs). Returns the core name."""
         img = read_elf(path)
@@ -360,10 +375,12 @@ class Tile:
             raise UsageError(f"two ELFs for {core}: {self.images[core].path} and {path}")
         self._check_placement(img, core)
         for seg in img.segments:
-            self._place(seg.vaddr, seg.data, core)
-            if seg.vaddr == self.arch.local_base and "__loader_init_start" in img.symbols:
-                # tt-llk's start-up code copies local data from here into local memory
-                self._place(img.symbols["__loader_init_start"], seg.data, core)
+            if not seg.data:
+                continue
+            self.write(seg.vaddr, seg.data, core)
+            staged = self._staging_address(img, seg)
+            if staged is not None:
+                self.write(staged, seg.data)
         self.images[core] = img
         if start_at_entry:
             self.entry_override[core] = img.entry
@@ -374,14 +391,9 @@ class Tile:
         spec = self.specs[core]
         name = img.path
         for seg in img.segments:
-            lo, hi = seg.vaddr, seg.vaddr + len(seg.data)
+            lo, hi = seg.vaddr, seg.vaddr + seg.memsz
             if hi <= a.l1_size:
-                for other, oimg in self.images.items():
-                    for oseg in oimg.segments:
-                        olo, ohi = oseg.vaddr, oseg.vaddr + len(oseg.data)
-                        if ohi <= a.l1_size and lo < ohi and olo < hi:
-                            raise ElfError(f"{name}: segment 0x{lo:08x}-0x{hi:08x} overlaps {other}'s "
-                                           f"segment 0x{olo:08x}-0x{ohi:08x} in L1")
+                self._check_overlap(img, core, seg)
                 continue
             if a.local_base <= lo < a.local_base + 0x1000:
                 if hi > a.local_base + spec.local_size:
@@ -393,18 +405,33 @@ class Tile:
             raise ElfError(f"{name}: segment 0x{lo:08x}-0x{hi:08x} is outside {core}'s memory "
                            f"(L1 0x0-0x{a.l1_size:x}, local 0x{a.local_base:08x}+0x{spec.local_size:x}"
                            + (f", IRAM 0x{spec.iram[0]:08x}+0x{spec.iram[1]:x}" if spec.iram else "") + ")")
-        if "__loader_init_start" in img.symbols:
-            start = img.symbols["__loader_init_start"]
-            for seg in img.segments:
-                if seg.vaddr == a.local_base and start + len(seg.data) > a.l1_size:
-                    raise ElfError(f"{name}: __loader_init_start 0x{start:x} + {len(seg.data)} bytes "
-                                   "runs past the end of L1")
+        for seg in img.segments:
+            staged = self._staging_address(img, seg)
+            if staged is not None and staged + len(seg.data) > a.l1_size:
+                raise ElfError(f"{name}: local data staged at __loader_init_start+0x{seg.vaddr - a.local_base:x} "
+                               "runs past the end of L1")
 
-    def _place(self, addr, data, core):
-        if addr + len(data) <= self.arch.l1_size:
-            self.write(addr, data)
+    def _staging_address(self, img, seg):
+        """Where tt-llk's loader also puts a core-local segment: L1 at
+        ``__loader_init_start + (vaddr - local base)`` (None if not applicable)."""
+        a = self.arch
+        start = img.symbols.get("__loader_init_start")
+        if start is None or not seg.data or not a.local_base <= seg.vaddr < a.local_base + 0x1000:
+            return None
+        return start + seg.vaddr - a.local_base
+
+    def _check_overlap(self, img, core, seg):
+        """Two ELFs may not put file bytes on the same L1 bytes (NOBITS holes, such as
+        tt-llk's shared runtime-arguments block, may coincide)."""
+        lo, hi = seg.vaddr, seg.vaddr + len(seg.data)
+        if lo == hi:
             return
-        self.write(addr, data, core)
+        for other, oimg in self.images.items():
+            for oseg in oimg.segments:
+                olo, ohi = oseg.vaddr, oseg.vaddr + len(oseg.data)
+                if ohi <= self.arch.l1_size and lo < ohi and olo < hi:
+                    raise ElfError(f"{img.path}: segment 0x{lo:08x}-0x{hi:08x} overlaps {other}'s "
+                                   f"segment 0x{olo:08x}-0x{ohi:08x} in L1")
 
     def symbol(self, name: str) -> int:
         """Address of a symbol from any loaded ELF (brisc first)."""
@@ -428,6 +455,10 @@ class Tile:
         from .run import run
 
         return run(self, max_steps=max_steps, until=until, idle_steps=idle_steps)
+
+
+def _stall_text(template, pc):
+    return template.replace("{pc}", f"0x{pc:x}") if template else None
 
 
 def _locate(err, core, pc):

@@ -66,6 +66,10 @@ class ArchSpec:
     # Tensix backend configuration geometry (BackendConfiguration.md): words per
     # Config bank (CFG_STATE_SIZE*4), ThreadConfig entries per thread (THD_STATE_SIZE),
     # and GLOBAL_CFGREG_BASE_ADDR32 (writes at or above it land in both banks).
+    # STALLWAIT condition bits: (bit, kind, argument, label); kinds are answered by
+    # Coprocessor.condition(). ``stallwait_default`` replaces a zero condition mask.
+    stallwait_conditions: tuple = ()
+    stallwait_default: int = 0x7F
     cfg_bank_words: int = 188
     thread_cfg_words: int = 57
     cfg_global_base: int = 152

@@ -25,6 +25,24 @@ _CORES = (
 _SKIP = {"brisc_local_mem", "ncrisc_local_mem", "trisc0_local_mem", "trisc1_local_mem", "trisc2_local_mem"}
 _MAP = tuple(Region(n, b, s) for n, b, s in _tile.REGIONS if n not in _SKIP and not n.startswith("eth"))
 
+# STALLWAIT conditions as seed 002 lists them (from tt-llk's Blackhole p_stall):
+# 13 bits, a zero mask means 0x0F.
+STALLWAIT_CONDITIONS = (
+    (0, "busy", "scalar", "ThCon memory requests outstanding"),
+    (1, "busy", "unpack0", "Unpacker 0 busy"),
+    (2, "busy", "unpack1", "Unpacker 1 busy"),
+    (3, "busy", "pack0", "Packer busy"),
+    (4, "busy", "math", "Matrix Unit busy"),
+    (5, "src_not_owned", ("A", "unpack"), "SrcA bank not owned by the unpackers"),
+    (6, "src_not_owned", ("B", "unpack"), "SrcB bank not owned by the unpackers"),
+    (7, "src_not_owned", ("A", "math"), "SrcA bank not owned by the Matrix Unit"),
+    (8, "src_not_owned", ("B", "math"), "SrcB bank not owned by the Matrix Unit"),
+    (9, "busy_any", "mover", "Mover requests outstanding"),
+    (10, "riscv_pending", None, "RISC-V config/GPR request pending"),
+    (11, "busy", "sfpu", "Vector Unit busy"),
+    (12, "busy_any", "cfg", "Configuration Unit busy (any thread)"),
+)
+
 ARCH = ArchSpec(
     name="blackhole",
     riscv_arch_hint="bh",
@@ -38,4 +56,6 @@ ARCH = ArchSpec(
     address_map=_MAP,
     registers=_tile.REGISTERS,
     csrs=_CSRS,
+    stallwait_conditions=STALLWAIT_CONDITIONS,
+    stallwait_default=0x0F,
 )

@@ -46,6 +46,27 @@ _CSRS = {
     0xF14: ("mhartid", "hartid"),
 }
 
+# STALLWAIT condition mask (WormholeB0/TensixTile/TensixCoprocessor/STALLWAIT.md,
+# "Condition mask"): 15 bits; a zero mask means 0x7F. Seed 002 lists 13 bits with
+# default 0x0F: those are Blackhole's (see blackhole.py).
+STALLWAIT_CONDITIONS = (
+    (0, "busy", "scalar", "ThCon memory requests outstanding"),
+    (1, "busy", "unpack0", "Unpacker 0 busy"),
+    (2, "busy", "unpack1", "Unpacker 1 busy"),
+    (3, "busy", "pack0", "Packer 0 busy"),
+    (4, "busy", "pack1", "Packer 1 busy"),
+    (5, "busy", "pack2", "Packer 2 busy"),
+    (6, "busy", "pack3", "Packer 3 busy"),
+    (7, "busy", "math", "Matrix Unit busy"),
+    (8, "src_not_owned", ("A", "unpack"), "SrcA bank not owned by the unpackers"),
+    (9, "src_not_owned", ("B", "unpack"), "SrcB bank not owned by the unpackers"),
+    (10, "src_not_owned", ("A", "math"), "SrcA bank not owned by the Matrix Unit"),
+    (11, "src_not_owned", ("B", "math"), "SrcB bank not owned by the Matrix Unit"),
+    (12, "busy_any", "mover", "Mover requests outstanding"),
+    (13, "riscv_pending", None, "RISC-V config/GPR request pending"),
+    (14, "busy", "sfpu", "Vector Unit busy"),
+)
+
 ARCH = ArchSpec(
     name="wormhole_b0",
     riscv_arch_hint="wh",
@@ -59,4 +80,6 @@ ARCH = ArchSpec(
     address_map=_MAP,
     registers=_tile.REGISTERS,
     csrs=_CSRS,
+    stallwait_conditions=STALLWAIT_CONDITIONS,
+    stallwait_default=0x7F,
 )

@@ -1,76 +1,159 @@
-"""The Tensix coprocessor as the rest of the tile sees it.
+"""The Tensix coprocessor as the rest of the tile sees it: three threads' frontends,
+the backend units, and the MMIO windows RISC-V cores use to reach them.
 
-Instruction push routing follows tt-isa-documentation
-WormholeB0/TensixTile/BabyRISCV/PushTensixInstruction.md.
+Everything runs synchronously inside the step of the core that pushed an instruction:
+a push flows through its thread's frontend into the backend, and any state change
+(an issued instruction, a RISC-V semaphore write) re-evaluates the latched waits and
+lets held instructions of every thread move again, in a fixed thread order. The run
+loop also calls :meth:`step` once per round.
 """
 
 from __future__ import annotations
 
+from collections import deque
+
 from ..errors import GuestFault
-from ..mmio.router import Device
+from ..isa.table import get_table
+from .devices import MopCfgPort, PcBufPort, PushPort
+from .frontend.thread import TensixThread
+from .units.misc import MiscUnit
+from .units.sync import SyncUnit
+from .units.srcstate import SrcState
 
-
-class PushPort(Device):
-    """INSTRN_BUF_BASE / INSTRN1_BUF_BASE / INSTRN2_BUF_BASE: a 32-bit store pushes."""
-
-    def __init__(self, cop, name, index):
-        self.cop = cop
-        self.name = name
-        self.index = index  # 0, 1, 2 for inst, inst1, inst2
-
-    def read(self, core, addr, width):
-        raise GuestFault(f"load from the Tensix instruction push address 0x{addr:08x}")
-
-    def write(self, core, addr, width, value):
-        if width != 4:
-            raise GuestFault(f"{width}-byte store to the Tensix instruction push address 0x{addr:08x}")
-        return self.cop.push_from_core(core, addr, value, origin=f"mmio 0x{addr:08x}")
+PUSH_REGIONS = ("tensix_inst", "tensix_inst1", "tensix_inst2")
 
 
 class Coprocessor:
-    """Routes pushes to the three threads. Until the frontend lands, a thread records
-    and counts what it receives."""
-
     def __init__(self, tile):
         self.tile = tile
-        self.pushed = [[], [], []]  # per thread: (word, origin, after_mop)
-        self.push_bases = {}
+        self.arch = tile.arch
+        self.table = get_table(tile.arch.name)
+        self.threads = [TensixThread(self, i) for i in range(3)]
+        self.src = SrcState()
+        self.sync = SyncUnit(self)
+        self.units = [self.sync, MiscUnit(self)]
+        self.handlers = [None] * 256
+        impl = {}
+        for unit in self.units:
+            impl.update(unit.ops())
+        for spec in self.table:
+            self.handlers[spec.opcode] = impl.get(spec.mnemonic)
+        self.implemented = frozenset(m for m in impl if m in self.table.by_mnemonic)
+        self.prefer_after_release = None
+        self.pcbufs = [deque(), deque(), deque()]  # PCBuf[i]: RISCV B -> RISCV T_i
+        self.pcbuf_waiting = [False, False, False]  # RISCV T_i waits reading PCBuf[i]
+        self._pumping = False
+        self._again = False
 
     def attach(self, router):
-        for i, region in enumerate(("tensix_inst", "tensix_inst1", "tensix_inst2")):
-            router.attach(region, PushPort(self, region, i))
-            self.push_bases[i] = self.tile.arch.region(region).base
+        for i, region in enumerate(PUSH_REGIONS):
+            router.attach(region, PushPort(self, region))
+        router.attach("tensix_mop_cfg", MopCfgPort(self))
+        for i, region in enumerate(("tensix_pc_buf", "tensix_pc1_buf", "tensix_pc2_buf")):
+            router.attach(region, PcBufPort(self, region, i))
 
+    # -- instruction push --------------------------------------------------------------
     def route(self, core, addr):
-        """-> (thread, after_mop) for a push by ``core`` to ``addr``."""
-        index = (addr >> 16) & 0xF  # 0xFFE4xxxx -> 4, 0xFFE5xxxx -> 5, 0xFFE6xxxx -> 6
-        port = {4: 0, 5: 1, 6: 2}.get(index)
-        spec = self.tile.specs.get(core) if core else None
+        """-> (thread, after_mop) for a push by ``core`` (None: the host) to ``addr``."""
+        port = (addr >> 16) - 0xFFE4  # INSTRN_BUF_BASE, INSTRN1_BUF_BASE, INSTRN2_BUF_BASE
         if core is None or core == "brisc":
             return port, True  # BRISC (and the host) push after the MOP expander
-        if spec is None or not spec.can_push:
+        spec = self.tile.specs[core]
+        if not spec.can_push:
             raise GuestFault(f"{core} cannot push Tensix instructions (store to 0x{addr:08x})")
         if port != 0:
-            raise GuestFault(f"{core} stored to 0x{addr:08x}: only RISCV B may use INSTRN{port}_BUF_BASE; "
-                             "on hardware this hangs the core")
+            raise GuestFault(f"store to 0x{addr:08x}: only RISCV B may push through INSTRN{port}_BUF_BASE; "
+                             f"on hardware this store hangs {core}")
         return spec.tensix_thread, False
 
     def push_from_core(self, core, addr, word, origin):
         thread, after_mop = self.route(core, addr)
-        self.pushed[thread].append((word, origin, after_mop))
+        if not self.threads[thread].push(word, origin, after_mop):
+            return False
         self.tile.activity[0] = 1
+        self.kick()
         return True
 
-    def core_reset(self, core):
-        pass
+    # -- running ---------------------------------------------------------------------------
+    def kick(self) -> bool:
+        """Pump every thread until none moves. Re-entrant calls (a semaphore write from
+        inside a pump) just ask the outer loop for another pass."""
+        if self._pumping:
+            self._again = True
+            return False
+        self._pumping = True
+        moved_any = False
+        try:
+            while True:
+                self._again = False
+                moved = False
+                start = self.prefer_after_release or 0
+                self.prefer_after_release = None
+                for k in range(3):
+                    if self.threads[(start + k) % 3].pump():
+                        moved = True
+                moved_any |= moved
+                if not moved and not self._again:
+                    return moved_any
+        finally:
+            self._pumping = False
 
-    def step(self):
-        return False
+    def step(self) -> bool:
+        """Once per scheduler round: retry what waits at the gates."""
+        return self.kick()
+
+    def after_issue(self) -> None:
+        """An instruction executed: latched waits may be met now."""
+        for t in self.threads:
+            if t.gate.opcode is not None:
+                t.gate.refresh(self, t.index)
+
+    def state_changed(self) -> None:
+        """Something outside the threads (a RISC-V semaphore write) changed state."""
+        self.after_issue()
+        self.kick()
+
+    def core_reset(self, core) -> None:
+        spec = self.tile.specs.get(core)
+        if spec is not None and spec.tensix_thread is not None and core != "brisc":
+            self.threads[spec.tensix_thread].reset()
+
+    # -- busy / ownership interface (STALLWAIT conditions, TTSync) -------------------------
+    def condition(self, thread, kind, arg) -> bool:
+        """True while the condition says "keep waiting"."""
+        if kind == "busy":
+            return any(u.name == arg and u.busy(thread) for u in self.units)
+        if kind == "busy_any":
+            return any(u.name == arg and any(u.busy(t) for t in range(3)) for u in self.units)
+        if kind == "src_not_owned":
+            which, client = arg
+            return not self.src.owned_by(which, client)
+        if kind == "riscv_pending":
+            return False  # RISC-V accesses complete synchronously
+        raise ValueError(kind)
+
+    def any_unit_busy(self, thread) -> bool:
+        return any(u.busy(thread) for u in self.units)
+
+    # -- reporting -------------------------------------------------------------------------
+    def trace(self, thread, stage, word, detail):
+        tracer = self.tile.tracer
+        if tracer is not None:
+            tracer.tensix(thread, stage, word, self.table.disasm(word), detail)
+
+    def disasm_ttinsn(self, insn_word):
+        tw = ((insn_word >> 2) | (insn_word << 30)) & 0xFFFFFFFF
+        return self.table.disasm(tw)
 
     def blocked(self):
-        return []
+        """Hang diagnosis: one line per thread that holds an instruction."""
+        return [f"t{t.index} {t.held_reason}" for t in self.threads if t.held is not None]
 
-    def disasm_ttinsn(self, word):
-        """Text for a .ttinsn word in the RISC-V trace (until the decoder lands)."""
-        tw = ((word >> 2) | (word << 30)) & 0xFFFFFFFF
-        return f".ttinsn 0x{tw:08x}"
+    def summary(self):
+        out = {}
+        for t in self.threads:
+            core = f"trisc{t.index}"
+            hart = self.tile.harts.get(core)
+            out[f"t{t.index}"] = {"core_riscv": hart.steps if hart else 0, "pushed": t.pushed,
+                                  "issued": t.issued, "held_steps": t.held_steps}
+        return out

@@ -1,0 +1,70 @@
+"""Wait gate (one per thread): the latched STALLWAIT / SEMWAIT.
+
+tt-isa-documentation WormholeB0/TensixTile/TensixCoprocessor/STALLWAIT.md and
+SEMWAIT.md: the latched wait holds every instruction its block mask selects (as the
+instruction table says, ``InstrSpec.blocked_by``); once the first held instruction
+reaches the gate nothing behind it passes; the latch is forgotten as soon as every
+selected condition is met. The coprocessor re-evaluates latches after every issued
+instruction and every RISC-V semaphore access, which is how "re-evaluated every cycle"
+looks in a synchronous model.
+
+The condition bits are per-arch data (``ArchSpec.stallwait_conditions``): each bit
+names a kind and an argument that the coprocessor answers through its busy/ownership
+interface (:meth:`ttemu.tensix.coprocessor.Coprocessor.condition`).
+"""
+
+from __future__ import annotations
+
+STALL_ON_ZERO = 1
+STALL_ON_MAX = 2
+
+
+class WaitGate:
+    def __init__(self):
+        self.opcode = None  # None, "STALLWAIT" or "SEMWAIT"
+        self.block_mask = 0
+        self.cond_mask = 0
+        self.sem_mask = 0
+
+    def latch_stallwait(self, block_mask: int, cond_mask: int) -> None:
+        self.opcode = "STALLWAIT"
+        self.block_mask = block_mask
+        self.cond_mask = cond_mask
+        self.sem_mask = 0
+
+    def latch_semwait(self, block_mask: int, sem_mask: int, cond_mask: int) -> None:
+        self.opcode = "SEMWAIT"
+        self.block_mask = block_mask
+        self.cond_mask = cond_mask
+        self.sem_mask = sem_mask
+
+    def release(self) -> None:
+        self.opcode = None
+
+    def waiting(self, cop, thread) -> list:
+        """The selected conditions that still say "keep waiting" (empty: met)."""
+        if self.opcode == "SEMWAIT":
+            out = []
+            for i, sem in enumerate(cop.sync.semaphores):
+                if not (self.sem_mask >> i) & 1:
+                    continue
+                if self.cond_mask & STALL_ON_ZERO and sem.value == 0:
+                    out.append(f"sem{i} STALL_ON_ZERO (value {sem.value}, max {sem.max})")
+                if self.cond_mask & STALL_ON_MAX and sem.value >= sem.max:
+                    out.append(f"sem{i} STALL_ON_MAX (value {sem.value}, max {sem.max})")
+            return out
+        if self.opcode == "STALLWAIT":
+            out = []
+            for bit, kind, arg, label in cop.arch.stallwait_conditions:
+                if (self.cond_mask >> bit) & 1 and cop.condition(thread, kind, arg):
+                    out.append(f"C{bit} {label}")
+            return out
+        return []
+
+    def refresh(self, cop, thread) -> None:
+        """Forget the latched wait if its conditions are all met now."""
+        if self.opcode is not None and not self.waiting(cop, thread):
+            self.opcode = None
+
+    def describe(self, cop, thread) -> str:
+        return f"{self.opcode} " + ", ".join(self.waiting(cop, thread))

@@ -1,0 +1,159 @@
+"""One Tensix thread's frontend: FIFO -> MOP expander -> replay expander -> wait gate.
+
+Items flowing through are ``(word, origin)`` pairs; ``origin`` says where the word
+came from (``.ttinsn pc 0x...``, ``mmio 0xffe40000``, ``mop``, ``replay``) for traces
+and error messages.
+
+Instructions pushed by the thread's own TRISC enter before the MOP expander; BRISC's
+pushes enter after it (tt-isa-documentation WormholeB0/TensixTile/BabyRISCV/
+PushTensixInstruction.md). Each queue holds 32 entries; a push into a full queue is
+refused (the pushing core stalls and retries). An instruction counts as pushed once
+it is queued.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+
+from ...errors import GuestFault, UndefinedBehaviour, Unimplemented
+from .gate import WaitGate
+from .mop import MOP_CFG_OPCODE, MOP_OPCODE, MopExpander
+from .replay import REPLAY_OPCODE, ReplayExpander
+
+FIFO_DEPTH = 32
+
+
+class TensixThread:
+    def __init__(self, cop, index: int):
+        self.cop = cop
+        self.index = index
+        self.fifo = deque()  # before the MOP expander (this thread's TRISC)
+        self.mid = deque()  # after the MOP expander (BRISC's pushes)
+        self.mop = MopExpander()
+        self.replay = ReplayExpander()
+        self.gate = WaitGate()
+        self.held = None  # (word, origin) waiting at the gate
+        self.held_reason = None
+        self.held_since = None
+        # statistics
+        self.pushed = 0
+        self.issued = 0
+        self.held_steps = 0
+
+    # -- state queries -------------------------------------------------------------
+    def idle(self) -> bool:
+        """Nothing queued, expanding, replaying or held (TTSync CoprocessorDoneCheck)."""
+        return (not self.fifo and not self.mid and self.mop.active is None and not self.replay.play_left
+                and self.held is None and not self.cop.any_unit_busy(self.index))
+
+    def mop_done(self) -> bool:
+        """No MOP queued before the expander and none expanding (MOPExpanderDoneCheck)."""
+        return self.mop.active is None and not any(w >> 24 == MOP_OPCODE for w, _ in self.fifo)
+
+    # -- input ---------------------------------------------------------------------
+    def push(self, word: int, origin: str, after_mop: bool) -> bool:
+        queue = self.mid if after_mop else self.fifo
+        if len(queue) >= FIFO_DEPTH:
+            self.cop.tile.last_stall = (f"stalled pushing at pc {{pc}}: T{self.index} FIFO full ({FIFO_DEPTH})")
+            return False
+        queue.append((word, origin))
+        self.pushed += 1
+        self.cop.trace(self.index, "push", word, origin)
+        return True
+
+    def reset(self) -> None:
+        """Soft reset of this thread's TRISC: FIFO and MOP expander contents are
+        discarded (WormholeB0/TensixTile/SoftReset.md)."""
+        self.fifo.clear()
+        self.mop.reset()
+
+    # -- the pipeline ----------------------------------------------------------------
+    def _from_mop(self):
+        """Next item leaving the MOP expander (or BRISC's post-MOP queue)."""
+        mop = self.mop
+        while True:
+            if mop.active is not None:
+                word = next(mop.active, None)
+                if word is not None:
+                    self.cop.trace(self.index, "mop", word, "")
+                    return (word, "mop")
+                mop.active = None
+            if self.mid:
+                return self.mid.popleft()
+            if not self.fifo:
+                return None
+            item = self.fifo.popleft()
+            opcode = item[0] >> 24
+            if opcode == MOP_CFG_OPCODE:
+                mop.mop_cfg(item[0])
+            elif opcode == MOP_OPCODE:
+                mop.start(item[0])
+            else:
+                return item
+
+    def _next(self):
+        """Next item arriving at the wait gate, or None if nothing is available."""
+        replay = self.replay
+        while True:
+            item = replay.playback()
+            if item is not None:
+                self.cop.trace(self.index, "replay", item[0], "")
+                return item
+            item = self._from_mop()
+            if item is None:
+                return None
+            item = replay.take(item)
+            if item is not None:
+                return item
+
+    def pump(self) -> bool:
+        """Move instructions through the gate into the backend until the gate holds
+        one or the input runs dry. Returns True if anything moved."""
+        cop = self.cop
+        table = cop.table
+        moved = False
+        while True:
+            item = self.held
+            if item is None:
+                item = self._next()
+                if item is None:
+                    return moved
+                moved = True
+            word = item[0]
+            spec, fields = table.decode(word)
+            if spec is None:
+                raise GuestFault(f"t{self.index}: 0x{word:08x} (pushed by {item[1]}) is not a Tensix instruction")
+            gate = self.gate
+            if gate.opcode is not None and spec.blocked_by(gate.block_mask):
+                gate.refresh(cop, self.index)
+                if gate.opcode is not None:
+                    self._hold(item, f"held at {gate.describe(cop, self.index)}: {table.disasm(word)} waits")
+                    return moved
+            if spec.unit == "frontend":
+                raise UndefinedBehaviour(f"t{self.index}: {spec.mnemonic} 0x{word:08x} reached the wait gate "
+                                         f"(from {item[1]}); a replayed sequence cannot contain MOP or MOP_CFG")
+            handler = cop.handlers[spec.opcode]
+            if handler is None:
+                raise Unimplemented(f"t{self.index}: {table.disasm(word)} (pushed by {item[1]}): "
+                                    f"{spec.mnemonic} is not implemented by the {spec.unit} unit yet")
+            result = handler(self, **fields)
+            if result is not None:
+                self._hold(item, f"held at {spec.unit} unit: {table.disasm(word)} waits for {result.reason}")
+                return moved
+            self._issued(item, spec)
+            moved = True
+            cop.after_issue()
+
+    def _hold(self, item, reason):
+        if self.held is None:
+            self.held_since = self.cop.tile.steps
+        self.held = item
+        self.held_reason = reason
+
+    def _issued(self, item, spec):
+        if self.held is not None:
+            self.held_steps += self.cop.tile.steps - self.held_since
+            self.held = None
+            self.held_reason = None
+        self.issued += 1
+        self.cop.trace(self.index, "issue", item[0], f"-> {spec.unit}")

@@ -1,0 +1,17 @@
+"""Miscellaneous Unit (tt-isa-documentation
+WormholeB0/TensixTile/TensixCoprocessor/MiscellaneousUnit.md). NOP lives here."""
+
+from __future__ import annotations
+
+from . import Unit, op
+
+
+class MiscUnit(Unit):
+    name = "misc"
+
+    def __init__(self, cop):
+        self.cop = cop
+
+    @op
+    def NOP(self, t):
+        return None
