@@ -21,7 +21,6 @@ from .mmio.router import RegisterBank, Router
 from .riscv import csr as csrmod
 from .riscv.hart import HALTED, RESET, RUNNING, Hart
 from .riscv.translate import EXIT_HALT, EXIT_STALL, Translator, div, rem
-from .tensix.config import ConfigSpace
 from .tensix.coprocessor import Coprocessor
 
 _BIG = 1 << 60
@@ -73,9 +72,6 @@ class Tile:
         dbg = a.region("riscv_debug_regs")
         self.debug_regs = DebugRegs(self, dbg, a.registers.get("riscv_debug_regs", []))
         self.router.attach(dbg.name, self.debug_regs)
-        cfg = a.region("tensix_cfg")
-        self.config = ConfigSpace(cfg.base, a.cfg_bank_words, a.thread_cfg_words, a.cfg_global_base)
-        self.router.attach(cfg.name, self.config)
         self.tensix = Coprocessor(self)
         self.tensix.attach(self.router)
         self.mailboxes = Mailboxes(self)

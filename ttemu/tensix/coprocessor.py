@@ -16,9 +16,21 @@ from ..errors import GuestFault
 from ..isa.table import get_table
 from .devices import MopCfgPort, PcBufPort, PushPort
 from .frontend.thread import TensixThread
+from .regs.adc import ADCs
+from .regs.config import ConfigSpace
+from .regs.dst import Dst
+from .regs.gpr import GPRs
+from .regs.rwc import RWCs
+from .regs.src import SrcState
+from .units.cfg import ConfigUnit
+from .units.math import MatrixUnit
 from .units.misc import MiscUnit
+from .units.mover import Mover
+from .units.pack import Packers
+from .units.scalar import ScalarUnit
+from .units.sfpu import VectorUnit
 from .units.sync import SyncUnit
-from .units.srcstate import SrcState
+from .units.unpack import Unpackers
 
 PUSH_REGIONS = ("tensix_inst", "tensix_inst1", "tensix_inst2")
 
@@ -29,9 +41,25 @@ class Coprocessor:
         self.arch = tile.arch
         self.table = get_table(tile.arch.name)
         self.threads = [TensixThread(self, i) for i in range(3)]
+        # shared backend state
+        self.config = ConfigSpace(tile.arch, tile.arch.region("tensix_cfg").base)
+        self.gprs = GPRs(tile, tile.arch.region("tensix_regfile").base)
+        self.adcs = ADCs()
+        self.rwcs = RWCs(self.config)
+        self.dst = Dst()
         self.src = SrcState()
+        # backend units
         self.sync = SyncUnit(self)
-        self.units = [self.sync, MiscUnit(self)]
+        self.misc = MiscUnit(self)
+        self.scalar = ScalarUnit(self)
+        self.cfgu = ConfigUnit(self)
+        self.unpack = Unpackers(self)
+        self.math = MatrixUnit(self)
+        self.sfpu = VectorUnit(self)
+        self.pack = Packers(self)
+        self.mover = Mover(self)
+        self.units = [self.sync, self.misc, self.scalar, self.cfgu, self.unpack, self.math, self.sfpu,
+                      self.pack, self.mover]
         self.handlers = [None] * 256
         impl = {}
         for unit in self.units:
@@ -49,6 +77,8 @@ class Coprocessor:
         for i, region in enumerate(PUSH_REGIONS):
             router.attach(region, PushPort(self, region))
         router.attach("tensix_mop_cfg", MopCfgPort(self))
+        router.attach("tensix_cfg", self.config)
+        router.attach("tensix_regfile", self.gprs)
         for i, region in enumerate(("tensix_pc_buf", "tensix_pc1_buf", "tensix_pc2_buf")):
             router.attach(region, PcBufPort(self, region, i))
 

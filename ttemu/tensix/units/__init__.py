@@ -44,3 +44,18 @@ class Unit:
         """Has an instruction of ``thread`` in flight (STALLWAIT busy conditions).
         Units here complete instructions as they issue, so by default: no."""
         return False
+
+
+def pending(arch_name: str) -> frozenset:
+    """Every instruction explicitly listed as not implemented (all units)."""
+    import importlib
+
+    out = set()
+    for mod in ("sync", "misc", "scalar", "cfg", "unpack", "math", "sfpu", "pack", "mover"):
+        m = importlib.import_module(f"{__name__}.{mod}")
+        out |= m.PENDING
+        if arch_name == "blackhole":
+            out |= getattr(m, "PENDING_BLACKHOLE", frozenset())
+    if arch_name == "blackhole":
+        out.add("RESOURCEDECL")
+    return frozenset(out)

@@ -6,6 +6,12 @@ from __future__ import annotations
 from . import Unit, op
 
 
+#: Instructions of this unit not implemented yet (each stops a run as unimplemented).
+PENDING = frozenset({
+    'ADDRCRXY', 'ADDRCRZW', 'INCADCXY', 'INCADCZW', 'SETADC', 'SETADCXX', 'SETADCXY', 'SETADCZW',
+    'SETDVALID'
+})
+
 class MiscUnit(Unit):
     name = "misc"
 

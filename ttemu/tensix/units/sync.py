@@ -11,6 +11,14 @@ from dataclasses import dataclass
 from ...errors import UndefinedBehaviour
 from . import Unit, Wait, op
 
+#: Instructions of this unit not implemented yet (each stops a run as unimplemented).
+PENDING = frozenset()
+#: Blackhole-only instructions of this unit, not implemented.
+PENDING_BLACKHOLE = frozenset({
+    'STREAMWAIT'
+})
+
+
 #: Mutex indices that exist (SyncUnit.md: index 0 and 2..7; 1 and >7 wait forever).
 MUTEXES = (0, 2, 3, 4, 5, 6, 7)
 

@@ -1,0 +1,127 @@
+"""Tensix backend configuration: ``Config[2][CFG_STATE_SIZE*4]`` (thread-agnostic,
+two banks) and ``ThreadConfig[3][THD_STATE_SIZE]`` (16-bit, per thread).
+
+tt-isa-documentation WormholeB0/TensixTile/TensixCoprocessor/BackendConfiguration.md.
+RISC-V sees both at TENSIX_CFG_BASE: Config bank 0, Config bank 1, then ThreadConfig
+entries of 16 bytes each (a 16-bit value and padding). RISC-V may read with any load
+width but write only ``Config`` and only with ``sw``. Writes to words at or above
+GLOBAL_CFGREG_BASE_ADDR32 land in both banks.
+
+Field names, word indices, shifts and widths come from the arch's generated table
+(``ttemu/arch/tables/<arch>_cfg.py``, from ttsim's tensix_regs.json).
+"""
+
+from __future__ import annotations
+
+import importlib
+
+import numpy as np
+
+from ...errors import GuestFault
+from ...mmio.router import Device
+
+
+def field_tables(arch_name: str):
+    mod = importlib.import_module(f"ttemu.arch.tables.{arch_name}_cfg")
+    return mod.CFG, mod.THREAD_CFG
+
+
+class ConfigSpace(Device):
+    name = "tensix_cfg"
+
+    def __init__(self, arch, base):
+        self.base = base
+        self.bank_words = arch.cfg_bank_words
+        self.thread_words = arch.thread_cfg_words
+        self.global_base = arch.cfg_global_base
+        self.fields, self.thread_fields = field_tables(arch.name)
+        self.cfg = np.zeros((2, self.bank_words), dtype=np.uint32)
+        self.thread_cfg = np.zeros((3, self.thread_words), dtype=np.uint16)
+        self.thread_base = base + 8 * self.bank_words
+        self.end = self.thread_base + 3 * self.thread_words * 16
+        self.listeners = []  # callables(bank, index, value) after a Config word write
+
+    # -- Config (thread-agnostic) --------------------------------------------------------
+    def word(self, index: int, bank: int = 0) -> int:
+        return int(self.cfg[bank, index])
+
+    def write_word(self, bank: int, index: int, value: int) -> None:
+        """A write from WRCFG / RMWCIB / REG2FLOP / RISC-V ``sw``."""
+        value &= 0xFFFFFFFF
+        if index >= self.global_base:
+            self.cfg[:, index] = value
+        else:
+            self.cfg[bank, index] = value
+        for fn in self.listeners:
+            fn(bank, index, value)
+
+    def get(self, name: str, bank: int = 0) -> int:
+        """``Config[bank].Field``."""
+        index, shift, width = self.fields[name]
+        return (int(self.cfg[bank, index]) >> shift) & ((1 << width) - 1)
+
+    def set(self, name: str, value: int, bank: int = 0) -> None:
+        index, shift, width = self.fields[name]
+        mask = ((1 << width) - 1) << shift
+        old = int(self.cfg[bank, index])
+        self.write_word(bank, index, (old & ~mask) | ((value << shift) & mask))
+
+    def bank_of(self, thread: int) -> int:
+        """The Config bank a thread uses: ThreadConfig[thread].CFG_STATE_ID_StateID."""
+        return self.thread_get(thread, "CFG_STATE_ID_StateID")
+
+    def tget(self, thread: int, name: str) -> int:
+        """``Config[bank of thread].Field``: what most instructions read."""
+        return self.get(name, self.bank_of(thread))
+
+    # -- ThreadConfig (per thread) -------------------------------------------------------
+    def thread_get(self, thread: int, name: str) -> int:
+        index, shift, width = self.thread_fields[name]
+        return (int(self.thread_cfg[thread, index]) >> shift) & ((1 << width) - 1)
+
+    def thread_set_word(self, thread: int, index: int, value: int) -> None:
+        """SETC16."""
+        self.thread_cfg[thread, index] = value & 0xFFFF
+
+    # -- RISC-V view --------------------------------------------------------------------
+    def read(self, core, addr, width):
+        if addr < self.thread_base:
+            off = addr - self.base
+            word = int(self.cfg.reshape(-1)[off >> 2])
+            return (word >> ((off & 3) * 8)) & ((1 << (8 * width)) - 1)
+        if addr < self.end:
+            entry, within = divmod(addr - self.thread_base, 16)
+            t, idx = divmod(entry, self.thread_words)
+            if within >= 2:
+                return 0  # padding
+            return (int(self.thread_cfg[t, idx]) >> (8 * within)) & ((1 << (8 * width)) - 1)
+        raise GuestFault(f"read of {width} bytes at 0x{addr:08x}: beyond the Tensix configuration space")
+
+    def write(self, core, addr, width, value):
+        if width != 4:
+            raise GuestFault(f"{width}-byte store to Tensix configuration at 0x{addr:08x}: "
+                             "only sw may write Config")
+        if addr >= self.thread_base:
+            raise GuestFault(f"store to 0x{addr:08x}: RISC-V cannot write ThreadConfig (push SETC16)")
+        off = (addr - self.base) >> 2
+        self.write_word(off // self.bank_words, off % self.bank_words, value)
+        return True
+
+    # -- dumps ----------------------------------------------------------------------------
+    def nonzero_fields(self):
+        """[(space, name, value)] for every non-zero field, in index order:
+        space is "cfg0", "cfg1" or "thread0".."thread2"."""
+        out = []
+        items = sorted(self.fields.items(), key=lambda kv: kv[1])
+        for bank in (0, 1):
+            for name, (index, shift, width) in items:
+                v = (int(self.cfg[bank, index]) >> shift) & ((1 << width) - 1)
+                if v:
+                    out.append((f"cfg{bank}", name, v))
+        titems = sorted(self.thread_fields.items(), key=lambda kv: kv[1])
+        for t in range(3):
+            for name, (index, shift, width) in titems:
+                v = (int(self.thread_cfg[t, index]) >> shift) & ((1 << width) - 1)
+                if v:
+                    out.append((f"thread{t}", name, v))
+        return out
