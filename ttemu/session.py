@@ -123,9 +123,15 @@ class Session:
                 tile.tracer.close()
                 if trace_out is not sys.stdout:
                     trace_out.close()
-        dumped = self._do_dumps(tile, dumps, dump_l1)
+        dumped = self._do_dumps(tile, dumps, dump_l1) + self._tensix_dumps(tile)
         if o.summary:
-            self._summary(tile, result, dumped)
+            self._summary(tile, result, [d["json"] for d in dumped])
+        if not o.as_json:
+            for d in dumped:
+                if d["text"]:
+                    self.out.write(d["text"] + "\n")
+        for w in tile.warnings:
+            sys.stderr.write(f"ttemu: warning: {w}\n")
         return result.exit_code
 
     # -- dumps ---------------------------------------------------------------------
@@ -151,27 +157,49 @@ class Session:
         return addr, n, core
 
     def _do_dumps(self, tile, dumps, dump_l1):
+        """-> [{"text": human text or "", "json": summary entry}]; writes dump files."""
         out = []
         for loc, path in dumps:
             core, rest = split_core(loc)
             addr_s, len_s = rest.rsplit(":", 1)
             addr, n, c2 = self._range(tile, (f"{core}:" if core else "") + addr_s, len_s, "--dump")
             data = tile.read(addr, n, c2)
+            text = ""
             if path == "-":
-                self.out.write(dumpmod.hexdump(addr, data) + "\n")
+                text = dumpmod.hexdump(addr, data)
             else:
                 with open(path, "wb") as f:
                     f.write(data)
-            out.append({"addr": addr, "len": n, "file": path})
+            out.append({"text": text, "json": {"kind": "raw", "addr": addr, "len": n, "file": path}})
         for addr_s, len_s, fmt in dump_l1:
             addr, n, core = self._range(tile, addr_s, len_s, "--dump-l1")
             data = tile.read(addr, n, core)
-            cells = dumpmod.cells(data, fmt)
-            if not self.o.as_json:
-                self.out.write(f"{fmt} dump of 0x{addr:08x} ({n} bytes):\n")
-                self.out.write(dumpmod.text(addr, data, fmt) + "\n")
-            out.append({"addr": addr, "len": n, "format": fmt, "values": cells})
+            text = f"{fmt} dump of 0x{addr:08x} ({n} bytes):\n" + dumpmod.text(addr, data, fmt)
+            out.append({"text": text, "json": {"kind": "l1", "addr": addr, "len": n, "format": fmt,
+                                                "values": dumpmod.cells(data, fmt)}})
         return out
+
+    def _tensix_dumps(self, tile):
+        """--dump-dst / --dump-src / --dump-gpr / --dump-cfg."""
+        o = self.o
+        reports = []
+        if o.dump_dst is not None:
+            from .tensix.dump_dst import dst_report
+
+            reports.append(("dst", dst_report(tile, o.dump_dst, o.dst_format)))
+        if o.dump_src:
+            from .tensix.dump_dst import src_report
+
+            reports.append(("src", src_report(tile, o.dst_format)))
+        if o.dump_gpr:
+            from .tensix.dump_regs import gpr_report
+
+            reports.append(("gpr", gpr_report(tile)))
+        if o.dump_cfg:
+            from .tensix.dump_regs import cfg_report
+
+            reports.append(("cfg", cfg_report(tile)))
+        return [{"text": text, "json": {"kind": kind, "data": data}} for kind, (text, data) in reports]
 
     # -- summary -------------------------------------------------------------------
     def _cores_json(self, tile):
@@ -214,7 +242,7 @@ class Session:
         print_table(("core", "state", "pc", "steps", "where"), rows, self.out)
         for line in result.blocked:
             self.out.write(f"  blocked: {line}\n")
-        if result.tensix:
+        if any(v.get("pushed") for v in result.tensix.values()):
             trows = [(t, *vals.values()) for t, vals in result.tensix.items()]
             heads = ("thread",) + tuple(next(iter(result.tensix.values())).keys())
             print_table(heads, trows, self.out)
