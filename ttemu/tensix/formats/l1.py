@@ -25,6 +25,7 @@ __all__ = [
     "decode_l1",
     "encode_l1",
     "expand_exponents",
+    "exponents_for",
     "bfp_to_bf16",
     "bfp_to_fp16",
 ]
@@ -43,7 +44,8 @@ def as_bytes(buf) -> np.ndarray:
 
 
 def read_datums(buf, fmt: DataFormat, count: int, first: int = 0) -> np.ndarray:
-    """Extract ``count`` raw datums of ``fmt`` from a datum section.
+    """Extract ``count`` raw datums of ``fmt`` from a datum section, bits read
+    least-significant first as ``ReadL1Bytes`` does (UNPACR_Regular.md).
 
     Datum ``first`` is the first one returned.  For BFP formats ``buf`` is the
     datum section only (see :func:`decode_l1` for whole tiles); the results
@@ -69,7 +71,8 @@ def read_datums(buf, fmt: DataFormat, count: int, first: int = 0) -> np.ndarray:
 
 
 def write_datums(datums, fmt: DataFormat) -> np.ndarray:
-    """Raw datums -> datum-section bytes (inverse of :func:`read_datums`).
+    """Raw datums -> datum-section bytes (inverse of :func:`read_datums`; the
+    bit order of ``ReadL1Bytes``, UNPACR_Regular.md).
 
     Sub-byte formats are packed least-significant first; a partial last byte
     is zero-padded.  Bits above the datum width raise ValueError.
@@ -90,6 +93,8 @@ def write_datums(datums, fmt: DataFormat) -> np.ndarray:
 def decode_l1(buf, fmt: DataFormat, count: int = 1024) -> tuple[np.ndarray, np.ndarray | None]:
     """L1 bytes of ``count`` datums -> (raw datums uint32, exponents uint8 or None).
 
+    Layout per UNPACR_Regular.md (exponent section, then datums).
+
     For BFP formats, the buffer starts with the exponent section
     (:func:`~ttemu.tensix.formats.codes.exponent_section_bytes`) and the
     exponents returned are one per group of 16 datums.
@@ -105,7 +110,9 @@ def decode_l1(buf, fmt: DataFormat, count: int = 1024) -> tuple[np.ndarray, np.n
 
 
 def encode_l1(datums, fmt: DataFormat, exps=None) -> np.ndarray:
-    """Raw datums (+ group exponents for BFP) -> L1 bytes; inverse of :func:`decode_l1`.
+    """Raw datums (+ group exponents for BFP) -> L1 bytes; inverse of :func:`decode_l1`
+    (Packers/FormatConversion.md "Final L1 output format": a separate exponent
+    stream, one byte per 16 datums, ahead of the datums).
 
     The exponent section is zero-padded to a multiple of 16 bytes.
     """
@@ -129,13 +136,28 @@ def encode_l1(datums, fmt: DataFormat, exps=None) -> np.ndarray:
 
 
 def expand_exponents(exps, count: int) -> np.ndarray:
-    """Per-group (or already per-datum) exponents -> one exponent per datum (uint32)."""
+    """Per-group (or already per-datum) exponents -> one exponent per datum (uint32);
+    16 datums share an exponent (FloatBitPatterns.md#bfp)."""
     e = u32(exps).reshape(-1)
     if e.size == count:
         return e
     if e.size == -(-count // BFP_GROUP):
         return np.repeat(e, BFP_GROUP)[:count]
     raise ValueError(f"{e.size} exponents do not fit {count} datums")
+
+
+def exponents_for(exp_section, first: int, count: int) -> np.ndarray:
+    """Shared exponent of each of datums ``first .. first+count-1`` (uint32).
+
+    The unpacker advances its exponent address by 1/16 byte per datum from
+    ``FirstDatum / 16`` (UNPACR_Regular.md), so datum ``i`` of the tile uses
+    exponent byte ``i // 16`` wherever the read starts.
+    """
+    e = as_bytes(exp_section) if not isinstance(exp_section, np.ndarray) else np.asarray(exp_section).reshape(-1)
+    idx = (int(first) + np.arange(int(count))) // BFP_GROUP
+    if count and idx[-1] >= e.size:
+        raise ValueError("exponent section too short")
+    return e[idx].astype(U32)
 
 
 def _bfp_normalise(datums, exps, fmt: DataFormat):

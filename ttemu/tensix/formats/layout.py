@@ -18,7 +18,7 @@ U32 = np.uint32
 
 
 def u32(x) -> np.ndarray:
-    """Raw bit patterns as uint32 (signed inputs wrap modulo 2**32)."""
+    """Raw bit patterns as uint32 (signed inputs wrap modulo 2**32). Helper, no doc page."""
     a = np.asarray(x)
     if a.dtype == np.uint32:
         return a
@@ -92,7 +92,7 @@ def dst32_split(dst32) -> tuple[np.ndarray, np.ndarray]:
 
 
 def dst32_join(hi, lo) -> np.ndarray:
-    """Inverse of :func:`dst32_split`."""
+    """Inverse of :func:`dst32_split` (Dst.md)."""
     return ((u32(hi) & 0xFFFF) << 16) | (u32(lo) & 0xFFFF)
 
 
@@ -111,7 +111,8 @@ def src_from_tf32(tf32_19) -> np.ndarray:
 
 
 def src_to_tf32(src) -> np.ndarray:
-    """Src layout -> 19-bit IEEE-order TF32; inverse of :func:`src_from_tf32`."""
+    """Src layout -> 19-bit IEEE-order TF32; inverse of :func:`src_from_tf32`
+    (SrcASrcB.md TF32 layout)."""
     x = u32(src)
     return (x & 0x40000) | ((x & 0xFF) << 10) | ((x >> 8) & 0x3FF)
 
@@ -125,19 +126,19 @@ def src_from_bf16(bf16) -> np.ndarray:
 
 
 def src_from_fp16(fp16) -> np.ndarray:
-    """IEEE-layout FP16 -> Src FP16 (sign, man10, 000, exp5). ``WriteSrcFP16``."""
+    """IEEE-layout FP16 -> Src FP16 (sign, man10, 000, exp5). ``WriteSrcFP16`` (UNPACR_Regular.md)."""
     x = u32(fp16)
     return src_from_tf32(((x & 0x8000) << 3) | (x & 0x7FFF))
 
 
 def src_to_fp16(src) -> np.ndarray:
-    """Src FP16 -> IEEE-layout FP16 (takes the low five exponent bits)."""
+    """Src FP16 -> IEEE-layout FP16 (takes the low five exponent bits; SrcASrcB.md FP16 layout)."""
     x = u32(src)
     return ((x >> 3) & 0x8000) | ((x & 0x1F) << 10) | ((x >> 8) & 0x3FF)
 
 
 def src_to_bf16(src) -> np.ndarray:
-    """Src BF16/TF32 -> IEEE-layout BF16 (drops the low three mantissa bits)."""
+    """Src BF16/TF32 -> IEEE-layout BF16 (drops the low three mantissa bits; SrcASrcB.md BF16 layout)."""
     return src_to_tf32(src) >> 3
 
 

@@ -1,0 +1,90 @@
+"""Rounding shared by the packer conversions.
+
+The packer page (Packers/FormatConversion.md) states round-to-nearest with
+ties *away from zero* (not ties-to-even, which is the IEEE/numpy default and
+what several host-side libraries do), or stochastic rounding with a hardware
+bias it does not specify exactly.  We model both with the comparator
+SFPSTOCHRND.md spells out: the discarded bits, scaled to a 23-bit fraction,
+are compared ``>=`` with a threshold, which is ``0x400000`` (one half) for
+deterministic rounding and ``random & 0x7fffff`` for stochastic rounding.
+The ``>=`` makes ties go away from zero and reproduces the documented
+stochastic bias (including rounding up a value with no discarded bits when
+the random value is zero).  That the packer uses this exact comparator is an
+assumption.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...errors import UndefinedBehaviour
+from .layout import U32, u32
+
+__all__ = ["round_up_mask", "round_fp32_mantissa", "round_fp16_mantissa"]
+
+
+
+
+def _random23(random, n: int):
+    if random is None:
+        return np.uint64(0x400000)
+    r = u32(random).reshape(-1)
+    if r.size != n:
+        raise ValueError(f"random array has {r.size} values, need {n}")
+    return (r & 0x7FFFFF).astype(np.uint64)
+
+
+def round_up_mask(discarded, nbits, random=None) -> np.ndarray:
+    """Whether to add one unit after dropping ``nbits`` low bits whose value was
+    ``discarded`` (< 2**nbits, nbits <= 41 or the value fits in 8 bits).
+
+    Deterministic (``random is None``): ties away from zero.  Stochastic:
+    ``random`` is a uint32 array, one value per element, of which the low 23
+    bits are used.  See the module docstring for the model (SFPSTOCHRND.md).
+    """
+    d = np.asarray(discarded).astype(np.uint64).reshape(-1)
+    nb = np.minimum(np.asarray(nbits, dtype=np.int64), 63).astype(np.uint64)
+    frac23 = (d << np.uint64(23)) >> nb
+    return frac23 >= _random23(random, d.size)
+
+
+def round_fp32_mantissa(fp32, keep: int, random=None) -> np.ndarray:
+    """Early-conversion rounding to an 8-bit-exponent type with ``keep``
+    mantissa bits (10: TF32, 7: BF16, 6: E8M6), result in FP32 layout.
+
+    Packers/FormatConversion.md, "Rounding": denormals flush to zero, minus
+    zero becomes plus zero, NaN becomes infinity (sign kept, as SFPSTOCHRND
+    does), infinity stays; a mantissa carry propagates into the exponent
+    (so the largest finite values may round to infinity).
+    """
+    x = u32(fp32).reshape(-1)
+    drop = 23 - keep
+    exp = (x >> 23) & 0xFF
+    low = x & U32((1 << drop) - 1)
+    up = round_up_mask(low, drop, random).astype(U32)
+    out = (x - low) + (up << U32(drop))
+    out = np.where(exp == 0, U32(0), out)
+    out = np.where(exp == 255, x & U32(0xFF800000), out)
+    return out.astype(U32)
+
+
+def round_fp16_mantissa(fp16, keep: int, random=None) -> np.ndarray:
+    """Early-conversion rounding of Tensix FP16 (IEEE FP16 layout, no
+    NaN/Inf) to ``keep`` mantissa bits (10: FP16, 6: E5M6).
+
+    Exponent zero (denormals, either zero) becomes +0.  A carry out of
+    exponent 31 is not described by the docs: raises UndefinedBehaviour.
+    """
+    x = u32(fp16).reshape(-1) & 0xFFFF
+    drop = 10 - keep
+    exp = (x >> 10) & 0x1F
+    low = x & U32((1 << drop) - 1)
+    up = round_up_mask(low, drop, random).astype(U32)
+    mag = (x & 0x7FFF) - low + (up << U32(drop))
+    bad = (mag > 0x7FFF) & (exp != 0)
+    if np.any(bad):
+        i = int(np.argmax(bad))
+        raise UndefinedBehaviour(
+            f"packer rounding FP16 0x{int(x[i]):04x} to {keep} mantissa bits carries past exponent 31"
+        )
+    return np.where(exp == 0, U32(0), (x & 0x8000) | mag).astype(U32)
