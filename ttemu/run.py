@@ -20,9 +20,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .errors import TtemuError
 from .riscv.hart import HALTED, RESET, RUNNING
-from .riscv.translate import EXIT_HALT, EXIT_STALL, MAX_BLOCK
+from .riscv.translate import EXIT_HALT, EXIT_RESUME, EXIT_SYNC, MAX_BLOCK
 
 DEFAULT_MAX_STEPS = 1_000_000_000
 DEFAULT_IDLE_STEPS = 2_000_000
@@ -57,8 +56,8 @@ class RunResult:
 
 
 def _run_blocks(tile, hart, budget, exact):
-    """Run ``hart`` for up to ``budget`` instructions (exactly, when ``exact``).
-    Returns retired instructions."""
+    """Run ``hart`` for up to ``budget`` instructions (exactly, when ``exact``),
+    adding what retires to ``hart.steps`` and ``tile.steps``."""
     blocks = hart.blocks
     translate = tile.translators[hart.name].translate
     pc = hart.pc
@@ -66,7 +65,7 @@ def _run_blocks(tile, hart, budget, exact):
     hart.stall = None
     lim = budget - MAX_BLOCK if exact else budget
     try:
-        while n < lim:
+        while True:
             try:
                 while n < lim:
                     f, c = blocks[pc]
@@ -76,49 +75,79 @@ def _run_blocks(tile, hart, budget, exact):
                 if pc in blocks:
                     raise
                 blocks[pc] = translate(pc)
-        if pc < 0:
+                continue
+            if pc >= 0:
+                break
+            kind = pc
             n += hart.exit_delta - _BIG
-            return _special(hart, pc, n)
+            pc = hart.exit_pc
+            if kind == EXIT_RESUME:
+                continue
+            if kind == EXIT_SYNC:  # bring the counters up to date for a CSR access
+                hart.steps += n
+                tile.steps += n
+                budget -= n
+                lim -= n
+                n = 0
+                hart.synced = pc
+                continue
+            if kind == EXIT_HALT:
+                hart.state = HALTED
+            hart.pc = pc
+            return n
         hart.pc = pc
         if exact and n < budget:
-            n += _run_single(tile, hart, budget - n, None)
+            return n + _run_single(tile, hart, budget - n, None)
         return n
-    except TtemuError:
+    finally:
         hart.steps += n
-        raise
-
-
-def _special(hart, kind, n):
-    hart.pc = hart.exit_pc
-    if kind == EXIT_HALT:
-        hart.state = HALTED
-    return n
+        tile.steps += n
 
 
 def _run_single(tile, hart, budget, tracer):
-    """One instruction per step: exact step limits and tracing."""
+    """One instruction per step (exact step limits and tracing); adds what retires
+    to ``hart.steps`` and ``tile.steps``."""
     single = hart.single
     translate = tile.translators[hart.name].translate
     pc = hart.pc
     n = 0
-    while n < budget:
-        entry = single.get(pc)
-        if entry is None:
-            entry = single[pc] = translate(pc, 1)
-        mark = tracer.mark() if tracer else 0
-        npc = entry[0]()
-        if npc < 0:
-            retired = hart.exit_delta + 1  # 1 for halt, 0 for a stall
-            if retired and tracer:
+    try:
+        while n < budget:
+            entry = single.get(pc)
+            if entry is None:
+                entry = single[pc] = translate(pc, 1)
+            mark = tracer.mark() if tracer else 0
+            npc = entry[0]()
+            if npc < 0:
+                kind = npc
+                npc = hart.exit_pc
+                if kind == EXIT_SYNC:
+                    hart.steps += n
+                    tile.steps += n
+                    budget -= n
+                    n = 0
+                    hart.synced = npc
+                    continue
+                retired = hart.exit_delta + 1  # the instruction's own count, after correction
+                if retired and tracer:
+                    tracer.riscv(mark, hart, pc)
+                n += retired
+                if kind == EXIT_RESUME:
+                    pc = npc
+                    continue
+                if kind == EXIT_HALT:
+                    hart.state = HALTED
+                hart.pc = npc
+                return n
+            if tracer:
                 tracer.riscv(mark, hart, pc)
-            n += retired
-            return _special(hart, npc, n)
-        if tracer:
-            tracer.riscv(mark, hart, pc)
-        n += 1
-        pc = npc
-    hart.pc = pc
-    return n
+            n += 1
+            pc = npc
+        hart.pc = pc
+        return n
+    finally:
+        hart.steps += n
+        tile.steps += n
 
 
 def run(tile, *, max_steps=None, until=(), idle_steps=None) -> RunResult:
@@ -150,17 +179,12 @@ def run(tile, *, max_steps=None, until=(), idle_steps=None) -> RunResult:
             if left <= 0:
                 break
             budget = min(tile.quantum, left)
-            try:
-                if tracer is not None:
-                    n = _run_single(tile, hart, budget, tracer)
-                else:
-                    n = _run_blocks(tile, hart, budget, exact=budget == left)
-            except TtemuError:
-                tile.steps = sum(h.steps for h in harts)
-                raise
-            hart.steps += n
-            tile.steps += n
-            if n:
+            before = hart.steps
+            if tracer is not None:
+                _run_single(tile, hart, budget, tracer)
+            else:
+                _run_blocks(tile, hart, budget, exact=left - budget < MAX_BLOCK)
+            if hart.steps != before:
                 progress = True
             if until and holds():
                 return done("until")

@@ -20,7 +20,7 @@ from .mmio.mailbox import Mailboxes
 from .mmio.router import RegisterBank, Router
 from .riscv import csr as csrmod
 from .riscv.hart import HALTED, RESET, RUNNING, Hart
-from .riscv.translate import EXIT_HALT, EXIT_STALL, Translator, div, rem
+from .riscv.translate import EXIT_CODES, Translator, div, rem
 from .tensix.coprocessor import Coprocessor
 
 _BIG = 1 << 60
@@ -54,8 +54,8 @@ class Tile:
         self.iram: dict[str, bytearray] = {}
         for spec in a.cores:
             hart = Hart(spec.name, CORE_IDS[spec.name], bytearray(spec.local_size))
-            hart.blocks[EXIT_HALT] = (lambda: EXIT_HALT, _BIG)
-            hart.blocks[EXIT_STALL] = (lambda: EXIT_STALL, _BIG)
+            for code in EXIT_CODES:
+                hart.blocks[code] = (lambda code=code: code, _BIG)
             self.harts[spec.name] = hart
             if spec.iram:
                 self.iram[spec.name] = bytearray(spec.iram[1])
@@ -189,7 +189,7 @@ class Tile:
             "lm": hart.local, "lw": memoryview(hart.local).cast("I"), "lh": memoryview(hart.local).cast("H"),
             "ic": self.is_code, "ACT": self.activity,
             "LD": LD, "ST": ST, "TT": TT, "EX": EX, "ILL": ILL, "ECALL": ECALL, "EBREAK": EBREAK,
-            "MISJ": MISJ, "SMC": SMC, "CSR": CSR, "DIV": div, "REM": rem,
+            "MISJ": MISJ, "SMC": SMC, "CSR": CSR, "DIV": div, "REM": rem, "HART": hart,
         }
 
         words = self.l1_words

@@ -33,6 +33,7 @@ class Hart:
     # written by a block's special exit: (kind, pc, count correction)
     exit_pc: int = 0
     exit_delta: int = 0
+    synced: int = -1  # pc of a CSR block whose step counts the run loop just brought up to date
     tensix_pushed: int = 0
     csr_scratch: dict = field(default_factory=dict)
 

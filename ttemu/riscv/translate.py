@@ -29,7 +29,9 @@ from __future__ import annotations
 M32 = 0xFFFFFFFF
 EXIT_HALT = -1  # parked in jal x0, 0
 EXIT_STALL = -2  # an access was not ready; retry at exit_pc
-EXIT_CODES = (EXIT_HALT, EXIT_STALL)
+EXIT_RESUME = -3  # ended early (a store hit translated code); carry on at exit_pc
+EXIT_SYNC = -4  # a CSR block asks the run loop to bring the step counts up to date first
+EXIT_CODES = (EXIT_HALT, EXIT_STALL, EXIT_RESUME, EXIT_SYNC)
 MAX_BLOCK = 64
 
 
@@ -217,7 +219,7 @@ class Translator:
             c.append(f"    {l1}")
             c.append("    if ic[_a >> 2]:")
             c.append("        SMC(_a)")
-            c.append(f"        {{WB}}return {npc}")
+            c.append(f"        {{WB}}return EX({EXIT_RESUME}, {npc}, {k + 1 - count})")
             c.append(f"elif {self.LB} <= _a < {self.LE}{al}: {lo}")
             c.append(f"elif not ST(_a, {width}, {B}, {pc}):")
             c.append(f"    {{WB}}return EX({EXIT_STALL}, {pc}, {k - count})")
@@ -275,6 +277,9 @@ class Translator:
                     src = A
                     reads(rs1)
                 ins.kind = "csr"
+                if k == 0 and count:
+                    c.append(f"if HART.synced != {pc}: return EX({EXIT_SYNC}, {pc}, {-count})")
+                    c.append("HART.synced = -1")
                 write_flag = 1 if (f3 & 3) == 1 or rs1 != 0 else 0
                 tgt = D if rd else "_v"
                 if rd:
@@ -294,6 +299,8 @@ class Translator:
             if word is None:
                 break
             probe = self.decode(pc, word, 0, 0)
+            if probe.kind == "csr" and pcs:
+                break  # a CSR access starts its own block (so its counters are exact)
             pcs.append(pc)
             words.append(word)
             if probe.term or len(pcs) >= max_len:

@@ -1,0 +1,146 @@
+#!/usr/bin/env python3
+"""Build ttemu's firmware: every ``firmware/<prog>/<core>.c`` (or ``.S``) becomes
+``firmware/build/<prog>/<core>.elf``.
+
+    python scripts/build_firmware.py            # build everything
+    python scripts/build_firmware.py hello      # only these programs
+    python scripts/build_firmware.py --check    # rebuild into a temp dir; exit 1 if
+                                                # any committed ELF differs
+
+Each ELF is crt0 (firmware/common/crt0.S) plus the core's source, linked with
+firmware/common/<core>.ld (layout: firmware/common/sections.ld). Include path:
+firmware/common (tile.h), firmware/include (generated Tensix encoders), and the
+program's own directory.
+
+The output is byte-reproducible for a given compiler: the compiler runs from the
+repository root on relative paths, file prefixes are mapped to ``.``, there is no
+debug info, no build id and no .comment section, and the environment is pinned
+(LC_ALL=C, SOURCE_DATE_EPOCH=0). ``--check`` therefore only makes sense with the
+toolchain the committed ELFs were built with (riscv64-unknown-elf-gcc 12.2 from
+Debian 12 at the time of writing).
+
+Exit codes: 0 ok, 1 check found differences (or a build failed), 2 no compiler.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import pathlib
+import shutil
+import subprocess
+import sys
+import tempfile
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+FIRMWARE = pathlib.Path("firmware")  # relative to ROOT: paths in commands stay fixed
+COMMON = FIRMWARE / "common"
+BUILD = FIRMWARE / "build"
+NOT_PROGRAMS = {"common", "include", "build"}
+CORES = ("brisc", "trisc0", "trisc1", "trisc2", "ncrisc")
+CC = "riscv64-unknown-elf-gcc"
+
+CFLAGS = [
+    "-march=rv32im", "-mabi=ilp32", "-O2",
+    "-nostdlib", "-nostartfiles", "-ffreestanding",
+    "-msmall-data-limit=0",  # no gp-relative data: crt0 does not set gp
+    "-fno-tree-loop-distribute-patterns",  # no calls to memset/memcpy (there is no libc)
+    "-Wall", "-Wextra",
+    # reproducibility
+    "-g0", "-fno-ident", "-ffile-prefix-map={root}=.", "-Wl,--build-id=none",
+]
+
+
+def find_sources(programs=None):
+    """-> [(prog, core, source path relative to ROOT)], sorted."""
+    out = []
+    for prog_dir in sorted((ROOT / FIRMWARE).iterdir()):
+        prog = prog_dir.name
+        if not prog_dir.is_dir() or prog in NOT_PROGRAMS or prog.startswith("."):
+            continue
+        if programs and prog not in programs:
+            continue
+        for core in CORES:
+            found = [prog_dir / f"{core}{ext}" for ext in (".c", ".S") if (prog_dir / f"{core}{ext}").exists()]
+            if len(found) > 1:
+                raise SystemExit(f"build_firmware: {prog}: both {core}.c and {core}.S")
+            if found:
+                out.append((prog, core, found[0].relative_to(ROOT)))
+    if programs:
+        missing = set(programs) - {p for p, _, _ in out}
+        if missing:
+            raise SystemExit(f"build_firmware: no such program(s): {', '.join(sorted(missing))}")
+    return out
+
+
+def command(cc, prog, core, src, out):
+    flags = [f.format(root=ROOT) for f in CFLAGS]
+    return [cc, *flags,
+            f"-I{COMMON}", f"-I{FIRMWARE / 'include'}", f"-I{FIRMWARE / prog}",
+            f"-L{COMMON}", f"-T{COMMON / (core + '.ld')}",
+            str(COMMON / "crt0.S"), str(src), "-o", str(out)]
+
+
+def build(cc, out_root: pathlib.Path, programs=None, verbose=False) -> list[pathlib.Path]:
+    """Build into ``out_root/<prog>/<core>.elf`` (out_root absolute or relative to
+    ROOT). Returns the outputs relative to out_root."""
+    env = dict(os.environ, LC_ALL="C", LANG="C", SOURCE_DATE_EPOCH="0")
+    built = []
+    for prog, core, src in find_sources(programs):
+        rel = pathlib.Path(prog) / f"{core}.elf"
+        out = out_root / rel
+        (ROOT / out).parent.mkdir(parents=True, exist_ok=True)
+        cmd = command(cc, prog, core, src, out)
+        if verbose:
+            print(" ".join(cmd))
+        proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True)
+        if proc.returncode:
+            sys.stderr.write(proc.stdout + proc.stderr)
+            raise SystemExit(f"build_firmware: {src}: compiler failed (exit {proc.returncode})")
+        built.append(rel)
+    return built
+
+
+def check(cc, programs=None) -> int:
+    with tempfile.TemporaryDirectory(prefix="ttemu-fw-") as tmp:
+        tmp = pathlib.Path(tmp)
+        built = build(cc, tmp, programs)
+        bad = []
+        for rel in built:
+            committed = ROOT / BUILD / rel
+            if not committed.exists():
+                bad.append(f"{BUILD / rel}: missing (not built/committed)")
+            elif committed.read_bytes() != (tmp / rel).read_bytes():
+                bad.append(f"{BUILD / rel}: differs from a fresh build")
+        if not programs:
+            fresh = set(built)
+            for path in sorted((ROOT / BUILD).rglob("*.elf")) if (ROOT / BUILD).exists() else []:
+                rel = path.relative_to(ROOT / BUILD)
+                if rel not in fresh:
+                    bad.append(f"{BUILD / rel}: no source for it any more")
+    for line in bad:
+        print(line)
+    print(f"build_firmware --check: {len(built)} ELF(s), {len(bad)} problem(s)")
+    return 1 if bad else 0
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("programs", nargs="*", help="program directories under firmware/ (default: all)")
+    ap.add_argument("--check", action="store_true", help="rebuild into a temp dir and compare with firmware/build")
+    ap.add_argument("--cc", default=CC, help=f"compiler (default {CC})")
+    ap.add_argument("-v", "--verbose", action="store_true", help="print the compiler commands")
+    args = ap.parse_args(argv)
+    if shutil.which(args.cc) is None:
+        print(f"build_firmware: {args.cc} not found", file=sys.stderr)
+        return 2
+    if args.check:
+        return check(args.cc, args.programs)
+    built = build(args.cc, BUILD, args.programs, args.verbose)
+    for rel in built:
+        print(BUILD / rel)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
