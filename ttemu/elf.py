@@ -85,6 +85,15 @@ def read_elf(path: str) -> ElfImage:
         raise ElfError(f"{name}: 64-bit ELF; expected ELF32 for an RV32 core")
     if raw[5] != 1:
         raise ElfError(f"{name}: big-endian ELF; expected little-endian")
+    import struct
+
+    phoff, shoff = struct.unpack_from("<II", raw, 28)
+    phentsize, phnum, shentsize, shnum = struct.unpack_from("<HHHH", raw, 42)
+    for what, off, count, size in (("program headers", phoff, phnum, phentsize),
+                                   ("section headers", shoff, shnum, shentsize)):
+        if count and off + count * size > len(raw):
+            raise ElfError(f"{name}: truncated: {what} end at byte {off + count * size}, "
+                           f"the file has {len(raw)}")
     try:
         ef = ELFFile(io.BytesIO(raw))
         machine = ef.header["e_machine"]

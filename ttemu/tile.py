@@ -68,7 +68,9 @@ class Tile:
         a = self.arch
         for region in a.address_map:
             if region.name in a.registers and region.name != "riscv_debug_regs":
-                self.router.attach(region.name, RegisterBank(region.name, region.base, a.registers[region.name]))
+                writable = not region.name.startswith("noc")
+                self.router.attach(region.name, RegisterBank(region.name, region.base, a.registers[region.name],
+                                                             writable))
         dbg = a.region("riscv_debug_regs")
         self.debug_regs = DebugRegs(self, dbg, a.registers.get("riscv_debug_regs", []))
         self.router.attach(dbg.name, self.debug_regs)

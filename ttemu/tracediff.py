@@ -16,13 +16,15 @@ from .arch import CORE_IDS
 
 
 def is_trace_pair(a, b):
-    def is_text(p):
+    """Two positional arguments mean "compare" unless one of them is an ELF; a missing
+    file then makes the comparison fail with exit 2, like diff(1)."""
+    def is_elf(p):
         if not os.path.isfile(p):
             return False
         with open(p, "rb") as f:
-            return f.read(4) != b"\x7fELF"
+            return f.read(4) == b"\x7fELF"
 
-    return is_text(a) and is_text(b)
+    return not is_elf(a) and not is_elf(b) and (os.path.isfile(a) or os.path.isfile(b))
 
 
 def line_filter(only=None, stage=None):

@@ -30,12 +30,15 @@ class RegisterBank(Device):
     ``rw``/``ro`` registers read back their value (reset value, or 0 if the source
     gives none); ``wo`` registers store but read as a fault; registers the source
     marks unsupported, and offsets it does not list, stop the run as unimplemented.
+    A bank built with ``writable=False`` (the NoC and its overlay: transfers are not
+    modelled) refuses every write as unimplemented rather than storing it silently.
     Subclasses hook individual registers through ``hooks``: offset -> (read, write).
     """
 
-    def __init__(self, name, base, regs):
+    def __init__(self, name, base, regs, writable=True):
         self.name = name
         self.base = base
+        self.writable = writable  # False: registers with side effects the model lacks (NoC)
         self.regs = {off: (rname, rw, unsup) for off, rname, rw, reset, unsup in regs}
         self.values = {off: (reset or 0) for off, rname, rw, reset, unsup in regs}
         self.hooks = {}
@@ -64,7 +67,7 @@ class RegisterBank(Device):
         if hook is not None:
             return hook[1](core, addr, value)
         reg = self.regs.get(off)
-        if reg is None or reg[2]:
+        if reg is None or reg[2] or not self.writable:
             raise Unimplemented(f"write of 0x{value:x} to {self.name} register {self._label(off)} "
                                 f"at 0x{addr:08x} is not modelled")
         if reg[1] == "ro":
