@@ -1,0 +1,47 @@
+"""ELF placement rules (README.md "The tile model"; docs/llk-test-protocol.md §1.5)."""
+
+import pytest
+
+from mkelf import write_elf
+from progs import word
+from tensix_harness import make, push_word
+from ttemu import Tile, Unimplemented
+
+
+def test_local_segment_also_staged_at_loader_init_start(tmp_path):
+    local = bytes(range(1, 33))
+    elf = write_elf(tmp_path / "trisc0.elf", [(0x6000, bytes.fromhex("6f000000")), (0xFFB00010, local)],
+                    0x6000, {"__loader_init_start": 0x9000})
+    tile = Tile()
+    tile.load_elf(elf)
+    assert tile.read(0xFFB00010, 32, "trisc0") == local
+    assert tile.read(0x9010, 32) == local  # staged at __loader_init_start + 0x10
+
+
+def test_nobits_holes_are_not_written_and_may_coincide(tmp_path):
+    """Each tt-llk ELF reserves the runtime-arguments block as a NOBITS hole: loading
+    must neither zero what the host put there nor call two such holes an overlap."""
+    tile = Tile()
+    tile.write_u32(0x20000, 0x1234)
+    for core, base in (("trisc0", 0x6000), ("trisc1", 0xA000)):
+        elf = write_elf(tmp_path / f"{core}.elf", [(base, bytes.fromhex("6f000000")), (0x20000, b"", 0x400)], base)
+        tile.load_elf(elf)
+    assert tile.read_u32(0x20000) == 0x1234
+
+
+def test_lone_elf_starts_at_its_entry_point(tmp_path):
+    code = bytes.fromhex("13000000") * 4 + bytes.fromhex("6f000000")
+    elf = write_elf(tmp_path / "prog.elf", [(0x4000, code)], 0x4010)
+    tile = Tile()
+    tile.load_elf(elf, start_at_entry=True)
+    tile.release(["brisc"])
+    res = tile.run(max_steps=100)
+    assert res.outcome == "halted" and res.steps == 1 and res.cores["brisc"].pc == 0x4010
+
+
+def test_unimplemented_tensix_instruction_names_itself():
+    """CONV3S1 has no page in the ISA documentation: it stays unimplemented, and a run
+    that reaches it stops (exit 6) naming it, the thread and where it came from."""
+    tile, issue = make()
+    with pytest.raises(Unimplemented, match=r"t1: ttconv3s1 .*\(pushed by test\): CONV3S1 is not implemented"):
+        push_word(tile, 1, word("CONV3S1"))
