@@ -92,6 +92,12 @@ def run_options(fn):
         click.option("--dump-cfg", is_flag=True, help="Non-zero Tensix configuration fields by name."),
         click.option("--trace-stages", default=None, metavar="STAGES",
                      help="Tensix trace stages: comma list of push, mop, replay, issue (default push,issue)."),
+        click.option("--expect", "expects", multiple=True, metavar="ADDR:FMT[:RxC]=FILE",
+                     help="Compare tiles in L1 after the run with FILE (.npy numbers, or raw L1 bytes); "
+                          "exit 7 on mismatch."),
+        click.option("--atol", type=float, default=None, help="Absolute tolerance for --expect / manifest checks."),
+        click.option("--rtol", type=float, default=None, help="Relative tolerance for --expect / manifest checks."),
+        click.option("--seed", type=int, default=None, help="Seed for a manifest's generated inputs."),
         click.option("--json", "as_json", is_flag=True, help="Machine-readable run summary on stdout."),
         click.option("--quantum", type=int, default=None, hidden=True),
         click.option("--debug", is_flag=True, help="Show Python tracebacks for errors."),

@@ -51,6 +51,14 @@ class Session:
         o = self.o
         core_elfs = self._core_elfs()
         positional = list(o.elfs)
+        man = self.manifest = None
+        if len(positional) == 1 and positional[0].endswith(".toml"):
+            from . import manifest
+
+            man = self.manifest = manifest.load(positional[0], o.seed)
+            positional = []
+            given = {c for c, _ in core_elfs}
+            core_elfs = [(c, p) for c, p in man.cores if c not in given] + core_elfs
         if not core_elfs and not positional:
             raise UsageError("no ELF given (ttemu run [OPTIONS] ELF... or --core NAME=ELF)")
         for path in positional + [p for _, p in core_elfs]:
@@ -58,13 +66,19 @@ class Session:
                 from .errors import BadInput
 
                 raise BadInput(f"{path}: no such file")
-        arch = o.arch or detect_arch(positional + [p for _, p in core_elfs])
+        arch = o.arch or (man.arch if man else None) or detect_arch(positional + [p for _, p in core_elfs])
         tile = Tile(arch, **({"quantum": o.quantum} if o.quantum else {}))
         for name, path in core_elfs:
             tile.load_elf(path, core=name)
         lone = len(positional) == 1 and not core_elfs
         for path in positional:
             tile.load_elf(path, start_at_entry=lone)
+        if man:
+            for inp in man.inputs:
+                addr = tile.symbol(inp.addr) if isinstance(inp.addr, str) else inp.addr
+                tile.write(addr, inp.data)
+            for addr, value, core in man.writes:
+                tile.write_u32(tile.symbol(addr) if isinstance(addr, str) else addr, value, core)
         for spec in o.loads:
             addr_s, path = _pair(spec, "--load")
             addr, core = parse_addr(addr_s, tile, "--load")
@@ -82,6 +96,8 @@ class Session:
             tile.write_u32(addr, _int(value_s, "--write"), core)
         if o.release is not None:
             names = [n.strip() for n in o.release.split(",") if n.strip()]
+        elif man and man.release is not None:
+            names = man.release
         else:
             names = tile.default_release()
         tile.release(names)
@@ -89,6 +105,9 @@ class Session:
 
     def until_conditions(self, tile):
         conds = []
+        if self.manifest:
+            for addr, value, core in self.manifest.until:
+                conds.append((tile.symbol(addr) if isinstance(addr, str) else addr, value, core))
         for spec in self.o.untils:
             addr_s, value_s = _pair(spec, "--until")
             addr, core = parse_addr(addr_s, tile, "--until")
@@ -98,20 +117,25 @@ class Session:
     # -- running -------------------------------------------------------------------
     def execute(self) -> int:
         o = self.o
-        dumps = [self._parse_dump(d) for d in o.dumps]
-        dump_l1 = [self._parse_dump_l1(d) for d in o.dump_l1]
         tile = self.build()
+        man = self.manifest
+        dumps = [self._parse_dump(d) for d in (man.dumps if man else []) + list(o.dumps)]
+        dump_l1 = [self._parse_dump_l1(d) for d in (man.dump_l1 if man else []) + list(o.dump_l1)]
         until = self.until_conditions(tile)
+        expects = self._expectations(tile)
+        trace_file = o.trace_file or (man.trace if man else None)
+        max_steps = o.max_steps if o.max_steps is not None else (man.max_steps if man else None)
+        idle_steps = o.idle_steps if o.idle_steps is not None else (man.idle_steps if man else None)
         trace_out = None
-        if o.trace_file:
+        if trace_file:
             from .trace import Tracer
 
-            trace_out = sys.stdout if o.trace_file == "-" else open(o.trace_file, "w")
+            trace_out = sys.stdout if trace_file == "-" else open(trace_file, "w")
             stages = ("push", "issue") if not o.trace_stages else tuple(
                 s.strip() for s in o.trace_stages.split(",") if s.strip())
             tile.tracer = Tracer(trace_out, tile, stages)
         try:
-            result = tile.run(max_steps=o.max_steps, until=until, idle_steps=o.idle_steps)
+            result = tile.run(max_steps=max_steps, until=until, idle_steps=idle_steps)
         except TtemuError as e:
             if o.as_json and o.summary:
                 json.dump({"outcome": "error", "exit_code": e.exit_code, "category": e.category,
@@ -124,15 +148,54 @@ class Session:
                 if trace_out is not sys.stdout:
                     trace_out.close()
         dumped = self._do_dumps(tile, dumps, dump_l1) + self._tensix_dumps(tile)
+        checks = self._check(tile, expects)
+        exit_code = result.exit_code
+        if exit_code == 0 and any(not c.ok for _, c in checks):
+            exit_code = 7
         if o.summary:
-            self._summary(tile, result, [d["json"] for d in dumped])
+            self._summary(tile, result, [d["json"] for d in dumped], checks, exit_code)
         if not o.as_json:
             for d in dumped:
                 if d["text"]:
                     self.out.write(d["text"] + "\n")
+        for name, c in checks:
+            if not c.ok:
+                self.out.write(c.text() + "\n")
         for w in tile.warnings:
             sys.stderr.write(f"ttemu: warning: {w}\n")
-        return result.exit_code
+        return exit_code
+
+    # -- expected outputs ------------------------------------------------------------
+    def _expectations(self, tile):
+        """-> [(name, addr, fmt, shape, expected, atol, rtol)] from the manifest and --expect."""
+        from . import manifest
+
+        o = self.o
+        out = []
+        for e in (self.manifest.expects if self.manifest else []):
+            addr = tile.symbol(e.addr) if isinstance(e.addr, str) else e.addr
+            atol = o.atol if o.atol is not None else e.atol
+            rtol = o.rtol if o.rtol is not None else e.rtol
+            out.append((e.name, addr, e.format, e.shape, e.expected, atol, rtol))
+        for k, text in enumerate(o.expects):
+            addr_s, fmt, shape, path = manifest.parse_expect_option(text)
+            addr, _ = parse_addr(addr_s, tile, "--expect")
+            expected, shape = manifest.load_expected(path, fmt, shape)
+            atol, rtol = manifest._tolerance(fmt, {})
+            out.append((f"expect{k}", addr, fmt, shape, expected,
+                        o.atol if o.atol is not None else atol, o.rtol if o.rtol is not None else rtol))
+        return out
+
+    def _check(self, tile, expects):
+        from . import tiles
+        from .expect import compare
+
+        checks = []
+        for name, addr, fmt, shape, expected, atol, rtol in expects:
+            data = tile.read(addr, tiles.nbytes(fmt, shape))
+            actual = tiles.decode(data, fmt, shape)
+            checks.append((name, compare(actual, expected, atol, rtol, f"{name} at 0x{addr:x} ({fmt})")))
+        return checks
 
     # -- dumps ---------------------------------------------------------------------
     def _parse_dump(self, text):
@@ -211,19 +274,25 @@ class Session:
                            "symbol": tile.symbolize(h.name, h.pc), "waiting_on": h.stall}
         return res
 
-    def _summary(self, tile, result, dumped):
+    def _summary(self, tile, result, dumped, checks=(), exit_code=None):
         from .ui import print_table
 
         o = self.o
         if o.as_json:
             doc = {
-                "outcome": result.outcome, "exit_code": result.exit_code, "steps": result.steps,
+                "outcome": result.outcome, "exit_code": result.exit_code if exit_code is None else exit_code,
+                "steps": result.steps,
                 "detail": result.detail, "arch": tile.arch.name,
                 "cores": {n: {"state": c.state, "pc": c.pc, "steps": c.steps, "symbol": c.symbol,
                               "waiting_on": c.waiting_on}
                           for n, c in result.cores.items() if c.state != "reset" or n in tile.images},
                 "blocked": result.blocked, "tensix": result.tensix, "dumps": dumped,
+                "expect": [{"name": n, "ok": c.ok, "mismatched": c.mismatched, "total": c.total,
+                            "max_abs_error": c.max_abs, "max_rel_error": c.max_rel} for n, c in checks],
             }
+            if self.manifest is not None:
+                doc["manifest"] = self.manifest.name
+                doc["seed"] = self.manifest.seed
             json.dump(doc, sys.stdout, indent=1)
             sys.stdout.write("\n")
             return
@@ -242,6 +311,9 @@ class Session:
         print_table(("core", "state", "pc", "steps", "where"), rows, self.out)
         for line in result.blocked:
             self.out.write(f"  blocked: {line}\n")
+        for name, c in checks:
+            verdict = "ok" if c.ok else f"MISMATCH ({c.mismatched} of {c.total})"
+            self.out.write(f"  expect {name}: {verdict}; max abs error {c.max_abs:.3g}, max rel error {c.max_rel:.3g}\n")
         if any(v.get("pushed") for v in result.tensix.values()):
             trows = [(t, *vals.values()) for t, vals in result.tensix.items()]
             heads = ("thread",) + tuple(next(iter(result.tensix.values())).keys())

@@ -1,0 +1,268 @@
+"""Run manifests: a TOML file describing a kernel set and its check.
+
+    ttemu run path/to/kernel.toml [OPTIONS]
+
+The schema is documented in README.md ("Manifests"). Paths inside a manifest are
+relative to the manifest's directory. Command-line options override the manifest's
+values (``--max-steps``, ``--idle-steps``, ``--release``, ``--arch``, ``--seed``...);
+``--until``, ``--write``, ``--load`` and dumps add to it.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import tiles
+from .errors import BadInput, UsageError
+
+CORES = ("brisc", "trisc0", "trisc1", "trisc2", "ncrisc")
+TOP_KEYS = {"name", "description", "arch", "release", "max_steps", "idle_steps", "seed", "cores", "input",
+            "write", "until", "expect", "dump_l1", "dump", "trace"}
+GENERATORS = ("uniform", "normal", "randint", "arange", "ones", "zeros", "identity")
+
+
+@dataclass
+class Input:
+    name: str
+    addr: int
+    format: str
+    shape: tuple
+    data: bytes
+    values: np.ndarray  # what the kernel sees (after conversion to the format), float64
+
+
+@dataclass
+class Expect:
+    name: str
+    addr: int
+    format: str
+    shape: tuple
+    expected: np.ndarray
+    atol: float
+    rtol: float
+
+
+@dataclass
+class Manifest:
+    path: str
+    name: str
+    arch: str | None = None
+    cores: list = field(default_factory=list)  # [(core, path)]
+    release: list | None = None
+    max_steps: int | None = None
+    idle_steps: int | None = None
+    seed: int = 0
+    inputs: list = field(default_factory=list)
+    writes: list = field(default_factory=list)  # (addr or symbol, value, core)
+    until: list = field(default_factory=list)  # (addr or symbol, value, core)
+    expects: list = field(default_factory=list)
+    dump_l1: list = field(default_factory=list)
+    dumps: list = field(default_factory=list)
+    trace: str | None = None
+    raw: dict = field(default_factory=dict, repr=False)
+
+
+def _where(path, what):
+    return f"{os.path.basename(path)}: {what}"
+
+
+def _int(v, path, what):
+    if isinstance(v, bool):
+        raise BadInput(_where(path, f"{what} must be a number"))
+    if isinstance(v, int):
+        return v
+    if isinstance(v, str):
+        try:
+            return int(v, 0)
+        except ValueError:
+            return v  # a symbol name, resolved once the ELFs are loaded
+    raise BadInput(_where(path, f"{what} must be a number or a symbol name, not {v!r}"))
+
+
+def _shape(v, path, what):
+    if not (isinstance(v, list) and len(v) == 2 and all(isinstance(x, int) for x in v)):
+        raise BadInput(_where(path, f"{what}.shape must be [rows, cols]"))
+    if v[0] % 32 or v[1] % 32 or v[0] <= 0 or v[1] <= 0:
+        raise BadInput(_where(path, f"{what}.shape {v}: rows and cols must be positive multiples of 32"))
+    return tuple(v)
+
+
+def generate(spec, shape, seed):
+    """Generate input numbers (float64) from a manifest input spec."""
+    kind = spec.get("generate", "uniform")
+    rng = np.random.default_rng(seed)
+    lo, hi = spec.get("range", [-1.0, 1.0])
+    if kind == "uniform":
+        return rng.uniform(lo, hi, shape)
+    if kind == "normal":
+        return rng.normal(lo, hi, shape)
+    if kind == "randint":
+        return rng.integers(int(lo), int(hi), shape, endpoint=True).astype(np.float64)
+    if kind == "arange":
+        return np.arange(shape[0] * shape[1], dtype=np.float64).reshape(shape) * spec.get("step", 1.0) + lo
+    if kind == "ones":
+        return np.ones(shape)
+    if kind == "zeros":
+        return np.zeros(shape)
+    if kind == "identity":
+        return np.eye(shape[0], shape[1])
+    raise ValueError(kind)
+
+
+def load(path: str, seed_override: int | None = None) -> Manifest:
+    try:
+        with open(path, "rb") as f:
+            doc = tomllib.load(f)
+    except FileNotFoundError:
+        raise BadInput(f"{path}: no such file") from None
+    except tomllib.TOMLDecodeError as e:
+        raise BadInput(f"{path}: not valid TOML ({e})") from None
+    unknown = set(doc) - TOP_KEYS
+    if unknown:
+        raise BadInput(_where(path, f"unknown key(s) {', '.join(sorted(unknown))} "
+                                    f"(allowed: {', '.join(sorted(TOP_KEYS))})"))
+    base = os.path.dirname(os.path.abspath(path))
+
+    def rel(p):
+        return p if os.path.isabs(p) else os.path.normpath(os.path.join(base, p))
+
+    m = Manifest(path=path, name=doc.get("name", os.path.splitext(os.path.basename(path))[0]), raw=doc)
+    m.arch = doc.get("arch")
+    m.seed = int(doc.get("seed", 0)) if seed_override is None else seed_override
+    cores = doc.get("cores", {})
+    if not isinstance(cores, dict) or not cores:
+        raise BadInput(_where(path, "[cores] must map core names to ELF paths"))
+    for core, elf in cores.items():
+        if core not in CORES:
+            raise BadInput(_where(path, f"[cores]: unknown core {core!r} (one of {', '.join(CORES)})"))
+        m.cores.append((core, rel(elf)))
+    if "release" in doc:
+        rel_ = doc["release"]
+        m.release = [rel_] if isinstance(rel_, str) else list(rel_)
+    m.max_steps = doc.get("max_steps")
+    m.idle_steps = doc.get("idle_steps")
+    m.trace = rel(doc["trace"]) if "trace" in doc else None
+    m.dump_l1 = list(doc.get("dump_l1", []))
+    m.dumps = list(doc.get("dump", []))
+
+    named = {}
+    for k, spec in enumerate(doc.get("input", [])):
+        what = f"input[{k}]"
+        name = spec.get("name", f"in{k}")
+        fmt = spec.get("format")
+        if fmt is None:
+            raise BadInput(_where(path, f"{what}: format is required"))
+        tiles.data_format(fmt)
+        addr = _int(spec.get("addr"), path, f"{what}.addr")
+        if "file" in spec:
+            with open(rel(spec["file"]), "rb") as f:
+                data = f.read()
+            shape = _shape(spec["shape"], path, what) if "shape" in spec else None
+            values = tiles.decode(data, fmt, shape) if shape else np.zeros((0, 0))
+        else:
+            shape = _shape(spec.get("shape", [32, 32]), path, what)
+            if "values" in spec:
+                raw = np.asarray(spec["values"], dtype=np.float64).reshape(shape)
+            else:
+                kind = spec.get("generate", "uniform")
+                if kind not in GENERATORS:
+                    raise BadInput(_where(path, f"{what}.generate {kind!r}: one of {', '.join(GENERATORS)}"))
+                seed = spec.get("seed", m.seed + k) if seed_override is None else seed_override + k
+                raw = generate(spec, shape, seed)
+            data = tiles.encode(raw, fmt)
+            values = tiles.decode(data, fmt, shape)
+        inp = Input(name, addr, fmt, shape, data, values)
+        m.inputs.append(inp)
+        named[name] = values
+
+    for k, spec in enumerate(doc.get("write", [])):
+        what = f"write[{k}]"
+        addr = _int(spec.get("addr"), path, f"{what}.addr")
+        core = spec.get("core")
+        words = spec["values"] if "values" in spec else [spec.get("value")]
+        for i, v in enumerate(words):
+            v = _int(v, path, f"{what}.value")
+            if isinstance(addr, str):
+                if i:
+                    raise BadInput(_where(path, f"{what}: several values need a numeric addr"))
+                m.writes.append((addr, v, core))
+            else:
+                m.writes.append((addr + 4 * i, v, core))
+    for k, spec in enumerate(doc.get("until", [])):
+        m.until.append((_int(spec.get("addr"), path, f"until[{k}].addr"),
+                        _int(spec.get("value"), path, f"until[{k}].value"), spec.get("core")))
+
+    for k, spec in enumerate(doc.get("expect", [])):
+        what = f"expect[{k}]"
+        fmt = spec.get("format")
+        if fmt is None:
+            raise BadInput(_where(path, f"{what}: format is required"))
+        tiles.data_format(fmt)
+        addr = _int(spec.get("addr"), path, f"{what}.addr")
+        if "reference" in spec:
+            shape = _shape(spec.get("shape", [32, 32]), path, what)
+            expected = evaluate(spec["reference"], named, path, what)
+            expected = np.broadcast_to(np.asarray(expected, dtype=np.float64), shape)
+        elif "file" in spec:
+            expected, shape = load_expected(rel(spec["file"]), fmt, spec.get("shape"))
+        else:
+            raise BadInput(_where(path, f"{what}: needs reference = \"<numpy expression>\" or file = ..."))
+        atol, rtol = _tolerance(fmt, spec)
+        m.expects.append(Expect(spec.get("name", f"out{k}"), addr, fmt, shape, expected, atol, rtol))
+    return m
+
+
+def _tolerance(fmt, spec):
+    from .expect import DEFAULT_TOLERANCE
+
+    atol, rtol = DEFAULT_TOLERANCE.get(fmt.lower(), (0.0, 0.0))
+    return float(spec.get("atol", atol)), float(spec.get("rtol", rtol))
+
+
+def evaluate(expr, named, path, what):
+    """A numpy expression over the inputs (by name): the reference comes from numpy,
+    not from ttemu."""
+    env = {"np": np, **named}
+    try:
+        return eval(compile(expr, f"<{what}.reference>", "eval"), {"__builtins__": {}}, env)  # noqa: S307
+    except Exception as e:
+        raise BadInput(_where(path, f"{what}.reference {expr!r} failed: {type(e).__name__}: {e}")) from None
+
+
+def load_expected(path, fmt, shape=None):
+    """A .npy array of numbers, or raw L1 bytes in ``fmt`` (shape needed, default 32x32)."""
+    try:
+        if path.endswith(".npy"):
+            arr = np.load(path).astype(np.float64)
+            if arr.ndim != 2:
+                raise BadInput(f"{path}: expected a 2-D array")
+            tiles.nbytes(fmt, arr.shape)
+            return arr, arr.shape
+        with open(path, "rb") as f:
+            data = f.read()
+    except FileNotFoundError:
+        raise BadInput(f"{path}: no such file") from None
+    shape = tuple(shape or (32, 32))
+    return tiles.decode(data, fmt, shape), shape
+
+
+def parse_expect_option(text):
+    """--expect ADDR:FMT[:RxC]=FILE -> (addr text, fmt, shape or None, file)."""
+    if "=" not in text:
+        raise UsageError(f"--expect expects ADDR:FMT[:RxC]=FILE, got {text!r}")
+    loc, path = text.rsplit("=", 1)
+    parts = loc.split(":")
+    if len(parts) not in (2, 3):
+        raise UsageError(f"--expect expects ADDR:FMT[:RxC]=FILE, got {text!r}")
+    shape = None
+    if len(parts) == 3:
+        try:
+            r, c = parts[2].lower().split("x")
+            shape = (int(r), int(c))
+        except ValueError:
+            raise UsageError(f"--expect: shape {parts[2]!r} is not RxC (e.g. 32x64)") from None
+    return parts[0], parts[1], shape, path
