@@ -19,9 +19,29 @@ def gpr_report(tile):
     return "\n".join(lines), data
 
 
+def unnamed_bits(config):
+    """[(space, label, value)] for non-zero Config bits that no named field covers
+    (words written whole by WRCFG / RISC-V ``sw`` beyond the fields the table knows),
+    and likewise for ThreadConfig."""
+    out = []
+    for space, fields, words, banks in (("cfg", config.fields, config.cfg, (0, 1)),
+                                        ("thread", config.thread_fields, config.thread_cfg, (0, 1, 2))):
+        covered = {}
+        for index, shift, width in fields.values():
+            covered[index] = covered.get(index, 0) | (((1 << width) - 1) << shift)
+        for bank in banks:
+            for index in range(words.shape[1]):
+                v = int(words[bank, index]) & ~covered.get(index, 0)
+                if v:
+                    out.append((f"{space}{bank}", f"word{index}_unnamed_bits", v))
+    return out
+
+
 def cfg_report(tile):
-    """Non-zero configuration fields by name: Config banks 0/1 and each thread's."""
-    rows = tile.tensix.config.nonzero_fields()
+    """Non-zero configuration fields by name: Config banks 0/1 and each thread's, then
+    any non-zero bits outside the named fields (by word index)."""
+    config = tile.tensix.config
+    rows = config.nonzero_fields() + unnamed_bits(config)
     data = {}
     for space, name, value in rows:
         data.setdefault(space, {})[name] = value

@@ -35,6 +35,7 @@ class TensixThread:
         self.held = None  # (word, origin) waiting at the gate
         self.held_reason = None
         self.held_since = None
+        self.word = 0  # the word being executed (for bits the table does not decode)
         # statistics
         self.pushed = 0
         self.issued = 0
@@ -136,6 +137,7 @@ class TensixThread:
             if handler is None:
                 raise Unimplemented(f"t{self.index}: {table.disasm(word)} (pushed by {item[1]}): "
                                     f"{spec.mnemonic} is not implemented by the {spec.unit} unit yet")
+            self.word = word
             result = handler(self, **fields)
             if result is not None:
                 self._hold(item, f"held at {spec.unit} unit: {table.disasm(word)} waits for {result.reason}")

@@ -26,6 +26,8 @@ class SrcState:
         self.allowed = {"A": [UNPACK, UNPACK], "B": [UNPACK, UNPACK]}
         self.unpack_bank = {"A": 0, "B": 0}
         self.math_bank = {"A": 0, "B": 0}
+        # Unpackers[0].SrcRow[thread] (SrcA) / Unpackers[1].SrcRow[thread] (SrcB)
+        self.src_row = {"A": [0, 0, 0], "B": [0, 0, 0]}
 
     def owned_by(self, which: str, client: str) -> bool:
         """Does the bank ``client`` currently uses for Src``which`` allow ``client``?"""

@@ -22,6 +22,12 @@ class Wait:
     reason: str
 
 
+def raw_word(t) -> int:
+    """The Tensix word thread ``t`` is executing, for the few bits the instruction
+    table does not decode (0 when called without the frontend, as in unit tests)."""
+    return getattr(t, "word", None) or 0
+
+
 def op(fn):
     """Mark a unit method as the implementation of the instruction it is named after."""
     fn.tt_mnemonic = fn.__name__

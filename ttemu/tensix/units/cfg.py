@@ -1,24 +1,140 @@
 """Configuration Unit: SETC16, WRCFG, RDCFG, RMWCIB.
 
+tt-isa-documentation WormholeB0/TensixTile/TensixCoprocessor/ConfigurationUnit.md,
+BackendConfiguration.md and the page of each instruction (cited in each method).
 Instructions are methods named after their mnemonics (see ttemu.tensix.units).
+
+Immediate effects of configuration writes (BackendConfiguration.md, "Special cases"),
+applied to every write path (WRCFG, RMWCIB, REG2FLOP and RISC-V ``sw``) through a
+listener on the configuration space:
+
+* a write to ``Config[i][STATE_RESET_EN_ADDR32]``, except by RMWCIB, zeroes
+  ``Config[i][0 .. GLOBAL_CFGREG_BASE_ADDR32)`` (directly, without notifying listeners);
+* a write to ``PRNG_SEED_Seed_Val`` calls ``cop.sfpu.seed_prng(value)`` if the Vector
+  Unit provides it;
+* ``RISCV_IC_INVALIDATE_InvalidateAll``: no instruction caches are modelled (stores
+  over code already drop translated blocks), so nothing to do;
+* SETC16 to the ``CG_CTRL_*`` words: clock gating is not modelled, no effect;
+* SETC16 to the ``UNPACK_MISC_CFG_CfgContextCntReset_*`` word calls
+  ``cop.unpack.reset_context_counters(thread, value)`` if the unpackers provide it.
 """
 
 from __future__ import annotations
 
-from . import Unit
-
+from ...errors import UndefinedBehaviour
+from . import Unit, op
 
 #: Instructions of this unit not implemented yet (each stops a run as unimplemented).
-PENDING = frozenset({
-    'RDCFG', 'RMWCIB0', 'RMWCIB1', 'RMWCIB2', 'RMWCIB3', 'SETC16', 'WRCFG'
-})
+PENDING = frozenset()
 #: Blackhole-only instructions of this unit, not implemented.
 PENDING_BLACKHOLE = frozenset({
     'CFGSHIFTMASK', 'STREAMWRCFG'
 })
+
 
 class ConfigUnit(Unit):
     name = "cfg"
 
     def __init__(self, cop):
         self.cop = cop
+        cfg = cop.config
+        self._in_rmwcib = False
+        self._reset_index = cfg.fields["STATE_RESET_EN"][0] if "STATE_RESET_EN" in cfg.fields else None
+        self._seed_index = cfg.fields["PRNG_SEED_Seed_Val"][0] if "PRNG_SEED_Seed_Val" in cfg.fields else None
+        tf = cfg.thread_fields
+        self._ctx_reset_index = (tf["UNPACK_MISC_CFG_CfgContextCntReset_0"][0]
+                                 if "UNPACK_MISC_CFG_CfgContextCntReset_0" in tf else None)
+        cfg.listeners.append(self._on_config_write)
+
+    # -- immediate effects -------------------------------------------------------------
+    def _on_config_write(self, bank, index, value):
+        """BackendConfiguration.md, "Special cases" (see the module docstring)."""
+        cfg = self.cop.config
+        if index == self._reset_index and not self._in_rmwcib:
+            cfg.cfg[bank, :cfg.global_base] = 0
+        if index == self._seed_index:
+            seed = getattr(self.cop.sfpu, "seed_prng", None)
+            if seed is not None:
+                seed(value)
+
+    # -- instructions ------------------------------------------------------------------
+    @op
+    def SETC16(self, t, setc16_value, setc16_reg):
+        """SETC16.md: ThreadConfig[CurrentThread][CfgIndex] = NewValue; CfgIndex beyond
+        THD_STATE_SIZE is undefined."""
+        cfg = self.cop.config
+        if setc16_reg >= cfg.thread_words:
+            raise UndefinedBehaviour(f"t{t.index} SETC16: index {setc16_reg} >= THD_STATE_SIZE "
+                                     f"({cfg.thread_words})")
+        cfg.thread_set_word(t.index, setc16_reg, setc16_value)
+        if setc16_reg == self._ctx_reset_index:
+            reset = getattr(self.cop.unpack, "reset_context_counters", None)
+            if reset is not None:
+                reset(t.index, setc16_value)
+
+    @op
+    def WRCFG(self, t, CfgReg, wr128b, GprAddress):
+        """WRCFG.md: Config[StateID][CfgIndex] = GPRs[InputReg], or (Is128Bit) the four
+        words at CfgIndex & ~3 from GPRs InputReg & ~3 (written in ascending order);
+        CfgIndex >= CFG_STATE_SIZE*4 is undefined."""
+        cfg = self.cop.config
+        if CfgReg >= cfg.bank_words:
+            raise UndefinedBehaviour(f"t{t.index} WRCFG: index {CfgReg} >= CFG_STATE_SIZE*4 ({cfg.bank_words})")
+        bank = cfg.bank_of(t.index)
+        regs = self.cop.gprs[t.index]
+        if wr128b:
+            for k in range(4):
+                cfg.write_word(bank, (CfgReg & ~3) + k, regs[(GprAddress & ~3) + k])
+        else:
+            cfg.write_word(bank, CfgReg, regs[GprAddress])
+
+    @op
+    def RDCFG(self, t, CfgReg, GprAddress):
+        """RDCFG (no page of its own; ConfigurationUnit.md and BackendConfiguration.md
+        name it the explicit read of ``Config``): GPRs[CurrentThread][GprAddress] =
+        Config[StateID][CfgReg], the 32-bit mirror of WRCFG. As for WRCFG, an index
+        beyond the bank (CfgReg >= CFG_STATE_SIZE*4) or a GPR index >= 64 is undefined."""
+        cfg = self.cop.config
+        if CfgReg >= cfg.bank_words:
+            raise UndefinedBehaviour(f"t{t.index} RDCFG: index {CfgReg} >= CFG_STATE_SIZE*4 ({cfg.bank_words})")
+        regs = self.cop.gprs[t.index]
+        if GprAddress >= len(regs):
+            raise UndefinedBehaviour(f"t{t.index} RDCFG: GPR index {GprAddress} >= {len(regs)}")
+        regs[GprAddress] = cfg.word(CfgReg, cfg.bank_of(t.index))
+
+    def _rmwcib(self, t, index1, CfgRegAddr, Data, Mask):
+        """RMWCIB.md: byte Index1 of Config[StateID][Index4] = (NewValue & Mask) |
+        (old & ~Mask); Index4 >= CFG_STATE_SIZE*4 is undefined."""
+        cfg = self.cop.config
+        if CfgRegAddr >= cfg.bank_words:
+            raise UndefinedBehaviour(f"t{t.index} RMWCIB{index1}: index {CfgRegAddr} >= CFG_STATE_SIZE*4 "
+                                     f"({cfg.bank_words})")
+        bank = cfg.bank_of(t.index)
+        old = cfg.word(CfgRegAddr, bank)
+        shift = 8 * index1
+        byte = (Data & Mask) | ((old >> shift) & ~Mask & 0xFF)
+        self._in_rmwcib = True
+        try:
+            cfg.write_word(bank, CfgRegAddr, (old & ~(0xFF << shift)) | (byte << shift))
+        finally:
+            self._in_rmwcib = False
+
+    @op
+    def RMWCIB0(self, t, CfgRegAddr, Data, Mask):
+        """RMWCIB.md with Index1 = 0."""
+        self._rmwcib(t, 0, CfgRegAddr, Data, Mask)
+
+    @op
+    def RMWCIB1(self, t, CfgRegAddr, Data, Mask):
+        """RMWCIB.md with Index1 = 1."""
+        self._rmwcib(t, 1, CfgRegAddr, Data, Mask)
+
+    @op
+    def RMWCIB2(self, t, CfgRegAddr, Data, Mask):
+        """RMWCIB.md with Index1 = 2."""
+        self._rmwcib(t, 2, CfgRegAddr, Data, Mask)
+
+    @op
+    def RMWCIB3(self, t, CfgRegAddr, Data, Mask):
+        """RMWCIB.md with Index1 = 3."""
+        self._rmwcib(t, 3, CfgRegAddr, Data, Mask)
