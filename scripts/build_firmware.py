@@ -7,10 +7,13 @@
     python scripts/build_firmware.py --check    # rebuild into a temp dir; exit 1 if
                                                 # any committed ELF differs
 
-Each ELF is crt0 (firmware/common/crt0.S) plus the core's source, linked with
-firmware/common/<core>.ld (layout: firmware/common/sections.ld). Include path:
-firmware/common (tile.h), firmware/include (generated Tensix encoders), and the
-program's own directory.
+Each ELF is crt0 plus the core's source, linked with <layout>/<core>.ld. The layout
+directory is firmware/common (everything in L1 from the core's reset PC) unless the
+program directory has a file ``layout`` naming another one under firmware/ (e.g.
+``llk``: tt-llk's scheme, with local data staged at __loader_init_start). Include
+path: firmware/common (tile.h), firmware/llk (the LLK-style library),
+firmware/include (generated Tensix encoders and config fields), and the program's
+own directory.
 
 The output is byte-reproducible for a given compiler: the compiler runs from the
 repository root on relative paths, file prefixes are mapped to ``.``, there is no
@@ -36,7 +39,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 FIRMWARE = pathlib.Path("firmware")  # relative to ROOT: paths in commands stay fixed
 COMMON = FIRMWARE / "common"
 BUILD = FIRMWARE / "build"
-NOT_PROGRAMS = {"common", "include", "build"}
+NOT_PROGRAMS = {"common", "include", "build", "llk"}
 CORES = ("brisc", "trisc0", "trisc1", "trisc2", "ncrisc")
 CC = "riscv64-unknown-elf-gcc"
 
@@ -73,12 +76,23 @@ def find_sources(programs=None):
     return out
 
 
+def layout_dir(prog):
+    marker = ROOT / FIRMWARE / prog / "layout"
+    if marker.exists():
+        name = marker.read_text().strip()
+        if not (ROOT / FIRMWARE / name).is_dir():
+            raise SystemExit(f"build_firmware: {prog}/layout names {name!r}, which is not a directory")
+        return FIRMWARE / name
+    return COMMON
+
+
 def command(cc, prog, core, src, out):
     flags = [f.format(root=ROOT) for f in CFLAGS]
+    layout = layout_dir(prog)
     return [cc, *flags,
-            f"-I{COMMON}", f"-I{FIRMWARE / 'include'}", f"-I{FIRMWARE / prog}",
-            f"-L{COMMON}", f"-T{COMMON / (core + '.ld')}",
-            str(COMMON / "crt0.S"), str(src), "-o", str(out)]
+            f"-I{COMMON}", f"-I{FIRMWARE / 'llk'}", f"-I{FIRMWARE / 'include'}", f"-I{FIRMWARE / prog}",
+            f"-L{layout}", f"-T{layout / (core + '.ld')}",
+            str(layout / "crt0.S"), str(src), "-o", str(out)]
 
 
 def build(cc, out_root: pathlib.Path, programs=None, verbose=False) -> list[pathlib.Path]:
