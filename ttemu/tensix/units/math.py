@@ -1,28 +1,1140 @@
 """Matrix Unit (FPU): MVMUL, element-wise ops, pooling, moves between Src and Dst.
 
-Instructions are methods named after their mnemonics (see ttemu.tensix.units).
+tt-isa-documentation WormholeB0/TensixTile/TensixCoprocessor/MatrixUnit.md, and one
+page per instruction (cited in each method). Register layouts: Dst.md, SrcASrcB.md;
+counters: RWCs.md; number reading: FloatBitPatterns.md ("Matrix Unit (FPU)" columns).
+
+Numerics model (the pages say the functional model is "a rough guide": order,
+fusing and precision may differ; denormals flush to zero; NaN/Inf are not IEEE):
+
+* Src values are read with the FPU column of FloatBitPatterns.md: exponent 0 is
+  zero (denormals flushed), the largest exponent (255 / FP16 31) is an ordinary
+  number. BF16 ignores the three low TF32 mantissa bits.
+* Fidelity phases (SrcASrcB.md, ``SrcAFidelityBits`` / ``SrcBFidelityBits`` of
+  ELWMUL.md) are taken on the integer mantissa: SrcA gives ``1.mmmm`` (phase even)
+  or the next five bits (phase odd, the last TF32/FP16 bit is never used); SrcB gives
+  ``1.mmmmmm`` (phase 0/1) or the remaining four bits (phase 2/3). Every partial
+  product (<= 5 x 7 significant bits) is exact.
+* Sums are carried in float64, in a fixed order (``einsum``, no BLAS): exact unless
+  the products of one dot product span more than ~40 binary orders of magnitude. The
+  result plus the old Dst value is rounded ONCE to the Dst format, round to nearest
+  even. Results below the smallest normal become +0 (the FPU never writes -0 or
+  denormals; for FP32 the rounding is IEEE's, with gradual underflow, before that
+  flush); FP32/BF16 results of 2**128 and above become sign|exp 255|mantissa 0, FP16
+  results beyond the largest value saturate to exp 31 / mantissa 1023
+  (FloatBitPatterns.md, notes (†) and (‡)). This is "higher precision" than the fp32
+  sequential sum of the functional model, which the pages allow; RoundToBF16 /
+  RoundToFP16 are not defined by the pages, round to nearest even is our choice.
+* Integer "8" x integer "8" -> integer "32" is exact with the documented magnitude
+  masks per phase and saturation at +-(2**31-1).
+
+``ZEROACC`` marks rows undefined: they are written with zeros (what packers and
+most FPU instructions read) and remembered, so that ``GMPOOL`` reads them as minus
+infinity (all bits set). The mark of a DstBits row is dropped when the Matrix Unit
+writes it, or when anyone leaves non-zero bits in it (limitation: zeros written into a
+marked row by another unit still read as undefined in GMPOOL; Dst itself keeps no
+undefined state).
 """
 
 from __future__ import annotations
 
-from . import Unit
+import numpy as np
 
+from ...errors import UndefinedBehaviour
+from ..formats import layout as L
+from ..regs.dst import adj_rows
+from . import Unit, Wait, op
 
-#: Instructions of this unit not implemented yet (each stops a run as unimplemented).
+#: Instructions of this unit not implemented (each stops a run as unimplemented).
+#: The legacy instructions have no page with a functional model (MatrixUnit.md,
+#: "Legacy instructions": MFCONV3S1 / CONV3S1 / CONV3S2 / APOOL3S1 / APOOL3S2 compute
+#: ``Dst += 0``, MPOOL3S1/2 something like GMPOOL), and RAREB, SETASHRM*, SETIBRWC,
+#: SETPKEDGOF and TRNSPSRCA are not documented for Wormhole B0 at all.
 PENDING = frozenset({
-    'APOOL3S1', 'APOOL3S2', 'CLEARDVALID', 'CLREXPHIST', 'CONV3S1', 'CONV3S2', 'DOTPV', 'ELWADD',
-    'ELWMUL', 'ELWSUB', 'GAPOOL', 'GATESRCRST', 'GMPOOL', 'INCRWC', 'MFCONV3S1', 'MOVA2D', 'MOVB2A',
-    'MOVB2D', 'MOVD2A', 'MOVD2B', 'MOVDBGA2D', 'MPOOL3S1', 'MPOOL3S2', 'MVMUL', 'RAREB',
-    'SETASHRMH', 'SETASHRMH0', 'SETASHRMH1', 'SETASHRMV', 'SETIBRWC', 'SETPKEDGOF', 'SETRWC',
-    'SHIFTXA', 'SHIFTXB', 'TRNSPSRCA', 'TRNSPSRCB', 'ZEROACC', 'ZEROSRC'
+    'APOOL3S1', 'APOOL3S2', 'CONV3S1', 'CONV3S2', 'MFCONV3S1', 'MPOOL3S1', 'MPOOL3S2', 'RAREB',
+    'SETASHRMH', 'SETASHRMH0', 'SETASHRMH1', 'SETASHRMV', 'SETIBRWC', 'SETPKEDGOF', 'TRNSPSRCA'
 })
 #: Blackhole-only instructions of this unit, not implemented.
 PENDING_BLACKHOLE = frozenset({
     'MOVDBGB2D'
 })
 
+U32 = np.uint32
+MATH = "math"
+UNPACK = "unpack"
+
+# SrcAStyle values (MVMUL.md "Determine the data formats").
+BF16, FP16, TF32, INT8 = "BF16", "FP16", "TF32", "INT8"
+# GMPOOL DstStyle adds INT32.
+INT32 = "INT32"
+
+# Hardware data format codes (formats.DataFormat; docs names in comments).
+_FMT_BF16_STYLE = frozenset({0, 5, 6, 7, 15, 8, 9})  # FP32, BF16, BFP8, BFP4, BFP2, INT32, INT16
+_FMT_FP16_STYLE = frozenset({1, 10, 2, 3, 11, 14})  # FP16, FP8, BFP8a, BFP4a, BFP2a, INT8
+_FMT_TF32 = 4
+_FMT_8B_EXP = frozenset({0, 4, 5, 6, 7, 15, 8, 9})  # MOVA2D.md Use8bExponent set (adds TF32)
+
+# GMPOOL.md: argmax index transform of the first eight SrcA rows.
+_NONLINEAR_I = np.array([0, 3, 6, 1, 4, 7, 2, 5], dtype=np.int64)
+# GMPOOL.md visitation order: i = i_ ^ 4 for i_ < 8.
+_GMPOOL_ORDER = np.array([4, 5, 6, 7, 0, 1, 2, 3, 8, 9, 10, 11, 12, 13, 14, 15])
+
+INT32_MAX = (1 << 31) - 1
+
+# Config fields read by this unit: Config (per bank) and ThreadConfig (per thread).
+_CFG = ("ALU_FORMAT_SPEC_REG_SrcA_override", "ALU_FORMAT_SPEC_REG_SrcA_val",
+        "ALU_FORMAT_SPEC_REG0_SrcA", "ALU_ACC_CTRL_Fp32_enabled", "ALU_ACC_CTRL_INT8_math_enabled",
+        "ALU_ACC_CTRL_Zero_Flag_disabled_src", "DEST_REGW_BASE_Base")
+_TCFG = ("CFG_STATE_ID_StateID", "DEST_TARGET_REG_CFG_MATH_Offset", "FIDELITY_BASE_Phase",
+         "FP16A_FORCE_Enable", "CLR_DVALID_SrcA_Disable", "CLR_DVALID_SrcB_Disable")
+
+
+# ---------------------------------------------------------------------------------------
+# Numbers (vectorised on numpy arrays of raw bits)
+# ---------------------------------------------------------------------------------------
+
+def _src_fields(x, style):
+    """Src value -> (negative, zero, unbiased exponent, 10-bit mantissa) as arrays.
+
+    SrcASrcB.md layouts: TF32/BF16 sign[18] man[17:8] exp[7:0]; FP16 sign[18] man[17:8]
+    0[7:5] exp[4:0]. BF16 ignores the low three mantissa bits; exponent 0 reads as zero.
+    """
+    x = x.astype(np.int64)
+    man = (x >> 8) & 0x3FF
+    if style == FP16:
+        exp = x & 0x1F
+        bias = 15
+    else:
+        exp = x & 0xFF
+        bias = 127
+        if style == BF16:
+            man = man & 0x3F8
+    return (x >> 18) & 1 == 1, exp == 0, exp - bias, man
+
+
+def _src_value(x, style):
+    """Full Src value as float64 (ELWADD.md ``ReadBF16`` / ``ReadFP16`` / ``ReadTF32``)."""
+    neg, zero, e, man = _src_fields(x, style)
+    v = np.ldexp((man | 0x400).astype(np.float64), e - 10)
+    v = np.where(zero, 0.0, v)
+    return np.where(neg, -v, v)
+
+
+def _srca_phase(x, style, phase):
+    """``SrcAFidelityBits(ReadXX(x), phase)`` (ELWMUL.md) as float64."""
+    neg, zero, e, man = _src_fields(x, style)
+    if phase & 1:
+        v = np.ldexp(((man >> 1) & 0x1F).astype(np.float64), e - 9)
+    else:
+        v = np.ldexp(((man >> 6) | 0x10).astype(np.float64), e - 4)
+    v = np.where(zero, 0.0, v)
+    return np.where(neg, -v, v)
+
+
+def _srcb_phase(x, style, phase):
+    """``SrcBFidelityBits(ReadXX(x), phase)`` (ELWMUL.md) as float64."""
+    neg, zero, e, man = _src_fields(x, style)
+    if phase & 2:
+        v = np.ldexp((man & 0xF).astype(np.float64), e - 10)
+    else:
+        v = np.ldexp(((man >> 4) | 0x40).astype(np.float64), e - 6)
+    v = np.where(zero, 0.0, v)
+    return np.where(neg, -v, v)
+
+
+_TABLES: dict = {}
+
+
+def _phase_table(style, operand, part):
+    """float64[2**19]: every Src bit pattern -> its fidelity-phase part (``operand`` "A"
+    part = phase & 1, "B" part = phase >> 1), built on first use (4 MiB each). Decoding
+    an instruction's operands is then one table lookup."""
+    key = (style, operand, part)
+    t = _TABLES.get(key)
+    if t is None:
+        allbits = np.arange(1 << 19, dtype=np.uint32)
+        if operand == "A":
+            t = _srca_phase(allbits, style, part)
+        else:
+            t = _srcb_phase(allbits, style, part << 1)
+        _TABLES[key] = t
+    return t
+
+
+def _src_int8(x, mask=0x7FFFF):
+    """``ReadSrcInt8(x & mask)`` (ELWMUL.md): sign and 10-bit magnitude, as int64."""
+    x = x.astype(np.int64) & mask
+    mag = (x >> 8) & 0x3FF
+    return np.where((x >> 18) & 1 == 1, -mag, mag)
+
+
+# IEEE-layout float formats: (mantissa bits, exponent bits)
+_F32 = (23, 8)
+_BF16 = (7, 8)
+_F16 = (10, 5)
+
+
+def _decode(bits, fmt):
+    """IEEE-layout bits -> float64 with the Matrix Unit's reading (FloatBitPatterns.md):
+    exponent 0 is zero, the top exponent is an ordinary number."""
+    mb, eb = fmt
+    x = bits.astype(np.int64)
+    bias = (1 << (eb - 1)) - 1
+    ef = (x >> mb) & ((1 << eb) - 1)
+    v = np.ldexp(((x & ((1 << mb) - 1)) | (1 << mb)).astype(np.float64), ef - bias - mb)
+    v = np.where(ef == 0, 0.0, v)
+    return np.where((x >> (mb + eb)) & 1 == 1, -v, v)
+
+
+def _decode_f32(bits):
+    """``_decode(bits, _F32)``, fast when no input has exponent 255 or is a denormal."""
+    bits = np.asarray(bits, dtype=U32)
+    e = bits & U32(0x7F800000)
+    if ((e == U32(0x7F800000)) | ((e == 0) & ((bits & U32(0x7FFFFF)) != 0))).any():
+        return _decode(bits, _F32)
+    return bits.view(np.float32).astype(np.float64)
+
+
+def _encode(v, fmt):
+    """float64 -> IEEE-layout bits, rounding to nearest even directly from float64 (one
+    rounding); results below the smallest normal become +0; FP32/BF16 results of 2**128
+    and above become sign|exp 255|0, FP16 results beyond the largest value saturate to
+    exp 31 / mantissa 1023. See the module docstring."""
+    mb, eb = fmt
+    if fmt == _F32:
+        # IEEE float32 conversion rounds to nearest even and overflows to the same
+        # sign|255|0 pattern; then flush denormals (and -0) to +0.
+        with np.errstate(over="ignore"):
+            bits = np.asarray(v, dtype=np.float64).astype(np.float32).view(U32)
+        return np.where((bits & U32(0x7F800000)) == 0, U32(0), bits)
+    b = np.ascontiguousarray(v, dtype=np.float64).view(np.int64)
+    mag = b & 0x7FFFFFFFFFFFFFFF
+    sh = 52 - mb
+    r = (mag + ((1 << (sh - 1)) - 1) + ((mag >> sh) & 1)) >> sh  # exp11:man, rounded
+    ef = (r >> mb) - 1023 + ((1 << (eb - 1)) - 1)
+    man = r & ((1 << mb) - 1)
+    emax = (1 << eb) - 1
+    if eb == 8:
+        over = ef >= emax
+        man = np.where(over, 0, man)
+    else:
+        over = ef > emax
+        man = np.where(over, (1 << mb) - 1, man)
+    ef = np.where(over, emax, ef)
+    out = (((b >> 63) & 1) << (mb + eb)) | (ef << mb) | man
+    return np.where(ef <= 0, 0, out).astype(U32)
+
+
+# Dst16 BF16 layout (sign, man7, exp8) <-> IEEE BF16, as lookup tables: _UNSHUF_BF16 gives
+# the IEEE FP32 bits (BF16 << 16) of a Dst16 value, _SHUF_BF16 the Dst16 value of an
+# IEEE BF16 (Dst.md; also the high half of Dst32b FP32 / INT32).
+_UNSHUF_BF16 = (L.dst16_to_bf16(np.arange(1 << 16, dtype=U32)) << U32(16)).astype(U32)
+_SHUF_BF16 = L.dst16_from_bf16(np.arange(1 << 16, dtype=U32)).astype(np.uint16)
+
+
+# ---------------------------------------------------------------------------------------
+# The unit
+# ---------------------------------------------------------------------------------------
+
 class MatrixUnit(Unit):
     name = "math"
 
     def __init__(self, cop):
         self.cop = cop
+        cfg = cop.config
+        self._f = {n: cfg.fields[n] for n in _CFG}
+        self._tf = {n: cfg.thread_fields[n] for n in _TCFG}
+        # ZEROACC "undefined" marks, per DstBits row (see the module docstring).
+        self.undefined = np.zeros(1024, dtype=bool)
+        # SHIFTXA.md HardwareBug(): the last (starting) SrcA row address computed.
+        self.last_srca_row = 0
+
+    # -- configuration -----------------------------------------------------------------
+    def _c(self, bank, name):
+        index, shift, width = self._f[name]
+        return (int(self.cop.config.cfg[bank, index]) >> shift) & ((1 << width) - 1)
+
+    def _tc(self, ti, name):
+        index, shift, width = self._tf[name]
+        return (int(self.cop.config.thread_cfg[ti, index]) >> shift) & ((1 << width) - 1)
+
+    def _srca_fmt(self, bank, mnemonic):
+        if self._c(bank, "ALU_FORMAT_SPEC_REG_SrcA_override"):
+            fmt = self._c(bank, "ALU_FORMAT_SPEC_REG_SrcA_val")
+        else:
+            fmt = self._c(bank, "ALU_FORMAT_SPEC_REG0_SrcA")
+        if fmt in (12, 13):
+            raise UndefinedBehaviour(f"{mnemonic}: SrcA data format code {fmt} is not assigned")
+        return fmt
+
+    @staticmethod
+    def _style_of(fmt):
+        if fmt in _FMT_BF16_STYLE:
+            return BF16
+        if fmt in _FMT_FP16_STYLE:
+            return FP16
+        return TF32
+
+    def _styles(self, ti, bank, mnemonic):
+        """(SrcAStyle, UseDst32b) of MVMUL.md / ELWMUL.md / ELWADD.md."""
+        if self._tc(ti, "FP16A_FORCE_Enable"):
+            return FP16, False
+        if self._c(bank, "ALU_ACC_CTRL_INT8_math_enabled"):
+            return INT8, True
+        return (self._style_of(self._srca_fmt(bank, mnemonic)),
+                bool(self._c(bank, "ALU_ACC_CTRL_Fp32_enabled")))
+
+    def _dst_row(self, ti, bank, row):
+        """DstRow + DEST_TARGET_REG_CFG_MATH_Offset + RWC.Dst + DEST_REGW_BASE_Base."""
+        return (row + self._tc(ti, "DEST_TARGET_REG_CFG_MATH_Offset") + self.cop.rwcs[ti].Dst
+                + self._c(bank, "DEST_REGW_BASE_Base"))
+
+    def _phase(self, ti):
+        return (self.cop.rwcs[ti].FidelityPhase + self._tc(ti, "FIDELITY_BASE_Phase")) & 3
+
+    def _blocked_columns(self):
+        """LaneConfig[Column / 2].BLOCK_DEST_MOV.Bit[Column & 1] (SFPCONFIG.md, bits 9-10)
+        as a bool[16], or None when no column is blocked. LaneConfig belongs to the
+        Vector Unit: read as ``cop.sfpu.lane_config`` (a sequence of >= 8 ints) if it
+        exists."""
+        lane_config = getattr(self.cop.sfpu, "lane_config", None)
+        if lane_config is None:
+            return None
+        lc = np.asarray(lane_config, dtype=np.int64)[:8]
+        bits = (np.repeat(lc, 2) >> (9 + np.tile([0, 1], 8))) & 1
+        if not bits.any():
+            return None
+        return bits.astype(bool)
+
+    # -- Src ownership -------------------------------------------------------------------
+    def _wait_src(self, *which):
+        src = self.cop.src
+        for w in which:
+            if not src.owned_by(w, MATH):
+                return Wait(f"Src{w} bank {src.math_bank[w]} to be given to the Matrix Unit")
+        return None
+
+    def _flip(self, ti, clear_dvalid):
+        """The "Possibly flip source banks" block of MVMUL.md (also ELW*, GMPOOL, SETRWC)."""
+        src = self.cop.src
+        for bit, w in ((1, "A"), (2, "B")):
+            if clear_dvalid & bit:
+                if not self._tc(ti, f"CLR_DVALID_Src{w}_Disable"):
+                    src.allowed[w][src.math_bank[w]] = UNPACK
+                src.math_bank[w] ^= 1
+
+    # -- Dst access ----------------------------------------------------------------------
+    # Dst.md views on cop.dst.bits. An aligned group of 8 Dst32b rows maps to 8
+    # consecutive DstBits rows (high halves) and the 8 after them (low halves), so the
+    # usual blocks are two slices; anything else goes through cop.dst.read32/write32.
+    def _forget16(self, row, n):
+        if self.undefined.any():
+            self.undefined[np.arange(row, row + n) & 0x3FF] = False
+
+    def _forget32(self, row, n):
+        if self.undefined.any():
+            adj = adj_rows(np.arange(row, row + n))
+            self.undefined[adj] = False
+            self.undefined[adj + 8] = False
+
+    def _read16(self, row, n):
+        if row + n <= 1024:
+            return self.cop.dst.bits[row:row + n]
+        return self.cop.dst.read16(row, n)
+
+    def _write16(self, row, vals):
+        vals = np.asarray(vals, dtype=np.uint16).reshape(-1, 16)
+        n = vals.shape[0]
+        if row + n <= 1024:
+            self.cop.dst.bits[row:row + n] = vals
+        else:
+            self.cop.dst.write16(row, vals)
+        self._forget16(row, n)
+
+    def _read32(self, row, n):
+        """Dst32b rows (Dst storage layout) as uint32."""
+        if (row & 7) + n <= 8:
+            a = ((row & 0x1F8) << 1) | (row & 0x207)
+            bits = self.cop.dst.bits
+            return (bits[a:a + n].astype(U32) << U32(16)) | bits[a + 8:a + 8 + n]
+        return self.cop.dst.read32(row, n)
+
+    def _write32(self, row, vals):
+        vals = np.asarray(vals, dtype=U32).reshape(-1, 16)
+        n = vals.shape[0]
+        if (row & 7) + n <= 8:
+            a = ((row & 0x1F8) << 1) | (row & 0x207)
+            bits = self.cop.dst.bits
+            bits[a:a + n] = vals >> U32(16)
+            bits[a + 8:a + 8 + n] = vals & U32(0xFFFF)
+        else:
+            self.cop.dst.write32(row, vals)
+        self._forget32(row, n)
+
+    def _read_ieee32(self, row, n):
+        """Dst32b rows as IEEE-layout FP32 / sign-magnitude INT32 bits (UnshuffleFP32)."""
+        if (row & 7) + n <= 8:
+            a = ((row & 0x1F8) << 1) | (row & 0x207)
+            bits = self.cop.dst.bits
+            return _UNSHUF_BF16[bits[a:a + n]] | bits[a + 8:a + 8 + n]
+        return L.dst32_to_fp32(self.cop.dst.read32(row, n))
+
+    def _write_ieee32(self, row, ieee):
+        ieee = np.asarray(ieee, dtype=U32).reshape(-1, 16)
+        n = ieee.shape[0]
+        if (row & 7) + n <= 8:
+            a = ((row & 0x1F8) << 1) | (row & 0x207)
+            bits = self.cop.dst.bits
+            bits[a:a + n] = _SHUF_BF16[ieee >> U32(16)]
+            bits[a + 8:a + 8 + n] = ieee & U32(0xFFFF)
+        else:
+            self.cop.dst.write32(row, L.dst32_from_fp32(ieee))
+        self._forget32(row, n)
+
+    def _undefined_rows(self, rows):
+        """Which DstBits ``rows`` are still undefined (marked by ZEROACC, still zero)."""
+        und = self.undefined[rows]
+        if und.any():
+            still = ~self.cop.dst.bits[rows].any(axis=1)
+            und &= still
+            self.undefined[rows[~still]] = False
+        return und
+
+    # -- shared accumulate ---------------------------------------------------------------
+    def _accumulate(self, rows_start, nrows, step, result, style, use32, add_dst=True):
+        """Dst[rows] (+)= result (float64 [k, 16]) in the Dst format of ``style`` /
+        ``use32``, rows ``rows_start + step*i``. One rounding (module docstring)."""
+        if step == 1:
+            if use32:
+                if add_dst:
+                    result = result + _decode_f32(self._read_ieee32(rows_start, nrows))
+                self._write_ieee32(rows_start, _encode(result, _F32))
+            elif style == FP16:
+                if add_dst:
+                    result = result + _decode(L.dst16_to_fp16(self._read16(rows_start, nrows)), _F16)
+                self._write16(rows_start, L.dst16_from_fp16(_encode(result, _F16)))
+            else:
+                if add_dst:
+                    result = result + _decode_f32(_UNSHUF_BF16[self._read16(rows_start, nrows)])
+                self._write16(rows_start, _SHUF_BF16[_encode(result, _BF16)])
+            return
+        for k in range(nrows):  # broadcast rows (MVMUL BroadcastSrcBRow): 4 separate rows
+            self._accumulate(rows_start + step * k, 1, 1, result[k:k + 1], style, use32, add_dst)
+
+    def _accumulate_int(self, row, result, add_dst=True):
+        """Dst32b[row..] = Saturate(Dst + result) for integer "32" (ELWMUL.md): sign-
+        magnitude, saturating at +-(2**31-1)."""
+        if add_dst:
+            sm = self._read_ieee32(row, result.shape[0]).astype(np.int64)
+            mag = sm & 0x7FFFFFFF
+            result = result + np.where(sm >> 31, -mag, mag)
+        v = np.clip(result, -INT32_MAX, INT32_MAX)
+        self._write_ieee32(row, np.where(v < 0, (1 << 31) | -v, v).astype(U32))
+
+    # =====================================================================================
+    # Matrix multiplication
+    # =====================================================================================
+    def _matmul(self, t, mnemonic, dst, addr_mode, clear_dvalid, broadcast, num_rows):
+        """MVMUL.md functional model (GAPOOL.md / DOTPV.md differ only in NumRows /
+        BroadcastSrcBRow)."""
+        w = self._wait_src("A", "B")
+        if w is not None:
+            return w
+        cop = self.cop
+        ti = t.index
+        bank = self._tc(ti, "CFG_STATE_ID_StateID")
+        style, use32 = self._styles(ti, bank, mnemonic)
+        rwc = cop.rwcs[ti]
+        srca_row = rwc.SrcA & 0x38
+        srcb_row = rwc.SrcB & (0x3F if broadcast else 0x38)
+        nrows = 7 if broadcast else num_rows
+        dst_row = self._dst_row(ti, bank, dst) & (0x400 - nrows)
+        if srca_row + 16 > 64:
+            raise UndefinedBehaviour(f"{mnemonic}: SrcA rows {srca_row}..{srca_row + 15} run past row 63 "
+                                     f"(RWC SrcA = {rwc.SrcA})")
+        phase = self._phase(ti)
+        a = cop.src.math_view("A")[srca_row:srca_row + 16] & U32(0x7FFFF)
+        b_rows = 1 if broadcast else min(nrows, 8)
+        b = cop.src.math_view("B")[srcb_row:srcb_row + b_rows] & U32(0x7FFFF)
+        self.last_srca_row = srca_row
+        if style == INT8:
+            ai = _src_int8(a, 0x41FFF if phase & 1 else 0x4E0FF)
+            bi = _src_int8(b, 0x40FFF if phase & 2 else 0x7F0FF)
+            prod = bi @ ai
+            if broadcast:
+                for k in range(4):
+                    self._accumulate_int(dst_row + 2 * k, prod)
+            else:
+                self._accumulate_int(dst_row, prod)
+        else:
+            av = _phase_table(style, "A", phase & 1)[a]
+            bv = _phase_table(style, "B", phase >> 1)[b]
+            prod = np.einsum("ik,kj->ij", bv, av)  # fixed summation order (no BLAS)
+            if broadcast:
+                self._accumulate(dst_row, 4, 2, np.repeat(prod, 4, axis=0), style, use32)
+            else:
+                self._accumulate(dst_row, nrows, 1, prod, style, use32)
+        self._flip(ti, clear_dvalid)
+        cop.rwcs.apply_addr_mod(ti, addr_mode)
+        return None
+
+    @op
+    def MVMUL(self, t, clear_dvalid, instr_mod19, addr_mode, dst):
+        """``Dst[8,16] += SrcB[8,16] @ SrcA[16,16]`` with one fidelity phase (MVMUL.md).
+
+        Fields: clear_dvalid = FlipSrcB<<1 | FlipSrcA, instr_mod19 = BroadcastSrcBRow,
+        dst = DstRow. With BroadcastSrcBRow the SrcB row (any row) times SrcA is added
+        to Dst rows DstRow+0, +2, +4, +6 with DstRow &= 0x3f9 (``0x400 - 7``).
+        """
+        return self._matmul(t, "MVMUL", dst, addr_mode, clear_dvalid, bool(instr_mod19 & 1), 8)
+
+    @op
+    def DOTPV(self, t, clear_dvalid, dest_accum_en, instr_mod19, addr_mode, dst):
+        """MVMUL without BroadcastSrcBRow (DOTPV.md). ``dest_accum_en`` and
+        ``instr_mod19`` are not used by the functional model."""
+        return self._matmul(t, "DOTPV", dst, addr_mode, clear_dvalid, False, 8)
+
+    @op
+    def GAPOOL(self, t, clear_dvalid, instr_mod19, addr_mode, max_pool_index_en, dst):
+        """MVMUL with NumRows = 4 (GAPOOL.md): the top 4 rows of the aligned 8-row SrcB
+        block, Dst aligned to 4 rows. Unused fields are ignored as the page says."""
+        return self._matmul(t, "GAPOOL", dst, addr_mode, clear_dvalid, False, 4)
+
+    # =====================================================================================
+    # Element-wise
+    # =====================================================================================
+    def _elw_operands(self, ti, instr_mod19):
+        rwc = self.cop.rwcs[ti]
+        bcast_row = bool(instr_mod19 & 2)
+        bcast_col0 = bool(instr_mod19 & 1)
+        srca_row = rwc.SrcA & 0x38
+        srcb_row = rwc.SrcB & (0x3F if bcast_row else 0x38)
+        a = self.cop.src.math_view("A")[srca_row:srca_row + 8] & U32(0x7FFFF)
+        bsrc = self.cop.src.math_view("B")
+        b = bsrc[srcb_row:srcb_row + 1] if bcast_row else bsrc[srcb_row:srcb_row + 8]
+        if bcast_col0:
+            b = b[:, :1]
+        b = np.broadcast_to(b & U32(0x7FFFF), (8, 16))
+        self.last_srca_row = srca_row
+        return a, b
+
+    def _elw(self, t, mnemonic, clear_dvalid, add_dst, instr_mod19, addr_mode, dst, kind):
+        """ELWADD.md / ELWSUB.md / ELWMUL.md functional models."""
+        w = self._wait_src("A", "B")
+        if w is not None:
+            return w
+        cop = self.cop
+        ti = t.index
+        bank = self._tc(ti, "CFG_STATE_ID_StateID")
+        style, use32 = self._styles(ti, bank, mnemonic)
+        dst_row = self._dst_row(ti, bank, dst) & 0x3F8
+        phase = self._phase(ti)
+        a, b = self._elw_operands(ti, instr_mod19)
+        if style == INT8:
+            if kind == "mul":
+                r = (_src_int8(a, 0x41FFF if phase & 1 else 0x4E0FF)
+                     * _src_int8(b, 0x40FFF if phase & 2 else 0x7F0FF))
+            elif kind == "add":
+                r = _src_int8(a) + _src_int8(b)
+            else:
+                r = _src_int8(a) - _src_int8(b)
+            self._accumulate_int(dst_row, r, add_dst)
+        else:
+            if kind == "mul":
+                r = _phase_table(style, "A", phase & 1)[a] * _phase_table(style, "B", phase >> 1)[b]
+            else:
+                r = _src_value(a, style) + (_src_value(b, style) if kind == "add" else -_src_value(b, style))
+                if phase & 1:
+                    r = r / 32.0
+                if phase & 2:
+                    r = r / 128.0
+            self._accumulate(dst_row, 8, 1, r, style, use32, add_dst)
+        self._flip(ti, clear_dvalid)
+        cop.rwcs.apply_addr_mod(ti, addr_mode)
+        return None
+
+    @op
+    def ELWADD(self, t, clear_dvalid, dest_accum_en, instr_mod19, addr_mode, dst):
+        """``Dst (+)= SrcA + SrcB`` on an aligned 8x16 block (ELWADD.md).
+
+        Fields: dest_accum_en = AddDst, instr_mod19 = BroadcastSrcBRow<<1 |
+        BroadcastSrcBCol0. A non-zero fidelity phase divides the float sum by 32 / 128
+        as the page says; integers saturate at +-(2**31-1).
+        """
+        return self._elw(t, "ELWADD", clear_dvalid, bool(dest_accum_en), instr_mod19, addr_mode, dst, "add")
+
+    @op
+    def ELWSUB(self, t, clear_dvalid, dest_accum_en, instr_mod19, addr_mode, dst):
+        """``Dst (+)= SrcA - SrcB`` (ELWSUB.md: ELWADD's model with subtraction)."""
+        return self._elw(t, "ELWSUB", clear_dvalid, bool(dest_accum_en), instr_mod19, addr_mode, dst, "sub")
+
+    @op
+    def ELWMUL(self, t, clear_dvalid, dest_accum_en, instr_mod19, addr_mode, dst):
+        """``Dst += SrcA * SrcB`` with one fidelity phase (ELWMUL.md). ``dest_accum_en``
+        is always set by the documented syntax and not used by the model."""
+        return self._elw(t, "ELWMUL", clear_dvalid, True, instr_mod19, addr_mode, dst, "mul")
+
+    # =====================================================================================
+    # GMPOOL
+    # =====================================================================================
+    @op
+    def GMPOOL(self, t, clear_dvalid, instr_mod19, addr_mode, max_pool_index_en, dst):
+        """Column max of a 16x16 SrcA block scaled by SrcB exponents, max'ed with a Dst
+        row, with optional argmax (GMPOOL.md functional model, ``ReadDst`` /
+        ``WriteDst`` / ``ReadAndScaleSrc`` / ``AsComparable``).
+
+        Fields: max_pool_index_en = ArgMax; instr_mod19 is not used by the model.
+        Undefined Dst rows (ZEROACC) read as all bits set. Ties go to the later row of
+        the visitation order (``>=``), as in the model.
+        """
+        w = self._wait_src("A", "B")
+        if w is not None:
+            return w
+        cop = self.cop
+        ti = t.index
+        bank = self._tc(ti, "CFG_STATE_ID_StateID")
+        argmax = bool(max_pool_index_en)
+        if self._tc(ti, "FP16A_FORCE_Enable"):
+            a_style, d_style, use32 = FP16, FP16, False
+        elif self._c(bank, "ALU_ACC_CTRL_INT8_math_enabled"):
+            a_style, d_style, use32 = INT8, INT32, True
+        else:
+            fmt = self._srca_fmt(bank, "GMPOOL")
+            use32 = bool(self._c(bank, "ALU_ACC_CTRL_Fp32_enabled"))
+            a_style = self._style_of(fmt)
+            if a_style == TF32:
+                d_style = INT32 if argmax else (TF32 if use32 else BF16)
+            elif argmax and use32:
+                d_style = a_style
+            else:
+                d_style = TF32 if use32 else a_style
+        rwc = cop.rwcs[ti]
+        srca_row = rwc.SrcA & 0x30
+        srcb_row = rwc.SrcB & 0x38
+        dst_row = self._dst_row(ti, bank, dst) & 0x3FC
+        self.last_srca_row = srca_row
+
+        # Dst: the first row, read with undefined rows as all bits set.
+        dstb = cop.dst
+        if use32:
+            adj = adj_rows(np.arange(dst_row, dst_row + 4))
+            hi = dstb.bits[adj].astype(np.int64)
+            lo = dstb.bits[adj + 8].astype(np.int64)
+            hi = np.where(self._undefined_rows(adj)[:, None], 0xFFFF, hi)
+            lo = np.where(self._undefined_rows(adj + 8)[:, None], 0xFFFF, lo)
+            dvals = (hi << 16) | lo
+        else:
+            rows = np.arange(dst_row, dst_row + 4)
+            d16 = dstb.bits[rows].astype(np.int64)
+            d16 = np.where(self._undefined_rows(rows)[:, None], 0xFFFF, d16)
+            dvals = d16 << 16
+        dval = dvals[0]
+
+        # Max / MaxIndex start from Dst (ReadDst).
+        d_sign = dval >> 31
+        if d_style == INT32:
+            d_man = dval & 0x3FF
+            d_exp = ((dval >> 10) & 0x3F) + (((dval >> 24) & 7) << 6)
+        elif d_style == FP16:
+            d_exp = ((dval >> 16) & 0x1F) + 15
+            d_man = (dval >> 21) & 0x3FF
+        else:
+            d_exp = ((dval >> 16) & 0xFF) + 127
+            d_man = ((dval >> 24) & 0x7F) << 3
+            if d_style == TF32:
+                d_man = d_man + ((dval >> 13) & 7)
+        max_index0 = dval & 0xFF
+        index_phase = (dval + 0x100) & 0xF00
+
+        # SrcA rows in visitation order, scaled (ReadAndScaleSrc).
+        a = cop.src.math_view("A")[srca_row + _GMPOOL_ORDER].astype(np.int64) & 0x7FFFF  # [visit, col]
+        b = (cop.src.math_view("B")[srcb_row][_GMPOOL_ORDER].astype(np.int64) & 0x7FFFF)[:, None]
+        a_exp = a & 0xFF
+        b_exp = b & 0xFF
+        man = (a >> 8) & 0x3FF
+        sign = a >> 18
+        if a_style == INT8:
+            exp = np.zeros_like(a)
+        elif a_style == FP16:
+            exp = (a_exp & 0x1F) + (b_exp & 0x1F)
+        else:
+            exp = a_exp + b_exp
+            if a_style == BF16:
+                man = man & 0x3F8
+        neg_inf = np.broadcast_to(b_exp == 0, a.shape)
+        zero = (a_exp == 0) & ~neg_inf
+        sign = np.where(neg_inf, 1, np.where(zero, 0, sign))
+        exp = np.where(neg_inf, 0x1FF, np.where(zero, 0, exp))
+        man = np.where(neg_inf, 0x3FF, np.where(zero, 0, man))
+
+        comp = np.where(sign == 1, -1, 1) * ((exp << 10) + man)  # AsComparable
+        d_comp = np.where(d_sign == 1, -1, 1) * ((d_exp << 10) + d_man)
+        running = np.maximum.accumulate(np.vstack([d_comp[None, :], comp]), axis=0)[:-1]
+        update = comp >= running  # [visit, col]
+        visits = np.arange(16)[:, None]
+        last_any = np.where(update, visits, -1).max(axis=0)
+        last_idx = np.where(update & (visits < 8), visits, -1).max(axis=0)
+        cols = np.arange(16)
+        pick = np.maximum(last_any, 0)
+        has = last_any >= 0
+        m_sign = np.where(has, sign[pick, cols], d_sign)
+        m_exp = np.where(has, exp[pick, cols], d_exp) & 0x1FF
+        m_man = np.where(has, man[pick, cols], d_man) & 0x3FF
+        visited_i = _GMPOOL_ORDER[np.maximum(last_idx, 0)]
+        max_index = np.where(last_idx >= 0,
+                             ((index_phase >> 4) + _NONLINEAR_I[np.minimum(visited_i, 7)]) & 0xFF,
+                             max_index0)
+
+        # WriteDst
+        if d_style == INT32:
+            out = (m_sign << 31) | ((m_exp & 7) << 10) | m_man
+        elif d_style == FP16:
+            out = np.where((m_exp & 0x3F) == 0, 0,
+                           (m_sign << 31) | (m_man << 21) | (((m_exp - 15) & 0x1F) << 16))
+        else:
+            out = (m_sign << 31) | ((m_man & 0x3F8) << 21) | (((m_exp - 127) & 0xFF) << 16)
+            if d_style == TF32:
+                out = out + ((m_man & 7) << 13)
+            out = np.where(m_exp == 0, 0, out)
+        if argmax:
+            index_result = index_phase | max_index
+            out = index_result if d_style == INT32 else (out | index_result)
+        out = out & 0xFFFFFFFF
+
+        if use32:
+            rest = (((dvals[1:] + 0x100) & 0xF00) if argmax else np.zeros_like(dvals[1:]))
+            self._write32(dst_row, np.vstack([out[None, :], rest]).astype(U32))
+        else:
+            block = np.zeros((4, 16), dtype=np.uint16)
+            block[0] = (out >> 16).astype(np.uint16)
+            self._write16(dst_row, block)
+        self._flip(ti, clear_dvalid)
+        cop.rwcs.apply_addr_mod(ti, addr_mode)
+        return None
+
+    # =====================================================================================
+    # Moves into Dst
+    # =====================================================================================
+    def _mov_to_dst(self, t, mnemonic, src_vals, dst_row, nrows, dest_32b_lo, bank, cols):
+        """Common tail of MOVA2D.md / MOVB2D.md: flush, RemoveLowMantissa /
+        RemoveHighExponent, the TF32 and UseDst32bLo paths, LaneConfig blocking."""
+        ti = t.index
+        fmt = self._srca_fmt(bank, mnemonic)
+        use8 = not self._tc(ti, "FP16A_FORCE_Enable") and fmt in _FMT_8B_EXP
+        x = src_vals.astype(U32)
+        if not self._c(bank, "ALU_ACC_CTRL_Zero_Flag_disabled_src"):
+            x = np.where((x & 0xFF) == 0, U32(0), x)
+        v16 = L.dst16_bf16_from_src(x) if use8 else L.dst16_fp16_from_src(x)
+        if fmt == _FMT_TF32 or dest_32b_lo:
+            if fmt == _FMT_TF32:
+                low = ((x >> 8) & 7) << 13
+                if dest_32b_lo:
+                    low = low | v16
+                new = (v16 << 16) | low
+            else:
+                new = (self._read32(dst_row, nrows) & U32(0xFFFF0000)) | v16
+            if cols is not None:
+                new = np.where(cols, self._read32(dst_row, nrows), new)
+            self._write32(dst_row, new)
+        else:
+            if cols is not None:
+                v16 = np.where(cols, self._read16(dst_row, nrows), v16)
+            self._write16(dst_row, v16)
+
+    def _mova2d(self, t, mnemonic, dest_32b_lo, src, addr_mode, instr_mod, dst):
+        cop = self.cop
+        ti = t.index
+        bank = self._tc(ti, "CFG_STATE_ID_StateID")
+        rwc = cop.rwcs[ti]
+        dst_row = self._dst_row(ti, bank, dst)
+        src_row = src + rwc.SrcA
+        if instr_mod & 2:  # Move8Rows
+            n, dst_row, src_row = 8, dst_row & 0x3F8, src_row & 0x38
+        else:
+            n, dst_row, src_row = 1, dst_row & 0x3FF, src_row & 0x3F
+        vals = cop.src.math_view("A")[src_row:src_row + n]
+        self._mov_to_dst(t, mnemonic, vals, dst_row, n, dest_32b_lo, bank, self._blocked_columns())
+        if mnemonic == "MOVA2D":
+            self.last_srca_row = src_row
+        cop.rwcs.apply_addr_mod(ti, addr_mode)
+        return None
+
+    @op
+    def MOVA2D(self, t, dest_32b_lo, src, addr_mode, instr_mod, dst):
+        """Move one row or an aligned 8-row block of SrcA to Dst (MOVA2D.md).
+
+        Fields: dest_32b_lo = UseDst32bLo, src = SrcRow, instr_mod = Move8Rows<<1.
+        Waits until the Matrix Unit owns its SrcA bank.
+        """
+        w = self._wait_src("A")
+        if w is not None:
+            return w
+        return self._mova2d(t, "MOVA2D", dest_32b_lo, src, addr_mode, instr_mod, dst)
+
+    @op
+    def MOVDBGA2D(self, t, dest_32b_lo, src, addr_mode, instr_mod, dst):
+        """MOVA2D without the wait for SrcA ownership (MOVDBGA2D.md). It is not in
+        SHIFTXA.md's list of instructions that set the HardwareBug() row."""
+        return self._mova2d(t, "MOVDBGA2D", dest_32b_lo, src, addr_mode, instr_mod, dst)
+
+    @op
+    def MOVB2D(self, t, dest_32b_lo, src, addr_mode, instr_mod, dst):
+        """Move SrcB rows to Dst: 1 row, an aligned 4-row block, or 1 row broadcast to
+        an aligned 8-row block, optionally column 0 to all columns (MOVB2D.md; the data
+        format is SrcA's, as the page insists).
+
+        Fields: instr_mod = Move4Rows<<2 | Broadcast1RowTo8<<1 | BroadcastCol0.
+        """
+        w = self._wait_src("B")
+        if w is not None:
+            return w
+        cop = self.cop
+        ti = t.index
+        bank = self._tc(ti, "CFG_STATE_ID_StateID")
+        rwc = cop.rwcs[ti]
+        dst_row = self._dst_row(ti, bank, dst)
+        src_row = src + rwc.SrcB
+        bsrc = cop.src.math_view("B")
+        if instr_mod & 2:  # Broadcast1RowTo8
+            n, dst_row, src_row = 8, dst_row & 0x3F8, src_row & 0x3F
+            vals = np.broadcast_to(bsrc[src_row], (8, 16))
+        elif instr_mod & 4:  # Move4Rows
+            n, dst_row, src_row = 4, dst_row & 0x3FC, src_row & 0x3C
+            vals = bsrc[src_row:src_row + 4]
+        else:
+            n, dst_row, src_row = 1, dst_row & 0x3FF, src_row & 0x3F
+            vals = bsrc[src_row:src_row + 1]
+        if instr_mod & 1:  # BroadcastCol0
+            vals = np.broadcast_to(vals[:, :1], (n, 16))
+        self._mov_to_dst(t, "MOVB2D", vals, dst_row, n, dest_32b_lo, bank, self._blocked_columns())
+        # SHIFTXA.md: MOVB2D sets HardwareBug(); it addresses no SrcA row, so we take
+        # the bare RWC SrcA counter (our choice; the page does not say).
+        self.last_srca_row = rwc.SrcA
+        cop.rwcs.apply_addr_mod(ti, addr_mode)
+        return None
+
+    # =====================================================================================
+    # Moves from Dst to Src
+    # =====================================================================================
+    def _mov_d2src(self, t, mnemonic, which, dest_32b_lo, src, addr_mode, instr_mod, dst):
+        """MOVD2A.md / MOVD2B.md (identical but for the target). Neither waits for Src
+        ownership. Undefined cases: UseDst32bLo, or TF32, with Dst in 16-bit mode."""
+        cop = self.cop
+        ti = t.index
+        bank = self._tc(ti, "CFG_STATE_ID_StateID")
+        if self._tc(ti, "FP16A_FORCE_Enable"):
+            use32, style = False, FP16
+        else:
+            fmt = self._srca_fmt(bank, mnemonic)
+            use32 = bool(self._c(bank, "ALU_ACC_CTRL_Fp32_enabled")
+                         or self._c(bank, "ALU_ACC_CTRL_INT8_math_enabled"))
+            style = self._style_of(fmt)
+        if not use32 and dest_32b_lo:
+            raise UndefinedBehaviour(f"{mnemonic}: UseDst32bLo with Dst in 16-bit mode")
+        if not use32 and style == TF32:
+            raise UndefinedBehaviour(f"{mnemonic}: SrcA format TF32 with Dst in 16-bit mode")
+        rwc = cop.rwcs[ti]
+        dst_row = self._dst_row(ti, bank, dst)
+        src_row = src + (rwc.SrcA if which == "A" else rwc.SrcB)
+        if instr_mod & 2:  # Move4Rows
+            n, dst_row, src_row = 4, dst_row & 0x3FC, src_row & 0x3C
+        else:
+            n, dst_row, src_row = 1, dst_row & 0x3FF, src_row & 0x3F
+        if use32:
+            d = self._read32(dst_row, n)
+            if dest_32b_lo:
+                d = (d << U32(16)) | (d & U32(0xFFFF))
+            if style == BF16:
+                v = L.src_from_dst16_bf16(d >> 16)
+            elif style == FP16:
+                v = L.src_from_dst16_fp16(d >> 16)
+            elif not dest_32b_lo:
+                v = L.src_from_dst32_tf32(d)
+            else:
+                v = d & U32(0x1FFF)
+        else:
+            d = self._read16(dst_row, n)
+            v = L.src_from_dst16_bf16(d) if style == BF16 else L.src_from_dst16_fp16(d)
+        target = cop.src.math_view(which)
+        cols = self._blocked_columns()
+        if cols is not None:
+            v = np.where(cols, target[src_row:src_row + n], v)
+        target[src_row:src_row + n] = v
+        self.last_srca_row = src_row if which == "A" else rwc.SrcA
+        cop.rwcs.apply_addr_mod(ti, addr_mode)
+        return None
+
+    @op
+    def MOVD2A(self, t, dest_32b_lo, src, addr_mode, instr_mod, dst):
+        """Move one row or an aligned 4-row block of Dst to SrcA (MOVD2A.md). Does not
+        wait for SrcA ownership.
+
+        Docs disagreement: ``ShuffleTF32`` masks with 0x3fc000, which does not fit in
+        19 bits and contradicts the layouts; we follow the layouts
+        (formats.layout.src_from_dst32_tf32: plain TF32 truncation of the FP32 value).
+        """
+        return self._mov_d2src(t, "MOVD2A", "A", dest_32b_lo, src, addr_mode, instr_mod, dst)
+
+    @op
+    def MOVD2B(self, t, dest_32b_lo, src, addr_mode, instr_mod, dst):
+        """Move one row or an aligned 4-row block of Dst to SrcB (MOVD2B.md; the data
+        format is SrcA's). Does not wait for SrcB ownership. For SHIFTXA's
+        HardwareBug() row it records the bare RWC SrcA counter (our choice)."""
+        return self._mov_d2src(t, "MOVD2B", "B", dest_32b_lo, src, addr_mode, instr_mod, dst)
+
+    @op
+    def MOVB2A(self, t, srca, addr_mode, instr_mod, srcb):
+        """Move one row or an aligned 4-row block of SrcB to SrcA.
+
+        Not in /work/isadoc: follows MOVB2A.md of the upstream tt-isa-documentation
+        (MatrixUnit.md links it). Encoding (Bits32_MOVB2A): SrcBRow bits 0-5 (table
+        field ``srcb``), Move4Rows bit 13 (``instr_mod`` bit 1), AddrMod bits 15-16,
+        SrcARow bits 17-22 (``srca``). Waits for SrcB ownership only; flushes values
+        with a zero low byte unless ALU_ACC_CTRL_Zero_Flag_disabled_src.
+        """
+        w = self._wait_src("B")
+        if w is not None:
+            return w
+        cop = self.cop
+        ti = t.index
+        bank = self._tc(ti, "CFG_STATE_ID_StateID")
+        rwc = cop.rwcs[ti]
+        a_row = (srca & 0x3F) + rwc.SrcA
+        b_row = (srcb & 0x3F) + rwc.SrcB
+        if instr_mod & 2:
+            n, a_row, b_row = 4, a_row & 0x3C, b_row & 0x3C
+        else:
+            n, a_row, b_row = 1, a_row & 0x3F, b_row & 0x3F
+        v = cop.src.math_view("B")[b_row:b_row + n]
+        if not self._c(bank, "ALU_ACC_CTRL_Zero_Flag_disabled_src"):
+            v = np.where((v & 0xFF) == 0, U32(0), v)
+        target = cop.src.math_view("A")
+        cols = self._blocked_columns()
+        if cols is not None:
+            v = np.where(cols, target[a_row:a_row + n], v)
+        target[a_row:a_row + n] = v
+        self.last_srca_row = a_row
+        cop.rwcs.apply_addr_mod(ti, addr_mode)
+        return None
+
+    # =====================================================================================
+    # Clearing
+    # =====================================================================================
+    @op
+    def ZEROACC(self, t, clear_mode, AddrMode, dst):
+        """Mark 1 / 16 / 512 / 1024 rows of Dst undefined (ZEROACC.md).
+
+        Fields: clear_mode = UseDst32b<<2 | Mode, dst = Imm10. Undefined rows are
+        written with zeros and remembered for GMPOOL (module docstring). The Revert bit
+        (bit 18, Bits32_ZEROACC) is not a table field: it is read from ``t.word`` when
+        the frontend provides it, and is undefined behaviour outside ONE_ROW mode.
+        AddrMod applies in modes 0 and 1 only (mode 1 with Imm10 = 0xff only applies
+        AddrMod).
+        """
+        cop = self.cop
+        ti = t.index
+        mode = clear_mode & 3
+        use32 = bool(clear_mode & 4)
+        if mode != 0 and ((getattr(t, "word", None) or 0) >> 18) & 1:
+            raise UndefinedBehaviour("ZEROACC: Revert (bit 18) set outside ZEROACC_MODE_ONE_ROW")
+        rows = None
+        if mode == 0:  # ZEROACC_MODE_ONE_ROW
+            bank = self._tc(ti, "CFG_STATE_ID_StateID")
+            row = self._dst_row(ti, bank, dst) & 0x3FF
+            if self._c(bank, "ALU_ACC_CTRL_Fp32_enabled") or self._c(bank, "ALU_ACC_CTRL_INT8_math_enabled"):
+                adj = int(adj_rows([row])[0])
+                rows = np.array([adj, adj + 8])
+            else:
+                rows = np.array([row])
+        elif mode == 1:  # ZEROACC_MODE_16_ROWS
+            imm = dst & 0xFF
+            if use32 and imm < 32:
+                adj = adj_rows(np.arange(imm * 16, imm * 16 + 16))
+                rows = np.concatenate([adj, adj + 8])
+            elif not use32 and imm < 64:
+                rows = np.arange(imm * 16, imm * 16 + 16)
+        elif mode == 2:  # ZEROACC_MODE_HALF_OF_DST
+            rows = np.arange(512, 1024) if dst & 1 else np.arange(0, 512)
+        else:  # ZEROACC_MODE_ALL_OF_DST
+            rows = np.arange(1024)
+        if rows is not None:
+            cop.dst.bits[rows] = 0
+            self.undefined[rows] = True
+        if mode in (0, 1):
+            cop.rwcs.apply_addr_mod(ti, AddrMode)
+        return None
+
+    @op
+    def ZEROSRC(self, t, zero_val, write_mode, bank_mask, src_mask):
+        """Set all or one bank of SrcA and/or SrcB to zero, or SrcA to all ones
+        ("negative infinity") (ZEROSRC.md). Does not wait for ownership.
+
+        Fields: zero_val = NegativeInfSrcA, write_mode = SingleBankMatrixUnit,
+        bank_mask = BothBanks, src_mask = ClearSrcB<<1 | ClearSrcA.
+        """
+        src = self.cop.src
+        for bit, w, fill in ((1, "A", 0x7FFFF if zero_val else 0), (2, "B", 0)):
+            if not src_mask & bit:
+                continue
+            if bank_mask:
+                banks = (0, 1)
+            elif write_mode:
+                banks = (src.math_bank[w],)
+            else:
+                banks = (src.unpack_bank[w],)
+            for bank in banks:
+                src.data[w][bank][:] = fill
+        return None
+
+    # =====================================================================================
+    # Src shuffles
+    # =====================================================================================
+    @op
+    def TRNSPSRCB(self, t):
+        """Transpose the 16x16 matrix in rows 16..31 of the Matrix Unit's SrcB bank
+        (TRNSPSRCB.md). Waits for SrcB ownership."""
+        w = self._wait_src("B")
+        if w is not None:
+            return w
+        b = self.cop.src.math_view("B")
+        b[16:32] = b[16:32].T.copy()
+        return None
+
+    @op
+    def SHIFTXA(self, t, log2_amount2, shift_mode):
+        """Shift 16 rows of SrcA one lane right (Direction 2) or left (3) into rows
+        0..15 (SHIFTXA.md). The input block is HardwareBug() & 0x30: the starting SrcA
+        row of the last MVMUL / DOTPV / GAPOOL / ELW* / GMPOOL / MOVA2D / MOVB2D /
+        MOVD2A / MOVD2B / MOVB2A (0 after reset). Other Direction values match no case
+        of the model's switch and change nothing. Waits for SrcA ownership."""
+        w = self._wait_src("A")
+        if w is not None:
+            return w
+        a = self.cop.src.math_view("A")
+        in_row = self.last_srca_row & 0x30
+        block = a[in_row:in_row + 16].copy()
+        if shift_mode == 2:  # DIRECTION_RIGHT
+            a[0:16, 1:] = block[:, :15]
+            a[0:16, 0] = 0
+        elif shift_mode == 3:  # DIRECTION_LEFT
+            a[0:16, :15] = block[:, 1:]
+            a[0:16, 15] = 0
+        return None
+
+    @op
+    def SHIFTXB(self, t, addr_mode, rot_shift, shift_row):
+        """Rotate (or shift in zero, rot_shift = ShiftInZero) one SrcB row left by one
+        lane (SHIFTXB.md). Docs disagreement: the page's loop stops at column 13
+        (``Column < 14``), leaving column 14 unchanged, but its own lane diagram shows a
+        full rotation and the upstream page fixed the loop to ``Column < 15``; we rotate
+        all lanes. Waits for SrcB ownership."""
+        w = self._wait_src("B")
+        if w is not None:
+            return w
+        cop = self.cop
+        ti = t.index
+        row = (shift_row + cop.rwcs[ti].SrcB) & 0x3F
+        b = cop.src.math_view("B")
+        col0 = b[row, 0]
+        b[row, :15] = b[row, 1:].copy()
+        b[row, 15] = 0 if rot_shift else col0
+        cop.rwcs.apply_addr_mod(ti, addr_mode)
+        return None
+
+    # =====================================================================================
+    # Oddballs
+    # =====================================================================================
+    @op
+    def CLREXPHIST(self, t):
+        """Reset the exponent histograms of the four packers (CLREXPHIST.md). The
+        histograms belong to the packers: calls ``cop.pack.clear_exponent_histograms()``
+        when the packers provide it, and does nothing otherwise."""
+        fn = getattr(self.cop.pack, "clear_exponent_histograms", None)
+        if fn is not None:
+            fn()
+        return None
+
+    @op
+    def GATESRCRST(self, t, reset_srcb_gate_control, reset_srca_gate_control):
+        """Invalidate the SrcB operand cache (GATESRCRST.md). No such cache is modelled
+        (reads always see current SrcB), so this does nothing."""
+        return None
+
+    @op
+    def CLEARDVALID(self, t, cleardvalid, reset):
+        """Give the Matrix Unit's SrcA / SrcB banks to the unpackers, optionally
+        flipping, or reset the whole Src handshake (CLEARDVALID.md).
+
+        Fields: cleardvalid = FlipSrcB<<1 | FlipSrcA, reset = KeepReadingSameSrc<<1 |
+        Reset.
+        """
+        src = self.cop.src
+        if reset & 1:
+            for w in ("A", "B"):
+                src.math_bank[w] = 0
+                src.unpack_bank[w] = 0
+                src.allowed[w][0] = UNPACK
+                src.allowed[w][1] = UNPACK
+            return None
+        keep = bool(reset & 2)
+        for bit, w in ((1, "A"), (2, "B")):
+            if cleardvalid & bit:
+                src.allowed[w][src.math_bank[w]] = UNPACK
+                if not keep:
+                    src.math_bank[w] ^= 1
+        return None
+
+    @op
+    def SETRWC(self, t, clear_ab_vld, rwc_cr, rwc_d, rwc_b, rwc_a, BitMask):
+        """Set RWC counters, optionally relative to the Cr counters, reset the fidelity
+        phase, flip Src banks (SETRWC.md).
+
+        Fields: clear_ab_vld = FlipSrcB<<1 | FlipSrcA; rwc_cr = DstCtoCr<<3 | DstCr<<2 |
+        SrcBCr<<1 | SrcACr; rwc_d / rwc_b / rwc_a = DstVal / SrcBVal / SrcAVal (4 bits);
+        BitMask = Fidelity<<3 | Dst<<2 | SrcB<<1 | SrcA.
+        """
+        ti = t.index
+        r = self.cop.rwcs[ti]
+        if BitMask & 1:
+            v = (rwc_a + (r.SrcA_Cr if rwc_cr & 1 else 0)) & 0x3F
+            r.SrcA = r.SrcA_Cr = v
+        if BitMask & 2:
+            v = (rwc_b + (r.SrcB_Cr if rwc_cr & 2 else 0)) & 0x3F
+            r.SrcB = r.SrcB_Cr = v
+        if BitMask & 4 or rwc_cr & 8:
+            if rwc_cr & 8:
+                v = rwc_d + r.Dst
+            elif rwc_cr & 4:
+                v = rwc_d + r.Dst_Cr
+            else:
+                v = rwc_d
+            r.Dst = r.Dst_Cr = v & 0x3FF
+        if BitMask & 8:
+            r.FidelityPhase = 0
+        self._flip(ti, clear_ab_vld)
+        return None
+
+    @op
+    def INCRWC(self, t, rwc_cr, rwc_d, rwc_b, rwc_a):
+        """Increment RWC counters, optionally through the Cr counters (INCRWC.md).
+
+        Fields: rwc_cr = DstCr<<2 | SrcBCr<<1 | SrcACr; rwc_d / rwc_b / rwc_a = DstInc /
+        SrcBInc / SrcAInc.
+        """
+        r = self.cop.rwcs[t.index]
+        if rwc_cr & 1:
+            r.SrcA_Cr = (r.SrcA_Cr + rwc_a) & 0x3F
+            r.SrcA = r.SrcA_Cr
+        else:
+            r.SrcA = (r.SrcA + rwc_a) & 0x3F
+        if rwc_cr & 2:
+            r.SrcB_Cr = (r.SrcB_Cr + rwc_b) & 0x3F
+            r.SrcB = r.SrcB_Cr
+        else:
+            r.SrcB = (r.SrcB + rwc_b) & 0x3F
+        if rwc_cr & 4:
+            r.Dst_Cr = (r.Dst_Cr + rwc_d) & 0x3FF
+            r.Dst = r.Dst_Cr
+        else:
+            r.Dst = (r.Dst + rwc_d) & 0x3FF
+        return None
