@@ -37,6 +37,7 @@ class ConfigSpace(Device):
         self.fields, self.thread_fields = field_tables(arch.name)
         self.cfg = np.zeros((2, self.bank_words), dtype=np.uint32)
         self.thread_cfg = np.zeros((3, self.thread_words), dtype=np.uint16)
+        self.thread_version = 0  # bumped by every ThreadConfig write (for caches of derived values)
         self.thread_base = base + 8 * self.bank_words
         self.end = self.thread_base + 3 * self.thread_words * 16
         self.listeners = []  # callables(bank, index, value) after a Config word write
@@ -82,6 +83,7 @@ class ConfigSpace(Device):
     def thread_set_word(self, thread: int, index: int, value: int) -> None:
         """SETC16."""
         self.thread_cfg[thread, index] = value & 0xFFFF
+        self.thread_version += 1
 
     # -- RISC-V view --------------------------------------------------------------------
     def read(self, core, addr, width):

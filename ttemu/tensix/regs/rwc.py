@@ -28,51 +28,70 @@ class RWCs:
     def __init__(self, config):
         self.config = config
         self.rwc = [RWC(), RWC(), RWC()]
+        self._mods = {}  # (thread, index) -> decoded AddrMod fields
+        self._version = -1
 
     def __getitem__(self, thread: int) -> RWC:
         return self.rwc[thread]
 
+    def _addr_mod(self, thread: int, index: int):
+        """The ADDR_MOD_{AB,DST,BIAS}_SEC<index> fields of a thread's ThreadConfig,
+        decoded once per ThreadConfig version."""
+        if self._version != self.config.thread_version:
+            self._mods.clear()
+            self._version = self.config.thread_version
+        key = (thread, index)
+        mod = self._mods.get(key)
+        if mod is None:
+            g = self.config.thread_get
+            ab = f"ADDR_MOD_AB_SEC{index}_"
+            dst = f"ADDR_MOD_DST_SEC{index}_"
+            bias = f"ADDR_MOD_BIAS_SEC{index}_"
+            mod = self._mods[key] = tuple(g(thread, n) for n in (
+                ab + "SrcAClear", ab + "SrcACR", ab + "SrcAIncr",
+                ab + "SrcBClear", ab + "SrcBCR", ab + "SrcBIncr",
+                dst + "DestClear", dst + "DestCToCR", dst + "DestCR", dst + "DestIncr",
+                dst + "FidelityClear", dst + "FidelityIncr", bias + "BiasClear", bias + "BiasIncr"))
+        return mod
+
     def apply_addr_mod(self, thread: int, addr_mod: int, update_fidelity: bool = True) -> None:
         """ApplyAddrMod (RWCs.md)."""
         r = self.rwc[thread]
-        g = self.config.thread_get
         index = addr_mod & 3
-        if r.ExtraAddrModBit or g(thread, "ADDR_MOD_SET_Base"):
+        if r.ExtraAddrModBit or self.config.thread_get(thread, "ADDR_MOD_SET_Base"):
             index += 4
-        ab = f"ADDR_MOD_AB_SEC{index}_"
-        dst = f"ADDR_MOD_DST_SEC{index}_"
-        bias = f"ADDR_MOD_BIAS_SEC{index}_"
-        if g(thread, ab + "SrcAClear"):
+        (a_clear, a_cr, a_incr, b_clear, b_cr, b_incr, d_clear, d_ctocr, d_cr, d_incr,
+         f_clear, f_incr, bias_clear, bias_incr) = self._addr_mod(thread, index)
+        if a_clear:
             r.SrcA = r.SrcA_Cr = 0
-        elif g(thread, ab + "SrcACR"):
-            r.SrcA_Cr = (r.SrcA_Cr + g(thread, ab + "SrcAIncr")) & 0x3F
+        elif a_cr:
+            r.SrcA_Cr = (r.SrcA_Cr + a_incr) & 0x3F
             r.SrcA = r.SrcA_Cr
         else:
-            r.SrcA = (r.SrcA + g(thread, ab + "SrcAIncr")) & 0x3F
-        if g(thread, ab + "SrcBClear"):
+            r.SrcA = (r.SrcA + a_incr) & 0x3F
+        if b_clear:
             r.SrcB = r.SrcB_Cr = 0
-        elif g(thread, ab + "SrcBCR"):
-            r.SrcB_Cr = (r.SrcB_Cr + g(thread, ab + "SrcBIncr")) & 0x3F
+        elif b_cr:
+            r.SrcB_Cr = (r.SrcB_Cr + b_incr) & 0x3F
             r.SrcB = r.SrcB_Cr
         else:
-            r.SrcB = (r.SrcB + g(thread, ab + "SrcBIncr")) & 0x3F
-        incr = g(thread, dst + "DestIncr")
-        if g(thread, dst + "DestClear"):
+            r.SrcB = (r.SrcB + b_incr) & 0x3F
+        if d_clear:
             r.Dst = r.Dst_Cr = 0
-        elif g(thread, dst + "DestCToCR"):
-            r.Dst = (r.Dst + incr) & 0x3FF
+        elif d_ctocr:
+            r.Dst = (r.Dst + d_incr) & 0x3FF
             r.Dst_Cr = r.Dst
-        elif g(thread, dst + "DestCR"):
-            r.Dst_Cr = (r.Dst_Cr + incr) & 0x3FF
+        elif d_cr:
+            r.Dst_Cr = (r.Dst_Cr + d_incr) & 0x3FF
             r.Dst = r.Dst_Cr
         else:
-            r.Dst = (r.Dst + incr) & 0x3FF
+            r.Dst = (r.Dst + d_incr) & 0x3FF
         if update_fidelity:
-            if g(thread, dst + "FidelityClear"):
+            if f_clear:
                 r.FidelityPhase = 0
             else:
-                r.FidelityPhase = (r.FidelityPhase + g(thread, dst + "FidelityIncr")) & 3
-        if g(thread, bias + "BiasClear"):
+                r.FidelityPhase = (r.FidelityPhase + f_incr) & 3
+        if bias_clear:
             r.ExtraAddrModBit = 0
-        elif g(thread, bias + "BiasIncr") & 3:
+        elif bias_incr & 3:
             r.ExtraAddrModBit = (r.ExtraAddrModBit + 1) & 1
