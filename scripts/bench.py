@@ -10,6 +10,11 @@ riscv      ttemu run on shared/bench/rv32/build/bench_tile_n256.elf (28,435,299
            processes. Target: ttemu <= 1.2x blockjit's time.
 startup    process start to first guest instruction, measured as a whole
            ``ttemu run ELF --max-steps 1`` process (an upper bound). Target < 0.3 s.
+mvmul      10,000 MVMULs (BF16 SrcA/SrcB, FP32-free Dst16) pushed to Tensix thread T1
+           in process: Tensix instructions per second, and 32x32x32 tile products per
+           second (16 MVMULs per fidelity phase: LoFi 16, HiFi4 64 per tile).
+sfpu       an SFPU stream (SFPLOAD, SFPMAD, SFPSTORE per 32-lane row group) over 64
+           tiles of Dst: instructions per second and tiles per second.
 
 Each figure is the best of ``--repeat`` runs.
 """
@@ -76,7 +81,60 @@ def bench_startup(shared, repeat):
             "target": "< 0.3 s"}
 
 
-BENCHES = {"riscv": bench_riscv, "startup": bench_startup}
+def _stream(words, setup=()):
+    """Push ``words`` to Tensix T1 after its MOP expander (as BRISC would) and time
+    them through the frontend and backend, in process."""
+    sys.path.insert(0, str(ROOT))
+    from ttemu import Tile
+
+    tile = Tile()
+    thread = tile.tensix.threads[1]
+    for w in setup:
+        thread.push(w, "bench", after_mop=True)
+        tile.tensix.kick()
+    t0 = time.perf_counter()
+    for w in words:
+        thread.push(w, "bench", after_mop=True)
+        tile.tensix.kick()
+    dt = time.perf_counter() - t0
+    if thread.held is not None:
+        raise SystemExit(f"bench stream stuck: {thread.held_reason}")
+    return dt
+
+
+def bench_mvmul(shared, repeat, n=10_000):
+    sys.path.insert(0, str(ROOT))
+    from ttemu.isa.table import get_table
+
+    t = get_table("wormhole_b0")
+    setup = [t.encode("SETDVALID", setvalid=3)]
+    words = [t.encode("MVMUL", dst=8 * (i % 8), addr_mode=0, instr_mod19=0, clear_dvalid=0) for i in range(n)]
+    dt = min(_stream(words, setup) for _ in range(repeat))
+    ips = n / dt
+    return {"name": "mvmul", "instructions": n, "seconds": round(dt, 3), "tensix_ips": round(ips),
+            "us_per_mvmul": round(1e6 / ips, 1), "tiles_per_s_lofi": round(ips / 16, 1),
+            "tiles_per_s_hifi4": round(ips / 64, 1)}
+
+
+def bench_sfpu(shared, repeat, tiles=64):
+    sys.path.insert(0, str(ROOT))
+    from ttemu.isa.table import get_table
+
+    t = get_table("wormhole_b0")
+    words = []
+    for tile in range(tiles):
+        for row in range(0, 64, 4):  # SFPLOAD/SFPSTORE move 4 Dst rows x 8 lanes... 32 datums
+            addr = (tile * 64 + row) & 0x3FF
+            words += [t.encode("SFPLOAD", lreg_ind=0, instr_mod0=0, sfpu_addr_mode=0, dest_reg_addr=addr),
+                      t.encode("SFPMAD", lreg_src_a=0, lreg_src_b=0, lreg_src_c=0, lreg_dest=1, instr_mod1=0),
+                      t.encode("SFPSTORE", lreg_ind=1, instr_mod0=0, sfpu_addr_mode=0, dest_reg_addr=addr)]
+    dt = min(_stream(words) for _ in range(repeat))
+    ips = len(words) / dt
+    return {"name": "sfpu", "instructions": len(words), "tiles": tiles, "seconds": round(dt, 3),
+            "tensix_ips": round(ips), "tiles_per_s": round(tiles / dt, 1)}
+
+
+BENCHES = {"riscv": bench_riscv, "startup": bench_startup, "mvmul": bench_mvmul, "sfpu": bench_sfpu}
 
 
 def main(argv=None):
