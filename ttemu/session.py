@@ -237,9 +237,20 @@ class Session:
         for addr_s, len_s, fmt in dump_l1:
             addr, n, core = self._range(tile, addr_s, len_s, "--dump-l1")
             data = tile.read(addr, n, core)
-            text = f"{fmt} dump of 0x{addr:08x} ({n} bytes):\n" + dumpmod.text(addr, data, fmt)
+            if fmt.startswith("tile-"):
+                from .tensix.dump_tiles import TILE_FORMATS, tile_report
+
+                if fmt not in TILE_FORMATS:
+                    raise UsageError(f"--dump-l1: unknown tile format {fmt!r} (one of {', '.join(TILE_FORMATS)})")
+                try:
+                    text, values = tile_report(data, addr, fmt)
+                except ValueError as e:
+                    raise UsageError(f"--dump-l1 {fmt}: {e}") from None
+            else:
+                text = f"{fmt} dump of 0x{addr:08x} ({n} bytes):\n" + dumpmod.text(addr, data, fmt)
+                values = dumpmod.cells(data, fmt)
             out.append({"text": text, "json": {"kind": "l1", "addr": addr, "len": n, "format": fmt,
-                                                "values": dumpmod.cells(data, fmt)}})
+                                                "values": values}})
         return out
 
     def _tensix_dumps(self, tile):

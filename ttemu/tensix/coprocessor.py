@@ -25,7 +25,7 @@ from .regs.src import SrcState
 from .units.cfg import ConfigUnit
 from .units.math import MatrixUnit
 from .units.misc import MiscUnit
-from .units.mover import Mover
+from .units.mover import Mover, TdmaRisc
 from .units.pack import Packers
 from .units.scalar import ScalarUnit
 from .units.sfpu import VectorUnit
@@ -79,6 +79,7 @@ class Coprocessor:
         router.attach("tensix_mop_cfg", MopCfgPort(self))
         router.attach("tensix_cfg", self.config)
         router.attach("tensix_regfile", self.gprs)
+        router.attach("riscv_tdma_regs", TdmaRisc(self))
         for i, region in enumerate(("tensix_pc_buf", "tensix_pc1_buf", "tensix_pc2_buf")):
             router.attach(region, PcBufPort(self, region, i))
 

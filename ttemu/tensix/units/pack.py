@@ -1,20 +1,672 @@
-"""Packers: PACR / PACR_SETREG from Dst to L1.
+"""Packers: PACR and PACR_SETREG, from Dst to L1.
 
+tt-isa-documentation WormholeB0/TensixTile/TensixCoprocessor/PACR.md, PACR_SETREG.md,
+Packers/README.md, Packers/InputAddressGenerator.md, Packers/OutputAddressGenerator.md,
+Packers/FormatConversion.md, Packers/EdgeMasking.md, Packers/ReLU.md,
+Packers/ExponentHistogram.md, Packers/ExponentThresholding.md, Packers/Downsampling.md,
+Packers/Compression.md, ../TDMA-RISC.md (packer metadata), ../L1.md (accumulation).
 Instructions are methods named after their mnemonics (see ttemu.tensix.units).
+
+Per-packer configuration (``Packers[i].Config[StateID].X``) is ``Config[StateID]``
+``THCON_SEC0_REG1_X`` (packer 0), ``THCON_SEC0_REG8_X`` (1), ``THCON_SEC1_REG1_X`` (2),
+``THCON_SEC1_REG8_X`` (3) (SETDMAREG_Special.md); ``Pack_limit_address`` /
+``Pack_fifo_size`` are ``THCON_SEC0_REG9_Pack_0_2_*`` (0), ``THCON_SEC0_REG9_Pack_1_3_*``
+(1), ``THCON_SEC1_REG9_Pack_0_2_*`` (2), ``THCON_SEC1_REG9_Pack_1_3_*`` (3); the 8-bit
+``PCK_EDGE_TILE_FACE_SET_SELECT_select`` / ``PCK_EDGE_TILE_ROW_SET_SELECT_select`` hold
+two bits per packer (packer i: bits 2i+1:2i); ``PACK_COUNTERS_SEC[i]`` and
+``DEST_TARGET_REG_CFG_PACK_SEC[i]`` are per packer by name.
+
+Model notes and decisions (where the pages leave a choice):
+
+* A PACR completes as it issues: every selected packer reads Dst, converts and writes
+  L1 before the next instruction. The output buffers before L1 (16 bytes per stream)
+  and ``NeedsNewAddress`` persist between PACRs exactly as the output address
+  generator page describes; BFP datums are held until a block of 16 is complete
+  (a block split by ``Last`` / ``Flush`` is undefined).
+* Pipeline order per datum: fetch from Dst (edge masking, early conversion), ReLU,
+  exponent histogram, downsampling discards, exponent thresholding, late conversion,
+  L1 (write or accumulate). The histogram counts the datums that pass the
+  downsampling mask ("datums ... as they pass through the packer"); every fetched
+  datum advances the edge-masking tile position generator.
+* The tile position generator restarts at 0 when a PACR with ``Last`` or ``Flush``
+  ends (the page does not say when it restarts; a tile is the natural unit).
+* Edge masking's "-INFINITY": 0xff800000 for 8-bit-exponent intermediates; for
+  5-bit-exponent ones (no infinity) the most negative value, sign + exponent 31 +
+  all-ones mantissa (truncated to the intermediate's width); undefined for integers.
+* ReLU on narrower float intermediates compares in FP32 and writes the threshold back
+  truncated to the intermediate's mantissa. Integer intermediates support only
+  ApplyRelu 0 / 1 ("should be set to zero or one"); 2 / 3 are undefined.
+* ``In_data_format`` (LateFromFormat) must describe the early conversion's result:
+  same exponent width and at least as many mantissa bits (BFP8 = e8m7, BFP8a = e5m7),
+  or the same integer family; anything else is undefined. BFP4/BFP2 formats are only
+  valid as ``Out_data_format``.
+* Exponent histogram of INT8 / UINT8 intermediates is unspecified: they leave it alone.
+* Stochastic rounding (``ALU_ROUNDING_MODE_Packer_srnd_en``), compression
+  (``PerformingCompression``), packer 0 reading from L1 (``Source_interface_selection``)
+  and ``INT_DESCALE_Mode`` = 1 (its ``z`` is not defined) raise Unimplemented.
+* L1 accumulation (``Pack_L1_Acc``): every 16-byte write becomes L1 += data, in lanes
+  of ``Out_data_format``: FP32 (IEEE binary32 add, round to nearest even), INT32
+  (sign-magnitude, saturating to +-(2**31 - 1), zero written as +0), BF16 (FP32 add
+  then round to nearest even), FP16 (Tensix FP16, exponent 31 finite: FP32 add then
+  round to nearest even, saturating to the largest magnitude); other formats and the
+  BFP exponent stream are undefined. L1.md names the lane types but not the rounding.
+* ``LastTileSize`` counts the 16-byte L1 writes a packer made since its previous tile
+  ended (both streams); the metadata FIFO holds 16 entries. Neither is defined by the
+  pages.
+* PACR_SETREG flushes the output buffers of the packers in its ``PackSel`` mask, then
+  writes ``Value32`` at ``Addr`` through the tile's MMIO router.
 """
 
 from __future__ import annotations
 
-from . import Unit
+from collections import deque
+from dataclasses import dataclass, field
 
+import numpy as np
+
+from ...errors import UndefinedBehaviour, Unimplemented
+from ..formats import (
+    DataFormat,
+    EarlyMode,
+    Intermediate,
+    early_from_config,
+    exponent_threshold,
+    from_hw_code,
+    is_bfp,
+    packer_early,
+    packer_late,
+    write_datums,
+)
+from ..regs.adc import PACKERS
+from ..regs.dst import adj_rows
+from . import Unit, op
 
 #: Instructions of this unit not implemented yet (each stops a run as unimplemented).
-PENDING = frozenset({
-    'PACR', 'PACR_SETREG', 'TBUFCMD'
-})
+#: TBUFCMD has no page in the ISA documentation.
+PENDING = frozenset({'TBUFCMD'})
+
+L1_BYTES = 1464 * 1024
+PACKER_SEC = ("THCON_SEC0_REG1_", "THCON_SEC0_REG8_", "THCON_SEC1_REG1_", "THCON_SEC1_REG8_")
+LIMIT_SEC = ("THCON_SEC0_REG9_Pack_0_2_", "THCON_SEC0_REG9_Pack_1_3_",
+             "THCON_SEC1_REG9_Pack_0_2_", "THCON_SEC1_REG9_Pack_1_3_")
+#: PACR.md: the documented PackerMask values (0 means packer 0).
+VALID_MASKS = (0b0001, 0b0010, 0b0100, 0b1000, 0b0011, 0b1100, 0b1111)
+METADATA_FIFO_DEPTH = 16
+U32 = np.uint32
+_F = DataFormat
+_I = Intermediate
+
+#: In_data_format (LateFromFormat) -> the intermediate type it denotes
+#: (Packers/FormatConversion.md encoding table, note (dagger)).
+LATE_FROM = {
+    _F.Float32: _I.FP32, _F.Tf32: _I.TF32, _F.Float16_b: _I.BF16, _F.Bfp8_b: _I.BF16,
+    _F.Float16: _I.FP16, _F.Bfp8: _I.E5M7, _F.Fp8: _I.FP8,
+    _F.Int32: _I.INT32, _F.UInt16: _I.INT16, _F.Int8: _I.INT8,
+}
+_FP16_RELU_CODES = (_F.Float16, _F.Fp8, _F.Bfp8, _F.Bfp4, _F.Bfp2)
+
+
+@dataclass
+class Stream:
+    """One output stream (RSI / exponents / data) of a packer: its L1 byte address,
+    ``NeedsNewAddress`` and the bytes buffered before the next aligned 16-byte write."""
+
+    byte_address: int = 0
+    needs_new: bool = True
+    buf: bytearray = field(default_factory=bytearray)
+
+
+@dataclass
+class PackerState:
+    exp: Stream = field(default_factory=Stream)
+    data: Stream = field(default_factory=Stream)
+    tpg: list = field(default_factory=lambda: [0, 0, 0])  # TilePositionGenerator X, Y, Z
+    pending: np.ndarray | None = None  # intermediate bits of an incomplete BFP block
+    pending_key: tuple | None = None
+    writes: int = 0  # 16-byte L1 writes since the last tile ended
+
+
+def _float_mask(inter: Intermediate) -> int:
+    """Bits of the intermediate's layout that carry it (the rest are zero)."""
+    if inter.exponent_bits == 8:
+        return (~((1 << (23 - inter.mantissa_bits)) - 1)) & 0xFFFFFFFF
+    return (~((1 << (10 - inter.mantissa_bits)) - 1)) & 0xFFFF
+
+
+def _late_source(inter: Intermediate, late_from: DataFormat) -> Intermediate:
+    """The intermediate type the late conversion reads (In_data_format), checked
+    against what the early conversion produced."""
+    want = LATE_FROM.get(late_from)
+    if want is None:
+        raise UndefinedBehaviour(f"PACR: In_data_format {late_from.doc_name} is only valid as Out_data_format "
+                                 "(Packers/FormatConversion.md)")
+    if want is _I.INT8 and inter in (_I.INT8, _I.UINT8):
+        return inter
+    if want.is_float and inter.is_float:
+        if want.exponent_bits == inter.exponent_bits and inter.mantissa_bits <= want.mantissa_bits:
+            return want
+    elif want is inter:
+        return want
+    raise UndefinedBehaviour(f"PACR: the early conversion produces {inter.name} but In_data_format is "
+                             f"{late_from.doc_name}")
+
+
+def _fp32_to_bf16_rne(f: np.ndarray) -> np.ndarray:
+    b = f.view(U32).astype(np.uint64)
+    nan = (b & 0x7F800000) == 0x7F800000
+    r = (b + 0x7FFF + ((b >> 16) & 1)) >> 16
+    return np.where(nan, b >> 16, r).astype(U32) & U32(0xFFFF)
+
+
+def _tensix_fp16_to_f64(h: np.ndarray) -> np.ndarray:
+    sign = np.where(h & 0x8000, -1.0, 1.0)
+    exp = ((h >> 10) & 0x1F).astype(np.int64)
+    man = (h & 0x3FF).astype(np.float64)
+    return sign * np.where(exp == 0, np.ldexp(man, -24), np.ldexp(1.0 + man / 1024.0, exp - 15))
+
+
+def _f64_to_tensix_fp16(v: np.ndarray) -> np.ndarray:
+    """Round to nearest even into Tensix FP16 (exponent 31 finite), saturating."""
+    sign = np.where(np.signbit(v), U32(0x8000), U32(0))
+    a = np.abs(v)
+    e = np.floor(np.log2(np.where(a > 0, a, 1.0))).astype(np.int64)
+    e = np.maximum(e, -14)
+    q = np.rint(np.ldexp(a, 10 - e))  # significand in units of 2**(e-10), ties to even
+    carry = q >= 2048
+    e = np.where(carry, e + 1, e)
+    q = np.where(carry, q / 2, q)
+    sub = q < 1024  # only when e == -14
+    bits = np.where(sub, q, ((e + 15) << 10) + (q - 1024)).astype(np.int64)
+    bits = np.where((e + 15) > 31, 0x7FFF, np.minimum(bits, 0x7FFF))
+    return sign | bits.astype(U32)
+
+
+def accumulate(old: np.ndarray, new: np.ndarray, fmt: DataFormat, what: str) -> np.ndarray:
+    """``L1 += data`` for aligned 16-byte units (L1.md "near-memory accumulate");
+    returns the bytes to store. See the module docstring for the arithmetic."""
+    fmt = DataFormat(fmt)
+    if fmt is _F.Float32:
+        with np.errstate(all="ignore"):
+            s = old.view(np.float32) + new.view(np.float32)
+        return s.view(np.uint8)
+    if fmt is _F.Int32:
+        a, b = old.view(U32), new.view(U32)
+        va = np.where(a >> 31, -(a & 0x7FFFFFFF).astype(np.int64), (a & 0x7FFFFFFF).astype(np.int64))
+        vb = np.where(b >> 31, -(b & 0x7FFFFFFF).astype(np.int64), (b & 0x7FFFFFFF).astype(np.int64))
+        s = np.clip(va + vb, -0x7FFFFFFF, 0x7FFFFFFF)
+        out = np.where(s < 0, U32(0x80000000) | (-s).astype(U32), s.astype(U32)).astype(U32)
+        return out.view(np.uint8)
+    if fmt is _F.Float16_b:
+        a = (old.view(np.uint16).astype(U32) << 16).view(np.float32)
+        b = (new.view(np.uint16).astype(U32) << 16).view(np.float32)
+        with np.errstate(all="ignore"):
+            s = a + b
+        return _fp32_to_bf16_rne(s).astype(np.uint16).view(np.uint8)
+    if fmt is _F.Float16:
+        a = _tensix_fp16_to_f64(old.view(np.uint16).astype(U32))
+        b = _tensix_fp16_to_f64(new.view(np.uint16).astype(U32))
+        s = (a.astype(np.float32) + b.astype(np.float32)).astype(np.float64)
+        return _f64_to_tensix_fp16(s).astype(np.uint16).view(np.uint8)
+    raise UndefinedBehaviour(f"{what}: L1 accumulation of {fmt.doc_name} (L1.md lists FP32, INT32, FP16, BF16)")
+
 
 class Packers(Unit):
     name = "pack"
 
     def __init__(self, cop):
         self.cop = cop
+        self.state = [PackerState() for _ in range(4)]
+        # Sideband state (TDMA-RISC.md, SETDMAREG_Special.md, ExponentHistogram.md).
+        self.acc_tile_size = [[0, 0, 0] for _ in range(4)]
+        self.last_tile_size = [0, 0, 0, 0]
+        self.last_thread = [None, None, None, None]
+        self.all_zero_flags = [0, 0, 0, 0]  # compression is not modelled
+        self.metadata_fifo = [deque() for _ in range(4)]
+        self.l1_dest_addr_offset = [0, 0, 0, 0]
+        self.exponent_histogram = np.zeros((4, 32), dtype=np.uint8)
+        self.exponent_histogram_max = np.zeros(4, dtype=np.uint32)
+        #: ``Packers.SetRegBase[2]`` / ``Packers.SetRegHiScaler[4]`` (set via TDMA-RISC).
+        self.set_reg_base = [0, 0]
+        self.set_reg_hi_scaler = [0, 0, 0, 0]
+
+    # -- sideband interface ------------------------------------------------------------
+    @property
+    def exponent_histogram_max_exponent(self) -> int:
+        """Packer 0's ``ExponentHistogramMaxExponent`` (SETDMAREG mode 9)."""
+        return int(self.exponent_histogram_max[0])
+
+    @exponent_histogram_max_exponent.setter
+    def exponent_histogram_max_exponent(self, value: int) -> None:
+        self.exponent_histogram_max[0] = value
+
+    def clear_exponent_histograms(self) -> None:
+        """ExponentHistogram.md ``Reset`` for every packer (what CLREXPHIST does)."""
+        self.exponent_histogram[:] = 0
+        self.exponent_histogram_max[:] = 0
+
+    def reset_acc_tile_size(self, i: int) -> None:
+        """``Packers[i].ResetAccTileSize()`` (SETDMAREG_Special.md mode 8)."""
+        self.acc_tile_size[i] = [0, 0, 0]
+
+    def reset_acc_tile_size_mmio(self, new_val: int) -> None:
+        """``ResetPackerAccTileSize`` (TDMA-RISC.md)."""
+        for i in range(4):
+            if (new_val >> (16 + i)) & 1:
+                self.acc_tile_size[i] = [0, 0, 0]
+                self.l1_dest_addr_offset[i] = new_val & 0xFFFF
+
+    def set_pack_reg_addr(self, new_val: int) -> None:
+        """``SetPackRegAddr`` (TDMA-RISC.md)."""
+        for i in range(2):
+            mid = (new_val >> (10 * i)) & 0x3FF
+            hi = (new_val >> (20 + 2 * i)) & 3
+            self.set_reg_base[i] = (hi << 18) + (mid << 2)
+
+    def set_scaler(self, starting_index: int, values: int) -> None:
+        """``SetScaler`` (TDMA-RISC.md)."""
+        if starting_index == 3:
+            values >>= 16
+        for k in range(3):
+            if starting_index + k >= 4:
+                break
+            self.set_reg_hi_scaler[starting_index + k] = values & 0x1FF
+            values >>= 9
+
+    # -- PACR ----------------------------------------------------------------------------
+    @op
+    def PACR(self, t, AddrMode, ZeroWrite, PackSel, OvrdThreadId, Concat, Flush, Last):
+        """PACR.md with Packers/InputAddressGenerator.md, OutputAddressGenerator.md and
+        the pipeline pages (see the module docstring). ``Concat`` only matters with
+        compression, which is not modelled."""
+        cop = self.cop
+        cfg = cop.config
+        thread = t.index
+        bank = cfg.bank_of(thread)
+        mask = PackSel or 1
+        if mask not in VALID_MASKS:
+            raise UndefinedBehaviour(f"t{thread} PACR: PackerMask {PackSel:#06b} is not one of the documented masks")
+
+        def g(name):
+            return cfg.get(name, bank)
+
+        if g("ALU_ROUNDING_MODE_Packer_srnd_en"):
+            raise Unimplemented(f"t{thread} PACR: stochastic rounding (ALU_ROUNDING_MODE_Packer_srnd_en) is not "
+                                "modelled")
+        # Output address generator: Packer0InitialAddr (computed for packer 0 always).
+        p0_initial = (g(PACKER_SEC[0] + "L1_Dest_addr") + (0 if g(PACKER_SEC[0] + "Sub_l1_tile_header_size") else 1))
+        p0_initial &= 0xFFFFFFFF
+        adcs_in, adcs_out = set(), set()
+        for i in range(4):
+            if not (mask >> i) & 1:
+                continue
+            which_adc = thread
+            if OvrdThreadId:
+                which_adc = g(PACKER_SEC[i] + "Addr_cnt_context")
+                if which_adc == 3:
+                    which_adc = 0
+            self._pack_one(t, i, g, bank, which_adc, p0_initial, bool(ZeroWrite), bool(Flush), bool(Last))
+            adcs_in.add(which_adc)
+            adcs_out.add(which_adc)
+        self._advance_adcs(thread, AddrMode, adcs_in)
+        return None
+
+    def _advance_adcs(self, thread, addr_mod, which):
+        """The AddrMod updates at the end of both address generator pages."""
+        cfg = self.cop.config
+        pre = f"ADDR_MOD_PACK_SEC{addr_mod & 3}_"
+
+        def tg(name):
+            return cfg.thread_get(thread, pre + name)
+
+        for i in sorted(which):
+            c0 = self.cop.adcs.channel(i, PACKERS, 0)
+            c1 = self.cop.adcs.channel(i, PACKERS, 1)
+            for ch, side in ((c0, "src"), (c1, "dst")):
+                if tg(f"Y{side}Clear"):
+                    ch.Y = ch.Y_Cr = 0
+                elif tg(f"Y{side}CR"):
+                    ch.set("Y_Cr", ch.Y_Cr + tg(f"Y{side}Incr"))
+                    ch.Y = ch.Y_Cr
+                else:
+                    ch.set("Y", ch.Y + tg(f"Y{side}Incr"))
+                if tg(f"Z{side}Clear"):
+                    ch.Z = ch.Z_Cr = 0
+                else:
+                    ch.set("Z", ch.Z + tg(f"Z{side}Incr"))
+
+    def _pack_one(self, t, i, g, bank, which_adc, p0_initial, zero_write, flush, last):
+        """One packer's share of a PACR: both address generators, then the pipeline."""
+        cop = self.cop
+        thread = t.index
+        st = self.state[i]
+        pc = PACKER_SEC[i]
+        what = f"t{thread} PACR (packer {i})"
+
+        # ---- input address generator (Packers/InputAddressGenerator.md) ----
+        adc = cop.adcs.channel(which_adc, PACKERS, 0)
+        addr = (g("PCK0_ADDR_BASE_REG_0_Base") + adc.X * (g("PCK0_ADDR_CTRL_XY_REG_0_Xstride") & 0xF)
+                + adc.Y * g("PCK0_ADDR_CTRL_XY_REG_0_Ystride") + adc.Z * g("PCK0_ADDR_CTRL_ZW_REG_0_Zstride")
+                + adc.W * g("PCK0_ADDR_CTRL_ZW_REG_0_Wstride"))
+        in_code = g(pc + "In_data_format")
+        bpd, xmask = {0: (4, 0x3), 1: (2, 0x7)}.get(in_code & 3, (1, 0xF))
+        if flush:
+            n = 0
+        else:
+            n = cop.adcs.channel(which_adc, PACKERS, 1).X - adc.X + 1
+            if n < 0:
+                raise UndefinedBehaviour(f"{what}: InputNumDatums = Channel[1].X - Channel[0].X + 1 is negative")
+        from_dst = not (zero_write or flush)
+        if from_dst and i == 0 and g(pc + "Source_interface_selection") == 1:
+            raise Unimplemented(f"{what}: packer 0 reading from L1 (Source_interface_selection = 1) is not "
+                                "modelled")
+        src_addr = 0
+        if from_dst:
+            src_addr = ((addr // bpd) & ~xmask) + (adc.X & xmask)
+            src_addr += g(f"DEST_TARGET_REG_CFG_PACK_SEC{i}_Offset") << 4
+            src_addr &= 0x3FFF
+
+        # ---- output address generator (Packers/OutputAddressGenerator.md) ----
+        out_addr = g(pc + "L1_Dest_addr") + (0 if g(pc + "Sub_l1_tile_header_size") else 1)
+        if i and (p0_initial >> 31) & 1:
+            out_addr += p0_initial
+        oadc = cop.adcs.channel(which_adc, PACKERS, 1)
+        yzw = (g("PCK0_ADDR_BASE_REG_1_Base") + oadc.Y * g("PCK0_ADDR_CTRL_XY_REG_1_Ystride")
+               + oadc.Z * g("PCK0_ADDR_CTRL_ZW_REG_1_Zstride") + oadc.W * g("PCK0_ADDR_CTRL_ZW_REG_1_Wstride"))
+        out_addr += yzw & ~0xF
+        if g(pc + "Add_l1_dest_addr_offset"):
+            out_addr += self.l1_dest_addr_offset[i]
+        out_addr &= 0xFFFFFFFF
+        if out_addr > g(LIMIT_SEC[i] + "limit_address") * 2 + 1:
+            out_addr = (out_addr - g(LIMIT_SEC[i] + "fifo_size") * 2) & 0xFFFFFFFF
+        if g("THCON_SEC0_REG1_All_pack_disable_zero_compress_ovrd"):
+            no_compress = (g("THCON_SEC0_REG1_All_pack_disable_zero_compress") >> i) & 1
+        else:
+            no_compress = g(pc + "Disable_zero_compress")
+        if not no_compress:
+            raise Unimplemented(f"{what}: compression (Disable_zero_compress = 0) is not modelled; "
+                                "Packers/Compression.md does not specify the compression logic")
+        out_code = g(pc + "Out_data_format")
+        out_fmt = from_hw_code(out_code)
+        if out_code & 2:
+            if st.exp.needs_new:
+                st.exp.byte_address = (out_addr & 0x1FFFF) << 4
+                st.exp.needs_new = False
+            out_addr += g(pc + "Exp_section_size")
+        if st.data.needs_new:
+            st.data.byte_address = (out_addr & 0x1FFFF) << 4
+            st.data.needs_new = False
+
+        # ---- the pipeline ----
+        acc = bool(g(pc + "Pack_L1_Acc"))
+        if n:
+            self._pipeline(t, i, g, bank, what, n, from_dst, src_addr, in_code, out_fmt, acc)
+        if last or flush:
+            if st.pending is not None and st.pending.size:
+                raise UndefinedBehaviour(f"{what}: Last/Flush with {st.pending.size} datums of an incomplete "
+                                         "BFP block of 16")
+            st.pending = st.pending_key = None
+            for s in (st.exp, st.data):
+                if s.buf:
+                    s.buf.extend(bytes(16 - len(s.buf)))
+                    self._store(t, i, s, out_fmt, acc and s is st.data, what, exp_stream=s is st.exp)
+                s.needs_new = True
+            st.tpg = [0, 0, 0]
+        if last:
+            self._tile_done(thread, i, g, pc)
+
+    def _tile_done(self, thread, i, g, pc):
+        """TDMA-RISC.md: AccTileSize / metadata FIFO at the end of a PACR with Last."""
+        st = self.state[i]
+        self.last_tile_size[i] = st.writes & 0xFFFF
+        self.last_thread[i] = thread
+        acc = self.acc_tile_size[i][thread] + self.last_tile_size[i]
+        if g(pc + "Add_tile_header_size"):
+            acc += 1
+        self.acc_tile_size[i][thread] = acc & 0xFFFF
+        fifo = self.metadata_fifo[i]
+        if g(pc + "Enable_out_fifo") and len(fifo) < METADATA_FIFO_DEPTH:
+            fifo.append((self.last_tile_size[i], self.all_zero_flags[i]))
+        st.writes = 0
+
+    # -- pipeline stages -------------------------------------------------------------------
+    def _early_config(self, g, in_code, out_fmt, what):
+        read_32b = bool(g("PCK_DEST_RD_CTRL_Read_32b_data"))
+        if g("ALU_FORMAT_SPEC_REG_Dstacc_override"):
+            inter_code = g("ALU_FORMAT_SPEC_REG_Dstacc_val")
+        else:
+            inter_code = g("ALU_FORMAT_SPEC_REG2_Dstacc")
+        late_from = from_hw_code(in_code)
+        repr_, inter, mode = early_from_config(
+            read_32b_data=read_32b, read_raw=bool(g("PCK_DEST_RD_CTRL_Read_int8")),
+            round_10b_mant=bool(g("PCK_DEST_RD_CTRL_Round_10b_mant")),
+            read_unsigned=bool(g("PCK_DEST_RD_CTRL_Read_unsigned")), intermediate_code=inter_code,
+            late_from=late_from, late_to=out_fmt)
+        return read_32b, inter_code, late_from, repr_, inter, mode
+
+    def _pipeline(self, t, i, g, bank, what, n, from_dst, src_addr, in_code, out_fmt, acc):
+        cop = self.cop
+        st = self.state[i]
+        pc = PACKER_SEC[i]
+        read_32b, inter_code, late_from, repr_, inter, mode = self._early_config(g, in_code, out_fmt, what)
+        late_inter = _late_source(inter, late_from)
+
+        if from_dst:
+            # Fetch from Dst (EdgeMasking.md FetchFromDst) and early conversion.
+            a = (src_addr + np.arange(n, dtype=np.int64)) & 0x3FFF
+            row, col = a >> 4, a & 15
+            bits = cop.dst.bits
+            if read_32b:
+                adj = adj_rows(row & 0x1FF)
+                raw = (bits[adj, col].astype(U32) << 16) | bits[adj + 8, col].astype(U32)
+            else:
+                raw = bits[row, col].astype(U32)
+            shift = 0
+            if mode is EarlyMode.ROUND and inter in (_I.INT8, _I.UINT8) and g("INT_DESCALE_Enable"):
+                if g("INT_DESCALE_Mode"):
+                    raise Unimplemented(f"{what}: INT_DESCALE_Mode = 1 (the ShiftAmount's z is not defined by "
+                                        "Packers/FormatConversion.md)")
+                shift = g("INT_DESCALE_VALUES_SEC0_Value") & 31
+            v = packer_early(raw, repr_, inter, mode, shift=shift)
+            keep_bit = self._edge_mask(i, g, n, col)
+            if not keep_bit.all():
+                if g("PCK_EDGE_MODE_mode"):
+                    if not inter.is_float:
+                        raise UndefinedBehaviour(f"{what}: edge masking to -infinity with the integer intermediate "
+                                                 f"{inter.name}")
+                    neg_inf = 0xFF800000 if inter.exponent_bits == 8 else (0xFFFF & _float_mask(inter))
+                    v = np.where(keep_bit, v, U32(neg_inf)).astype(U32)
+                else:
+                    v = np.where(keep_bit, v, U32(0)).astype(U32)
+            v = self._relu(g, inter_code, inter, v, what)
+        else:
+            v = np.zeros(n, dtype=U32)  # /dev/null
+
+        # Downsampling.md
+        dmask = g(pc + "Downsample_mask") or 0xFFFF
+        if dmask != 0xFFFF:
+            sel = ((dmask >> (np.arange(n) & 15)) & 1).astype(bool)
+            v = v[sel]
+        if from_dst:
+            self._histogram(i, inter, v)
+        # ExponentThresholding.md
+        if g(pc + "Exp_threshold_en"):
+            v = exponent_threshold(v, late_from, g(pc + "Exp_threshold"))
+        # Late conversion and output.
+        if is_bfp(out_fmt):
+            key = (late_inter, out_fmt)
+            if st.pending is not None and st.pending.size:
+                if st.pending_key != key:
+                    raise UndefinedBehaviour(f"{what}: a BFP block of 16 continues with a different format")
+                v = np.concatenate([st.pending, v])
+            full = (v.size // 16) * 16
+            st.pending, st.pending_key = v[full:].copy(), key
+            v = v[:full]
+            if not v.size:
+                return
+            datums, exps = packer_late(v, late_inter, out_fmt)
+            self._emit(t, i, st.exp, exps.astype(np.uint8), out_fmt, acc, what, exp_stream=True)
+        else:
+            datums, _ = packer_late(v, late_inter, out_fmt)
+        self._emit(t, i, st.data, write_datums(datums, out_fmt), out_fmt, acc, what)
+
+    def _edge_mask(self, i, g, n, col):
+        """EdgeMasking.md: per datum, whether its EdgeMask bit keeps it; advances the
+        packer's tile position generator once per datum."""
+        st = self.state[i]
+        x0, y0, z0 = st.tpg
+        reads = g(f"PACK_COUNTERS_SEC{i}_pack_reads_per_xy_plane")
+        transposed = g(f"PACK_COUNTERS_SEC{i}_pack_yz_transposed")
+        # Advance() n times from (x0, y0, z0): entry k is the state before datum k,
+        # entry n the state left for the next datum.
+        k = x0 + np.arange(n + 1, dtype=np.int64)
+        rows = k >> 4
+        inner, outer = (z0, y0) if transposed else (y0, z0)
+        if reads and inner < reads:  # the inner counter wraps at pack_reads_per_xy_plane
+            inner_k, outer_k = (inner + rows) % reads, outer + (inner + rows) // reads
+        else:  # it never equals pack_reads_per_xy_plane again: no wrap
+            inner_k, outer_k = inner + rows, np.full(n + 1, outer, dtype=np.int64)
+        y, z = (outer_k, inner_k) if transposed else (inner_k, outer_k)
+        st.tpg = [int(k[n] & 15), int(y[n]), int(z[n])]
+        y, z = y[:n], z[:n]
+        masks = np.array([g(f"PCK_EDGE_OFFSET_SEC{c}_mask") for c in range(4)], dtype=np.int64)
+        if (masks == 0xFFFF).all():
+            return np.ones(n, dtype=bool)
+        row_map = np.array([[g(f"TILE_ROW_SET_MAPPING_{b}_row_set_mapping_{j}") for j in range(16)]
+                            for b in range(4)], dtype=np.int64)
+        if g("PCK_EDGE_TILE_FACE_SET_SELECT_enable"):
+            zz = g(f"DEST_TARGET_REG_CFG_PACK_SEC{i}_ZOffset") + z
+            a_sel = (g("PCK_EDGE_TILE_FACE_SET_SELECT_select") >> (2 * i)) & 3
+            face_map = np.array([g(f"TILE_FACE_SET_MAPPING_{a_sel}_face_set_mapping_{j}") for j in range(16)],
+                                dtype=np.int64)
+            b = face_map[zz & 15]
+        else:
+            b = np.full(n, (g("PCK_EDGE_TILE_ROW_SET_SELECT_select") >> (2 * i)) & 3, dtype=np.int64)
+        c = row_map[b, y & 15]
+        return ((masks[c] >> col) & 1).astype(bool)
+
+    def _relu(self, g, inter_code, inter, v, what):
+        """ReLU.md ``ReLUStage`` on intermediate bit patterns."""
+        relu = g("STACC_RELU_ApplyRelu") & 3
+        if relu == 0:
+            return v
+        thr = g("STACC_RELU_ReluThreshold") & 0xFFFF
+        fp16_thr = inter_code in _FP16_RELU_CODES
+        if not inter.is_float:
+            if relu != 1:
+                raise UndefinedBehaviour(f"{what}: ReLU mode {relu} with the integer intermediate {inter.name} "
+                                         "(ReLU.md: use 0 or 1)")
+            sign_bit = {_I.INT32: 31, _I.INT16: 15, _I.INT8: 7}.get(inter)
+            if sign_bit is None:  # UINT8: never negative
+                return v
+            return np.where((v >> sign_bit) & 1, U32(0), v).astype(U32)
+        if relu >= 2 and thr & 0x8000:
+            raise UndefinedBehaviour(f"{what}: ReLU threshold 0x{thr:04x} is negative (ReLU.md: undefined)")
+        if (inter.exponent_bits == 5) != fp16_thr:
+            raise UndefinedBehaviour(f"{what}: IntermediateFormat code {inter_code} and the early conversion's "
+                                     f"{inter.name} disagree on the exponent width")
+        if inter.exponent_bits == 8:
+            with np.errstate(invalid="ignore"):
+                x = v.view(np.float32)
+                t32 = np.array([thr << 16], dtype=U32).view(np.float32)[0]
+                le0 = x <= 0
+                le_t = x <= t32
+                gt_t = x > t32
+        else:
+            sign = (v >> 15) & 1
+            mag = v & 0x7FFF
+            le0 = (sign == 1) | (mag == 0)
+            le_t = (sign == 1) | (mag <= thr)
+            gt_t = (sign == 0) & (mag > thr)
+        clamp = U32((thr << 16) & _float_mask(inter)) if inter.exponent_bits == 8 else U32(thr & _float_mask(inter))
+        if relu == 1:
+            return np.where(le0, U32(0), v).astype(U32)
+        if relu == 2:
+            return np.where(le_t, U32(0), v).astype(U32)
+        return np.where(le0, U32(0), np.where(gt_t, clamp, v)).astype(U32)
+
+    def _histogram(self, i, inter, v):
+        """ExponentHistogram.md ``Update`` for each datum."""
+        if v.size == 0 or inter in (_I.INT8, _I.UINT8):
+            return
+        if inter.is_float and inter.exponent_bits == 5:
+            e = (v >> 10) & 0x1F
+        elif inter is _I.INT16:
+            e = v & 0xFF
+        else:  # 8-bit exponents, and INT32 bitcast to FP32
+            e = (v >> 23) & 0xFF
+        cfg = self.cop.config
+        if any(cfg.thread_get(k, "ENABLE_ACC_STATS_Enable") for k in range(3)):
+            counts = np.bincount((e & 31).astype(np.int64), minlength=32)
+            h = self.exponent_histogram[i].astype(np.int64) + counts
+            self.exponent_histogram[i] = np.minimum(h, 255).astype(np.uint8)
+        self.exponent_histogram_max[i] = max(int(self.exponent_histogram_max[i]), int(e.max()))
+
+    # -- output --------------------------------------------------------------------------
+    def _emit(self, t, i, stream, data, out_fmt, acc, what, exp_stream=False):
+        """Append bytes to a stream's buffer; write out every complete 16 bytes."""
+        stream.buf.extend(np.asarray(data, dtype=np.uint8).tobytes())
+        if len(stream.buf) >= 16:
+            self._store(t, i, stream, out_fmt, acc, what, exp_stream)
+
+    def _store(self, t, i, stream, out_fmt, acc, what, exp_stream=False):
+        full = (len(stream.buf) // 16) * 16
+        chunk = np.frombuffer(bytes(stream.buf[:full]), dtype=np.uint8)
+        del stream.buf[:full]
+        addr = stream.byte_address
+        if addr < 0 or addr + full > L1_BYTES:
+            raise UndefinedBehaviour(f"{what}: writes L1 bytes {addr:#x}..{addr + full - 1:#x}, beyond L1")
+        tile = self.cop.tile
+        l1 = np.frombuffer(tile.l1, dtype=np.uint8)
+        if acc:
+            if exp_stream:
+                raise UndefinedBehaviour(f"{what}: L1 accumulation of a BFP exponent stream")
+            chunk = accumulate(l1[addr:addr + full].copy(), chunk, out_fmt, what)
+        l1[addr:addr + full] = chunk
+        code = np.frombuffer(tile.is_code, dtype=np.uint8)[addr >> 2:(addr + full + 3) >> 2]
+        if code.any():
+            for w in np.nonzero(code)[0]:
+                tile.invalidate_code(int((addr >> 2) + w) << 2)
+        tile.activity[0] = 1
+        stream.byte_address = addr + full
+        self.state[i].writes += full // 16
+
+    # -- PACR_SETREG -------------------------------------------------------------------------
+    @op
+    def PACR_SETREG(self, t, Last, Flush, StreamId, PackSel, WrData, AddrSel, Push):
+        """PACR_SETREG.md: ``TT_PACR_SETREG(1, AddrSel, Value10, 0xf, AddrMid, 1, 0)``:
+        Push = 1, WrData = Value10, PackSel = 0xf, StreamId = AddrMid, Flush = 1,
+        Last = 0 (other values of the fixed fields are undefined)."""
+        thread = t.index
+        if not (Push == 1 and PackSel == 0xF and Flush == 1 and Last == 0):
+            raise UndefinedBehaviour(f"t{thread} PACR_SETREG: Push={Push} PackSel={PackSel:#x} Flush={Flush} "
+                                     f"Last={Last}; the syntax fixes them to 1, 0xf, 1, 0")
+        cfg = self.cop.config
+        bank = cfg.bank_of(thread)
+        out0 = cfg.get(PACKER_SEC[0] + "Out_data_format", bank)
+        # Flush the output buffers of the packers (all four).
+        for i in range(4):
+            st = self.state[i]
+            out_fmt_code = cfg.get(PACKER_SEC[i] + "Out_data_format", bank)
+            acc = bool(cfg.get(PACKER_SEC[i] + "Pack_L1_Acc", bank))
+            for s in (st.exp, st.data):
+                if s.buf:
+                    s.buf.extend(bytes(16 - len(s.buf)))
+                    self._store(t, i, s, from_hw_code(out_fmt_code), acc and s is st.data,
+                                f"t{thread} PACR_SETREG (packer {i})", exp_stream=s is st.exp)
+        addr = 0xFFB00000 + self.set_reg_base[AddrSel] + (StreamId << 12)
+        hi = WrData * self.set_reg_hi_scaler[out0 & 3]
+        value = (WrData + ((hi & 0x1FFFF) << 12)) & 0xFFFFFFFF
+        if addr < 0xFFB11000:
+            raise UndefinedBehaviour(f"t{thread} PACR_SETREG: address {addr:#010x} is below 0xFFB11000 "
+                                     f"(SetRegBase[{AddrSel}] = {self.set_reg_base[AddrSel]:#x})")
+        if addr < 0xFFB80000:
+            tile = self.cop.tile
+            entry = tile.router.lookup(addr)
+            if entry is None or entry[1] is None:
+                raise Unimplemented(f"t{thread} PACR_SETREG: write to {addr:#010x}"
+                                    f"{' in ' + entry[0].name if entry else ''}, which is not modelled")
+            if not entry[1].write(None, addr, 4, value):
+                raise Unimplemented(f"t{thread} PACR_SETREG: the write to {addr:#010x} would block; blocking "
+                                    "writes from the packers are not modelled")
+            tile.activity[0] = 1
+        return None

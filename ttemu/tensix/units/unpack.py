@@ -1,20 +1,475 @@
-"""Unpackers: UNPACR (and its NOP/context/flush forms) from L1 into SrcA/SrcB/Dst.
+"""Unpackers: UNPACR (regular, increment-context-counter and flush-cache forms) from
+L1 into SrcA / SrcB / Dst.
 
-Instructions are methods named after their mnemonics (see ttemu.tensix.units).
+tt-isa-documentation WormholeB0/TensixTile/TensixCoprocessor/UNPACR.md,
+UNPACR_Regular.md, UNPACR_IncrementContextCounter.md, UNPACR_FlushCache.md,
+ADCs.md, SrcASrcB.md, Dst.md. Instructions are methods named after their mnemonics
+(see ttemu.tensix.units).
+
+Instruction fields. The table names the fields after assembly.yaml; the pages' syntax
+``TT_OP_UNPACR(...)`` lists the same 13 operands high bits first, so:
+
+====================  ============================================================
+table field           UNPACR_Regular.md operand
+====================  ============================================================
+Unpack_block_selection  WhichUnpacker
+AddrMode              (Ch1YInc << 6) | (Ch1ZInc << 4) | (Ch0YInc << 2) | Ch0ZInc
+CfgContextCntInc      0 (``true`` selects the increment-context-counter form)
+CfgContextId          ContextNumber
+AddrCntContextId      ContextADC
+OvrdThreadId          MultiContextMode
+SetDatValid           FlipSrc
+rareb_en              0
+ZeroWrite2            AllDatumsAreZero
+AutoIncContextID      UseContextCounter
+RowSearch             RowSearch
+SearchCacheFlush      0 (``true`` selects the flush-cache form)
+Last                  0
+====================  ============================================================
+
+Model notes and decisions (where the pages leave a choice):
+
+* The increment-context-counter page lists 12 operands; read by position from the
+  start, its ``true`` is the third operand, CfgContextCntInc. CfgContextCntInc = 1 is
+  that form (any other field set with it, or the value 2 / 3, is undefined); otherwise
+  SearchCacheFlush = 1 is the flush-cache form (only WhichUnpacker and
+  MultiContextMode may accompany it); otherwise the regular form, whose syntax fixes
+  ``rareb_en`` and ``Last`` to 0 (setting them is undefined).
+* The instruction completes as it issues. It waits (``Wait``) before changing any state
+  while it would write at least one datum and the bank the unpacker writes
+  (``SrcA[Unpackers[0].SrcBank]`` for unpacker 0, also when unpacking to Dst;
+  ``SrcB[Unpackers[1].SrcBank]`` for unpacker 1) is not owned by the unpackers.
+* ``Unpackers[i].SrcRow[thread]`` lives on the SrcA/SrcB state as
+  ``cop.src.src_row["A"|"B"][thread]`` (shared with STOREIND and SETDVALID); it is
+  kept as 6 bits, like ``SrcRowBase``. A SrcA row at or beyond 64 after adding
+  SrcRow is undefined (the page only bounds the row before the addition).
+* ``Unpackers[i].ContextCounter[thread]`` is :attr:`Unpackers.context_counter`.
+* Compressed input (``IsUncompressed`` false) is not modelled: Unimplemented.
+  The flush-cache form is a no-op (the row-start cache is not modelled, as on the page).
+* Address units: every L1 address is tracked in sixteenths of a byte, so BFP4 / BFP2
+  datum addresses and the exponent pointer (1/16 byte per datum) are exact integers.
 """
 
 from __future__ import annotations
 
-from . import Unit
+import numpy as np
 
+from ...errors import UndefinedBehaviour, Unimplemented
+from ..formats import DataFormat, datum_bits, from_hw_code, is_bfp, unpack_convert, unpack_writes_dst32
+from ..regs.dst import adj_rows
+from ..regs.src import MATH, UNPACK
+from . import Unit, Wait, op
 
 #: Instructions of this unit not implemented yet (each stops a run as unimplemented).
-PENDING = frozenset({
-    'UNPACR', 'UNPACR_NOP'
-})
+#: UNPACR_NOP has no page in the ISA documentation (its fields are undocumented).
+PENDING = frozenset({'UNPACR_NOP'})
+
+#: L1 size in bytes (ReadL1Bytes: "Address must be in L1").
+L1_BYTES = 1464 * 1024
+#: Config word index of THCON_SEC[i]_REG0_TileDescriptor (128 bits: four words).
+DESCRIPTOR_WORD = (52, 92)
+_WHICH = ("A", "B")
+_F = DataFormat
+
+
+def src_rows(src):
+    """``Unpackers[0].SrcRow[3]`` / ``Unpackers[1].SrcRow[3]`` as ``{"A": [...], "B": [...]}``
+    on the SrcA/SrcB state (created on first use; the same attribute the Scalar Unit
+    uses for STOREIND to Src)."""
+    rows = getattr(src, "src_row", None)
+    if rows is None:
+        rows = src.src_row = {"A": [0, 0, 0], "B": [0, 0, 0]}
+    return rows
+
+
+def tile_descriptor(words) -> dict:
+    """Decode the 128-bit ``TileDescriptor`` (UNPACR_Regular.md, "Configuration")
+    from its four 32-bit words."""
+    v = 0
+    for k, w in enumerate(words):
+        v |= (int(w) & 0xFFFFFFFF) << (32 * k)
+    return {
+        "InDataFormat": v & 0xF,
+        "IsUncompressed": (v >> 4) & 1,
+        "NoBFPExpSection": (v >> 5) & 1,
+        "BlobsPerXYPlane": (v >> 8) & 7,
+        "XDim": (v >> 16) & 0xFFFF,
+        "YDim": (v >> 32) & 0xFF,
+        "ZDim": (v >> 48) & 0xFF,
+        "WDim": (v >> 64) & 0xFF,
+        "BlobsYStart": [(v >> (80 + 4 * k)) & 0xF for k in range(8)],
+        "DigestSize": (v >> 120) & 0xFF,
+    }
+
+
+def encode_tile_descriptor(*, InDataFormat=0, IsUncompressed=1, NoBFPExpSection=0, BlobsPerXYPlane=0,
+                           XDim=0, YDim=0, ZDim=0, WDim=0, BlobsYStart=(0,) * 8, DigestSize=0) -> list:
+    """The four Config words of a TileDescriptor (inverse of :func:`tile_descriptor`)."""
+    v = (InDataFormat & 0xF) | ((IsUncompressed & 1) << 4) | ((NoBFPExpSection & 1) << 5)
+    v |= (BlobsPerXYPlane & 7) << 8
+    v |= (XDim & 0xFFFF) << 16
+    v |= (YDim & 0xFF) << 32
+    v |= (ZDim & 0xFF) << 48
+    v |= (WDim & 0xFF) << 64
+    for k, b in enumerate(BlobsYStart):
+        v |= (b & 0xF) << (80 + 4 * k)
+    v |= (DigestSize & 0xFF) << 120
+    return [(v >> (32 * k)) & 0xFFFFFFFF for k in range(4)]
+
+
+def _ceil_div(a: int, b: int) -> int:
+    return -(-a // b)
+
 
 class Unpackers(Unit):
     name = "unpack"
 
     def __init__(self, cop):
         self.cop = cop
+        #: ``Unpackers[i].ContextCounter[thread]`` (uint3).
+        self.context_counter = [[0, 0, 0], [0, 0, 0]]
+
+    # -- UNPACR: form dispatch --------------------------------------------------------
+    @op
+    def UNPACR(self, t, Unpack_block_selection, AddrMode, CfgContextCntInc, CfgContextId, AddrCntContextId,
+               OvrdThreadId, SetDatValid, rareb_en, ZeroWrite2, AutoIncContextID, RowSearch, SearchCacheFlush,
+               Last):
+        """UNPACR.md: three forms, chosen by CfgContextCntInc / SearchCacheFlush (see the
+        module docstring for the field mapping)."""
+        u = Unpack_block_selection
+        if CfgContextCntInc:
+            others = (AddrMode, CfgContextId, AddrCntContextId, OvrdThreadId, SetDatValid, rareb_en, ZeroWrite2,
+                      AutoIncContextID, RowSearch, SearchCacheFlush, Last)
+            if CfgContextCntInc != 1 or any(others):
+                raise UndefinedBehaviour(f"t{t.index} UNPACR: CfgContextCntInc={CfgContextCntInc} with other fields "
+                                         "set matches none of the documented forms (UNPACR.md)")
+            return self._increment_context_counter(t, u)
+        if SearchCacheFlush:
+            others = (AddrMode, CfgContextId, AddrCntContextId, SetDatValid, rareb_en, ZeroWrite2,
+                      AutoIncContextID, RowSearch, Last)
+            if any(others):
+                raise UndefinedBehaviour(f"t{t.index} UNPACR: SearchCacheFlush with other fields set matches none "
+                                         "of the documented forms (UNPACR_FlushCache.md)")
+            return None  # UNPACR_FlushCache.md: the cache is not modelled
+        if rareb_en or Last:
+            raise UndefinedBehaviour(f"t{t.index} UNPACR: rareb_en={rareb_en} Last={Last}; UNPACR_Regular.md's "
+                                     "syntax fixes both to 0")
+        return self._regular(t, u, AddrMode, CfgContextId, AddrCntContextId, bool(OvrdThreadId), bool(SetDatValid),
+                             bool(ZeroWrite2), bool(AutoIncContextID), bool(RowSearch))
+
+    def _increment_context_counter(self, t, u):
+        """UNPACR_IncrementContextCounter.md."""
+        cfg = self.cop.config
+        bank = cfg.bank_of(t.index)
+        which = self.context_counter[u][t.index]
+        inc = (which + 1) & 7
+        if inc >= (1 << cfg.get(f"THCON_SEC{u}_REG2_Context_count", bank)):
+            inc = 0
+        self.context_counter[u][t.index] = inc
+        return None
+
+    # -- UNPACR: regular form ---------------------------------------------------------
+    def _regular(self, t, u, AddrMode, ContextNumber, ContextADC, MultiContextMode, FlipSrc, AllDatumsAreZero,
+                 UseContextCounter, RowSearch):
+        """UNPACR_Regular.md, functional model, step by step (datums vectorised)."""
+        cop = self.cop
+        cfg = cop.config
+        thread = t.index
+        bank = cfg.bank_of(thread)
+        sec = f"THCON_SEC{u}_"
+        unp = f"UNP{u}_"
+
+        def g(name):
+            return cfg.get(name, bank)
+
+        def ub(text):
+            return UndefinedBehaviour(f"t{thread} UNPACR (unpacker {u}): {text}")
+
+        # Context and ADC selection.
+        if MultiContextMode:
+            ctx = self.context_counter[u][thread] if UseContextCounter else ContextNumber
+            ctx = (ctx + cfg.thread_get(thread, f"UNPACK_MISC_CFG_CfgContextOffset_{u}")) & 7
+            which_adc = ContextADC
+            if u == 1 and ctx >= 2:
+                raise ub(f"context {ctx} >= 2 on unpacker 1")
+            if which_adc == 3:
+                raise ub("ContextADC = 3")
+        else:
+            ctx = 0
+            which_adc = thread
+
+        desc = tile_descriptor([cfg.word(DESCRIPTOR_WORD[u] + k, bank) for k in range(4)])
+        if MultiContextMode:
+            uncompressed = g(f"{sec}REG2_Disable_zero_compress_cntx{ctx}")
+        else:
+            uncompressed = desc["IsUncompressed"]
+        if MultiContextMode and u == 0:
+            xdim = g(f"{sec}REG5_Tile_x_dim_cntx{ctx & 3}")
+        else:
+            xdim = desc["XDim"]
+        ydim = desc["YDim"]
+        zdim = desc["ZDim"] or 1
+        wdim = desc["WDim"] or 1
+        if MultiContextMode and g(f"{sec}REG2_Ovrd_data_format"):
+            in_code = g(f"{sec}REG7_Unpack_data_format_cntx{ctx}")
+            out_code = g(f"{sec}REG7_Unpack_out_data_format_cntx{ctx}")
+        else:
+            in_code = desc["InDataFormat"]
+            out_code = g(f"{sec}REG2_Out_data_format")
+        in_fmt = from_hw_code(in_code)
+        out_fmt = from_hw_code(out_code)
+        bits = datum_bits(in_fmt)
+        ds_u = bits * 2  # datum size in sixteenths of a byte
+
+        if not uncompressed:
+            raise Unimplemented(f"t{thread} UNPACR (unpacker {u}): compressed input (IsUncompressed = 0) is not "
+                                "modelled")
+
+        # Input address (bytes).
+        if MultiContextMode and ctx != 0:
+            base = g(f"{sec}REG{3 if ctx < 4 else 4}_Base_cntx{ctx}_address")
+            off = g(f"{sec}REG7_Offset_cntx{ctx & 3}_address") if ctx & 3 else g(f"{sec}REG7_Offset_address")
+        else:
+            base = g(f"{sec}REG3_Base_address")
+            off = g(f"{sec}REG7_Offset_address")
+        in_addr = (base + (off & 0xFFFF) + 1 + desc["DigestSize"]) * 16
+
+        force_exp = g(f"{sec}REG2_Force_shared_exp")
+        bfp = is_bfp(in_fmt)
+        exp_u = None
+        if bfp and not force_exp:
+            exp_u = in_addr * 16
+            if in_fmt in (_F.Bfp8_b, _F.Bfp8) or not desc["NoBFPExpSection"]:
+                n_exp = _ceil_div(xdim * ydim * zdim * wdim, 16)
+                in_addr += _ceil_div(n_exp, 16) * 16
+
+        # First datum and datum count (uncompressed).
+        adcs = cop.adcs
+        adc_xy = adcs.channel(which_adc, u, 0)
+        adc_zw = adcs.channel(thread, u, 0)
+        ch1_x = adcs.channel(which_adc, u, 1).X
+        if not RowSearch:
+            xpos, ypos, xend = adc_xy.X, adc_xy.Y, ch1_x + 1
+        elif desc["BlobsPerXYPlane"]:
+            if MultiContextMode and u == 0:
+                # UNP0_BLOBS_Y_START_CNTX[WhichContext & 2]: two contexts per 32-bit word
+                word = g("UNP0_BLOBS_Y_START_CNTX_01_blobs_y_start" if not (ctx & 2)
+                         else "UNP0_BLOBS_Y_START_CNTX_23_blobs_y_start")
+                ystart = [(word >> (4 * k)) & 0xF for k in range(8)]
+            else:
+                ystart = desc["BlobsYStart"]
+            xpos = ystart[adc_xy.Y & 7] << 4
+            ypos = 0
+            x71 = (adc_xy.X & 7) + 1
+            xend = (xdim & 0x1F0) if x71 == desc["BlobsPerXYPlane"] else (ystart[x71 & 7] << 4)
+        else:
+            xpos, ypos, xend = 0, adc_xy.Y, ch1_x
+        first = ((adc_zw.W * zdim + adc_zw.Z) * ydim + ypos) * xdim + xpos
+        n = xend - xpos
+        if n < 0:
+            raise ub(f"datum count XEnd - XPos = {xend} - {xpos} is negative (wraps around 2**32)")
+
+        limit = g(f"{sec}REG2_Unpack_limit_address") * 256
+        fifo = g(f"{sec}REG2_Unpack_fifo_size") * 256
+
+        def wrap(a_u):
+            return a_u - fifo if a_u > limit else a_u
+
+        if exp_u is not None:
+            exp_u = wrap(exp_u + first)
+        dat_u = wrap(in_addr * 16 + first * ds_u)
+
+        tileize = g(f"{sec}REG2_Tileize_mode")
+        if tileize:
+            row_stride = ((g(f"{sec}REG2_Shift_amount_cntx0") << 4) | (g(f"{sec}REG2_Shift_amount_cntx1") << 8)
+                          | (g(f"{sec}REG2_Shift_amount_cntx2") << 12))
+        else:
+            row_stride = bits * 2  # DatumSizeBytes * 16 bytes
+        row_stride_u = row_stride * 16
+
+        # Output address.
+        if u == 0:
+            sel = f"{sec}REG2_Unpack_if_sel_cntx{ctx}" if MultiContextMode else f"{sec}REG2_Unpack_If_Sel"
+            to_dst = bool(g(sel))
+            transpose = bool(g(f"{sec}REG2_Haloize_mode"))
+        else:
+            to_dst = transpose = False
+        out = adcs.channel(thread, u, 1)
+        out_addr = (g(f"{unp}ADDR_BASE_REG_1_Base") + out.Y * g(f"{unp}ADDR_CTRL_XY_REG_1_Ystride")
+                    + out.Z * g(f"{unp}ADDR_CTRL_ZW_REG_1_Zstride") + out.W * g(f"{unp}ADDR_CTRL_ZW_REG_1_Wstride"))
+        if out_fmt in (_F.Float32, _F.Tf32, _F.Int32):
+            if out_addr & 3:
+                raise ub(f"output address {out_addr} not a multiple of 4 for a 32-bit OutDataFormat")
+            out_addr >>= 2
+        elif out_fmt in (_F.Float16, _F.Float16_b, _F.UInt16):
+            if out_addr & 1:
+                raise ub(f"output address {out_addr} odd for a 16-bit OutDataFormat")
+            out_addr >>= 1
+        if MultiContextMode and u == 0:
+            ctx_out = g(f"{sec}REG5_Dest_cntx{ctx & 3}_address")
+            if to_dst or g(f"{unp}ADD_DEST_ADDR_CNTR_add_dest_addr_cntr"):
+                out_addr += ctx_out
+            else:
+                out_addr = ctx_out
+
+        ups = (1 << g(f"{sec}REG2_Upsample_rate")) - 1
+        interleave = g(f"{sec}REG2_Upsample_and_interleave")
+        col_shift = 0 if (tileize or u == 1) else g(f"{sec}REG2_Shift_amount_cntx{ctx & 3}")
+
+        # Compatibility checks.
+        if (transpose or tileize) and dat_u % 256:
+            raise ub("Haloize_mode / Tileize_mode need the first datum at a 16-byte aligned address")
+        if tileize and ups > 0:
+            raise ub("Tileize_mode with upsampling")
+        if to_dst and (col_shift or transpose):
+            raise ub("unpacking to Dst with a column shift or Haloize_mode")
+
+        # Datum addresses (sixteenths of a byte): row r starts at Wrap(start(r-1) + RowStride).
+        idx = np.arange(n, dtype=np.int64)
+        nrows = _ceil_div(n, 16)
+        if fifo:
+            starts = np.empty(nrows, dtype=np.int64)
+            a = dat_u
+            for r in range(nrows):
+                starts[r] = a
+                a = wrap(a + row_stride_u)
+        else:
+            starts = dat_u + np.arange(nrows, dtype=np.int64) * row_stride_u
+        addr_u = starts[idx >> 4] + (idx & 15) * ds_u if n else idx
+
+        # Exponent addresses: +1/16 byte per datum, Wrap at each 16-byte boundary.
+        exp_bits = None
+        if bfp:
+            if force_exp:
+                exp_bits = np.full(n, g(f"{unp}FORCED_SHARED_EXP_shared_exp"), dtype=np.uint32)
+            else:
+                if fifo:
+                    pos = np.empty(n, dtype=np.int64)
+                    e, k0 = exp_u, 0
+                    while k0 < n:
+                        k = min(n - k0, 256 - (e % 256))
+                        pos[k0:k0 + k] = e + np.arange(k)
+                        k0 += k
+                        e += k
+                        if e % 256 == 0:
+                            e = wrap(e)
+                else:
+                    pos = exp_u + idx
+                exp_bits = self._read_l1(t, u, pos >> 4, 8, 0)
+
+        # Read and convert.
+        if n:
+            raw = self._read_l1(t, u, addr_u >> 4, bits, (addr_u & 15) >> 1)
+        else:
+            raw = np.zeros(0, dtype=np.uint32)
+        unsigned = g("ALU_FORMAT_SPEC_REG0_SrcBUnsigned" if u else "ALU_FORMAT_SPEC_REG0_SrcAUnsigned")
+        values = unpack_convert(raw, in_fmt, out_fmt, to_dst=to_dst, exps=exp_bits, int8_unsigned=bool(unsigned))
+        if AllDatumsAreZero:
+            values = np.zeros_like(values)
+
+        # Output slots: each datum then UpsampleZeroes zeroes (skipped when interleaving).
+        per = ups + 1
+        slot = np.arange(n * per, dtype=np.int64)
+        keep = (slot % per == 0) if interleave else np.ones(n * per, dtype=bool)
+        slot_vals = np.zeros(n * per, dtype=np.uint32)
+        slot_vals[::per] = values
+        slot = slot[keep]
+        slot_vals = slot_vals[keep]
+        oaddr = out_addr + slot
+
+        which = _WHICH[u]
+        src = cop.src
+        rows_state = src_rows(src)
+        if slot.size:
+            sbank = src.unpack_bank[which]
+            if src.allowed[which][sbank] != UNPACK:
+                return Wait(f"Src{which} bank {sbank} owned by the Matrix Unit (unpacker {u})")
+            self._write(t, u, oaddr, slot_vals, to_dst, transpose, col_shift, out_fmt, rows_state[which][thread])
+
+        # Counters for the next instruction.
+        if MultiContextMode and UseContextCounter:
+            inc = (ctx + 1) & 7
+            if inc >= (1 << g(f"{sec}REG2_Context_count")):
+                inc = 0
+            self.context_counter[u][thread] = inc
+        ch0zinc, ch0yinc = AddrMode & 3, (AddrMode >> 2) & 3
+        ch1zinc, ch1yinc = (AddrMode >> 4) & 3, (AddrMode >> 6) & 3
+        for i in sorted({thread, which_adc}):
+            c0 = adcs.channel(i, u, 0)
+            c0.set("Y", c0.Y + ch0yinc)
+            c0.set("Z", c0.Z + ch0zinc)
+            c1 = adcs.channel(i, u, 1)
+            c1.set("Y", c1.Y + ch1yinc)
+            c1.set("Z", c1.Z + ch1zinc)
+        base_row = (cfg.thread_get(thread, "SRCB_SET_Base" if u else "SRCA_SET_Base") << 4) & 0x3F
+        if FlipSrc:
+            sb = src.unpack_bank[which]
+            src.allowed[which][sb] = MATH
+            src.unpack_bank[which] = sb ^ 1
+            rows_state[which][thread] = base_row
+        elif g(f"{sec}REG2_Unpack_Src_Reg_Set_Upd"):
+            rows_state[which][thread] = (rows_state[which][thread] + 16 + base_row) & 0x3F
+        return None
+
+    def _read_l1(self, t, u, byte_addr, bits, bit_shift):
+        """``ReadL1Bytes`` (UNPACR_Regular.md) for arrays of addresses: ``bits`` wide
+        datums at ``byte_addr`` (plus ``bit_shift`` bits for sub-byte datums)."""
+        byte_addr = np.asarray(byte_addr, dtype=np.int64)
+        if byte_addr.size == 0:
+            return np.zeros(0, dtype=np.uint32)
+        nbytes = max(bits // 8, 1)
+        lo, hi = int(byte_addr.min()), int(byte_addr.max()) + nbytes
+        if lo < 0 or hi > L1_BYTES:
+            bad = lo if lo < 0 else hi - nbytes
+            raise UndefinedBehaviour(f"t{t.index} UNPACR (unpacker {u}): reads L1 address {bad:#x}, outside L1")
+        l1 = np.frombuffer(self.cop.tile.l1, dtype=np.uint8)
+        if bits >= 8:
+            v = l1[byte_addr].astype(np.uint32)
+            for k in range(1, nbytes):
+                v |= l1[byte_addr + k].astype(np.uint32) << np.uint32(8 * k)
+            return v
+        shift = np.asarray(bit_shift, dtype=np.uint32)
+        return (l1[byte_addr].astype(np.uint32) >> shift) & np.uint32((1 << bits) - 1)
+
+    def _write(self, t, u, oaddr, vals, to_dst, transpose, col_shift, out_fmt, src_row):
+        """The writes of the main loop of UNPACR_Regular.md into SrcB / SrcA / Dst."""
+        cop = self.cop
+        thread = t.index
+        row = oaddr >> 4
+        col = oaddr & 15
+        if u == 1:
+            data = cop.src.data["B"][cop.src.unpack_bank["B"]]
+            data[(row + src_row) & 0x3F, col] = vals & 0x7FFFF
+            return
+        ovrd = cop.config.thread_get(thread, "SRCA_SET_SetOvrdWithAddr")
+        if not to_dst:
+            ok = (row >= 4) & (col >= col_shift)
+            row, col, vals = row[ok] - 4, col[ok] - col_shift, vals[ok]
+            if row.size == 0:
+                return
+            if ovrd:
+                if int(row.max()) >= 64:
+                    raise UndefinedBehaviour(f"t{thread} UNPACR (unpacker 0): SrcA row {int(row.max())} >= 64 "
+                                             "with SRCA_SET_SetOvrdWithAddr")
+            else:
+                if int(row.max()) >= 16:
+                    raise UndefinedBehaviour(f"t{thread} UNPACR (unpacker 0): SrcA row {int(row.max())} (output "
+                                             "address / 16 - 4) >= 16")
+                row = row + src_row
+                if int(row.max()) >= 64:
+                    raise UndefinedBehaviour(f"t{thread} UNPACR (unpacker 0): SrcA row {int(row.max())} "
+                                             f"(with SrcRow {src_row}) is beyond the 64 rows of SrcA")
+            if transpose:
+                low = row & 15
+                row, col = (row & ~15) | col, low
+            data = cop.src.data["A"][cop.src.unpack_bank["A"]]
+            data[row, col] = vals & 0x7FFFF
+            return
+        row = (row - 4) & (15 if ovrd else 0x3FF)
+        bits = cop.dst.bits
+        if unpack_writes_dst32(out_fmt):
+            adj = adj_rows(row)
+            bits[adj, col] = (vals >> 16).astype(np.uint16)
+            bits[adj + 8, col] = (vals & 0xFFFF).astype(np.uint16)
+        else:
+            bits[row, col] = (vals & 0xFFFF).astype(np.uint16)
