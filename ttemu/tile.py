@@ -237,6 +237,7 @@ class Tile:
     def set_soft_reset(self, value: int) -> None:
         old = self.soft_reset
         self.soft_reset = value
+        self.tensix.soft_reset_changed(old, value)
         for spec in self.arch.cores:
             bit = 1 << spec.reset_bit
             hart = self.harts[spec.name]

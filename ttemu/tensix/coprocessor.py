@@ -144,6 +144,13 @@ class Coprocessor:
         self.after_issue()
         self.kick()
 
+    def soft_reset_changed(self, old: int, new: int) -> None:
+        """Backend parts of RISCV_DEBUG_REG_SOFT_RESET_0 (SoftReset.md): leaving the
+        FPU/SFPU reset (bit 10) resets the Vector Unit's state."""
+        bit = 1 << 10
+        if old & bit and not new & bit:
+            self.sfpu.reset()
+
     def core_reset(self, core) -> None:
         spec = self.tile.specs.get(core)
         if spec is not None and spec.tensix_thread is not None and core != "brisc":

@@ -1,0 +1,177 @@
+"""Vector Unit (SFPU): 8 LRegs x 32 lanes (plus constants and LReg[16]), lane flags
+and the conditional-execution stack, the SFP* instructions, SFPLOADMACRO scheduling.
+
+tt-isa-documentation WormholeB0/TensixTile/TensixCoprocessor/VectorUnit.md, LReg.md,
+FloatBitPatterns.md and one page per instruction (cited by each ``x_<MNEMONIC>``
+method, which executes the instruction's functional model vectorised over the lanes).
+
+Modules: :mod:`.state` (registers, lane enables, PRNG), :mod:`.fp` (FP32 multiply-add
+and other numerics), :mod:`.insn` (operand roles, sub-units), :mod:`.simple`,
+:mod:`.mad`, :mod:`.rounding`, :mod:`.loadstore` (the sub-units' instructions),
+:mod:`.macro` (issue path, SFPCONFIG, SFPLOADMACRO and its time model).
+
+The ``@op`` methods below are what threads issue: each hands its decoded fields to
+:meth:`MacroOps.issue`, which handles SFPLOADMACRO-scheduled work, the
+InstructionTemplate backdoor, and then runs ``x_<MNEMONIC>``.
+
+Blackhole's Vector Unit differs (other encodings and instructions) and is not modelled:
+on a Blackhole tile this unit implements nothing and every SFP* instruction is listed
+in ``PENDING_BLACKHOLE``.
+"""
+
+from __future__ import annotations
+
+from .. import Unit, op
+from .loadstore import LoadStoreOps
+from .macro import MacroOps
+from .mad import MadOps
+from .rounding import RoundOps
+from .simple import SimpleOps
+from .state import VectorState
+
+#: Instructions of this unit not implemented yet (each stops a run as unimplemented).
+PENDING = frozenset()
+#: Blackhole instructions of this unit, not implemented (the whole Blackhole Vector Unit).
+PENDING_BLACKHOLE = frozenset({
+    'SFPABS', 'SFPADD', 'SFPADDI', 'SFPAND', 'SFPARECIP', 'SFPCAST', 'SFPCOMPC', 'SFPCONFIG', 'SFPDIVP2',
+    'SFPENCC', 'SFPEXEXP', 'SFPEXMAN', 'SFPGT', 'SFPIADD', 'SFPLE', 'SFPLOAD', 'SFPLOADI', 'SFPLOADMACRO',
+    'SFPLUT', 'SFPLUTFP32', 'SFPLZ', 'SFPMAD', 'SFPMOV', 'SFPMUL', 'SFPMUL24', 'SFPMULI', 'SFPNOP', 'SFPNOT',
+    'SFPOR', 'SFPPOPC', 'SFPPUSHC', 'SFPSETCC', 'SFPSETEXP', 'SFPSETMAN', 'SFPSETSGN', 'SFPSHFT', 'SFPSHFT2',
+    'SFPSTORE', 'SFPSWAP', 'SFPTRANSP', 'SFPXOR', 'SFP_STOCH_RND'
+})
+
+
+class VectorUnit(VectorState, SimpleOps, MadOps, RoundOps, LoadStoreOps, MacroOps, Unit):
+    name = "sfpu"
+
+    def __init__(self, cop):
+        self.cop = cop
+        self.reset()
+        # Config.PRNG_SEED_Seed_Val writes reach seed_prng() through the Configuration
+        # Unit's config-write hook (ttemu/tensix/units/cfg.py).
+
+    def ops(self):
+        if self.cop.arch.name != "wormhole_b0":
+            return {}
+        return super().ops()
+
+    # -- instructions as issued by a thread (fields by their table names) ----------------
+    @op
+    def SFPLOAD(self, t, dest_reg_addr, sfpu_addr_mode, instr_mod0, lreg_ind):
+        """SFPLOAD.md"""
+        self.issue(t, "SFPLOAD", locals())
+
+    @op
+    def SFPLOADI(self, t, imm16, instr_mod0, lreg_ind):
+        """SFPLOADI.md"""
+        self.issue(t, "SFPLOADI", locals())
+
+    @op
+    def SFPSTORE(self, t, dest_reg_addr, sfpu_addr_mode, instr_mod0, lreg_ind):
+        """SFPSTORE.md"""
+        self.issue(t, "SFPSTORE", locals())
+
+    @op
+    def SFPLOADMACRO(self, t, dest_reg_addr, sfpu_addr_mode, instr_mod0, lreg_ind):
+        """SFPLOADMACRO.md"""
+        self.issue(t, "SFPLOADMACRO", locals())
+
+    @op
+    def SFPLUT(self, t, dest_reg_addr, instr_mod0, lreg_ind):
+        """SFPLUT.md"""
+        self.issue(t, "SFPLUT", locals())
+
+    @op
+    def SFPLUTFP32(self, t, instr_mod1, lreg_dest):
+        """SFPLUTFP32.md"""
+        self.issue(t, "SFPLUTFP32", locals())
+
+    @op
+    def SFPMULI(self, t, instr_mod1, lreg_dest, imm16_math):
+        """SFPMULI.md"""
+        self.issue(t, "SFPMULI", locals())
+
+    @op
+    def SFPADDI(self, t, instr_mod1, lreg_dest, imm16_math):
+        """SFPADDI.md"""
+        self.issue(t, "SFPADDI", locals())
+
+    @op
+    def SFPCONFIG(self, t, instr_mod1, config_dest, imm16_math):
+        """SFPCONFIG.md"""
+        self.issue(t, "SFPCONFIG", locals())
+
+    @op
+    def SFPMAD(self, t, instr_mod1, lreg_dest, lreg_src_c, lreg_src_b, lreg_src_a):
+        """SFPMAD.md"""
+        self.issue(t, "SFPMAD", locals())
+
+    @op
+    def SFPADD(self, t, instr_mod1, lreg_dest, lreg_src_c, lreg_src_b, lreg_src_a):
+        """SFPADD.md"""
+        self.issue(t, "SFPADD", locals())
+
+    @op
+    def SFPMUL(self, t, instr_mod1, lreg_dest, lreg_src_c, lreg_src_b, lreg_src_a):
+        """SFPMUL.md"""
+        self.issue(t, "SFPMUL", locals())
+
+    @op
+    def SFP_STOCH_RND(self, t, instr_mod1, lreg_dest, lreg_src_c, lreg_src_b, imm8_math, rnd_mode):
+        """SFPSTOCHRND.md"""
+        self.issue(t, "SFP_STOCH_RND", locals())
+
+    @op
+    def SFPCAST(self, t, instr_mod1, lreg_dest, lreg_src_c):
+        """SFPCAST.md"""
+        self.issue(t, "SFPCAST", locals())
+
+    @op
+    def SFPSWAP(self, t, instr_mod1, lreg_dest, lreg_src_c, imm12_math):
+        """SFPSWAP.md"""
+        self.issue(t, "SFPSWAP", locals())
+
+    @op
+    def SFPSHFT2(self, t, instr_mod1, lreg_dest, lreg_src_c, imm12_math):
+        """SFPSHFT2.md"""
+        self.issue(t, "SFPSHFT2", locals())
+
+    @op
+    def SFPNOP(self, t):
+        """SFPNOP.md"""
+        self.issue(t, "SFPNOP", {})
+
+    # The "Mod1 family" (instr_mod1, lreg_dest, lreg_c, imm12_math).
+    def _mod1(mnemonic):  # noqa: N805 - class-body helper
+        def fn(self, t, instr_mod1, lreg_dest, lreg_c, imm12_math):
+            self.issue(t, mnemonic, {"instr_mod1": instr_mod1, "lreg_dest": lreg_dest, "lreg_c": lreg_c,
+                                     "imm12_math": imm12_math})
+        fn.__name__ = fn.__qualname__ = mnemonic
+        fn.__doc__ = f"{mnemonic}.md"
+        return op(fn)
+
+    SFPDIVP2 = _mod1("SFPDIVP2")
+    SFPEXEXP = _mod1("SFPEXEXP")
+    SFPEXMAN = _mod1("SFPEXMAN")
+    SFPIADD = _mod1("SFPIADD")
+    SFPSHFT = _mod1("SFPSHFT")
+    SFPSETCC = _mod1("SFPSETCC")
+    SFPMOV = _mod1("SFPMOV")
+    SFPABS = _mod1("SFPABS")
+    SFPAND = _mod1("SFPAND")
+    SFPOR = _mod1("SFPOR")
+    SFPNOT = _mod1("SFPNOT")
+    SFPLZ = _mod1("SFPLZ")
+    SFPSETEXP = _mod1("SFPSETEXP")
+    SFPSETMAN = _mod1("SFPSETMAN")
+    SFPPUSHC = _mod1("SFPPUSHC")
+    SFPPOPC = _mod1("SFPPOPC")
+    SFPSETSGN = _mod1("SFPSETSGN")
+    SFPENCC = _mod1("SFPENCC")
+    SFPCOMPC = _mod1("SFPCOMPC")
+    SFPTRANSP = _mod1("SFPTRANSP")
+    SFPXOR = _mod1("SFPXOR")
+    del _mod1
+
+
+__all__ = ["VectorUnit", "PENDING", "PENDING_BLACKHOLE"]

@@ -1,0 +1,108 @@
+"""Vector Unit numerics on raw 32-bit patterns (numpy uint32, one value per lane).
+
+Pages: SFPMAD.md ("IEEE754 conformance / divergence"), FloatBitPatterns.md (FP32),
+SFPLUT.md (``Lut8ToFp32``), SFPLUTFP32.md (``Lut16ToFp32``), SFPSWAP.md
+(``SignMagIsSmaller``), VectorUnit.md (PRNG).
+
+FP32 multiply-add model (SFPMAD and every instruction documented "as per SFPMAD"):
+
+* inputs with exponent 0 (denormals, either zero) are read as zero of the same sign;
+* NaN / infinity inputs follow IEEE 754 (``inf * 0``, ``inf - inf`` give NaN);
+* the page says the product is kept "in higher precision than FP32, but not in the
+  infinite precision required to be completely fused", then one round-to-nearest-even
+  step. How much precision is kept is not documented, so this model keeps all of it:
+  the exact ``a * b + c`` is rounded once (a true fused multiply-add). That is exact
+  for everything the page pins down (``a * 1 + c`` and ``a * b + 0`` equal a standalone
+  add / multiply), and can differ from hardware only in the last bit of results whose
+  rounding depends on product bits below hardware's (unknown) intermediate width;
+* a denormal result (after rounding) or a negative zero is written as +0;
+* a NaN result is written as :data:`NAN_OUT` (the page only promises the mantissa LSB
+  is set; this model always emits the same pattern).
+
+The fused result is computed in float64: the 48-bit product of two FP32 values is
+exact in float64, the sum is done with TwoSum and corrected to round-to-odd, and a
+round-to-odd 53-bit value rounds to FP32 (24 bits, or fewer for denormals) exactly as
+the infinitely precise value would.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+U32 = np.uint32
+#: The NaN the model writes for a NaN result of an arithmetic instruction (quiet NaN,
+#: mantissa LSB set as SFPMAD.md promises).
+NAN_OUT = 0x7FC00001
+ONE = 0x3F800000
+
+
+def daz(x: np.ndarray) -> np.ndarray:
+    """Exponent-0 patterns (denormals, zeros) -> zero of the same sign (SFPMAD.md)."""
+    return np.where((x & U32(0x7F800000)) == 0, x & U32(0x80000000), x).astype(U32)
+
+
+def _f64(x: np.ndarray) -> np.ndarray:
+    return np.ascontiguousarray(x, dtype=U32).view(np.float32).astype(np.float64)
+
+
+def fma(a, b, c) -> np.ndarray:
+    """``a * b + c`` on FP32 bit patterns with the Vector Unit's conventions (module doc)."""
+    a = daz(np.asarray(a, dtype=U32))
+    b = daz(np.asarray(b, dtype=U32))
+    c = daz(np.asarray(c, dtype=U32))
+    with np.errstate(all="ignore"):
+        fa, fb, fc = _f64(a), _f64(b), _f64(c)
+        p = fa * fb  # exact: 24 x 24 bit significands, exponents within float64 range
+        s = p + fc
+        # TwoSum: s + e == p + c exactly (finite operands, no overflow possible here).
+        bp = s - p
+        e = (p - (s - bp)) + (fc - bp)
+        sb = s.view(np.uint64)
+        fix = np.isfinite(s) & (e != 0) & ((sb & np.uint64(1)) == 0)
+        toward_larger = (e > 0) == (s > 0)  # s nonzero whenever e is nonzero
+        one = np.uint64(1)
+        sb = np.where(fix, np.where(toward_larger, sb + one, sb - one), sb)
+        r = sb.view(np.float64).astype(np.float32).view(U32)
+    exp = r & U32(0x7F800000)
+    r = np.where(exp == 0, U32(0), r)  # denormal or -0 -> +0
+    r = np.where((exp == U32(0x7F800000)) & ((r & U32(0x7FFFFF)) != 0), U32(NAN_OUT), r)
+    return r.astype(U32)
+
+
+def lut8_to_fp32(x) -> np.ndarray:
+    """``Lut8ToFp32`` (SFPLUT.md): sign, 3-bit negated exponent, 4-bit mantissa; 0xff is 0."""
+    x = np.asarray(x, dtype=U32) & U32(0xFF)
+    out = ((x >> 7) << 31) | ((U32(127) - ((x >> 4) & 7)) << 23) | ((x & 0xF) << 19)
+    return np.where(x == 0xFF, U32(0), out).astype(U32)
+
+
+def lut16_to_fp32(x) -> np.ndarray:
+    """``Lut16ToFp32`` (SFPLUTFP32.md): FP16 fields, exponent 31 reads as exponent 0
+    (a denormal, hence zero for the multiply-add) and exponent 0 as a normal number."""
+    x = np.asarray(x, dtype=U32) & U32(0xFFFF)
+    exp = (x >> 10) & 0x1F
+    exp8 = np.where(exp == 0x1F, U32(0), exp + U32(112))
+    return (((x >> 15) << 31) | (exp8 << 23) | ((x & 0x3FF) << 13)).astype(U32)
+
+
+def clz32(x) -> np.ndarray:
+    """Count of leading zero bits of uint32 values (32 for zero)."""
+    x = np.asarray(x, dtype=U32)
+    _, e = np.frexp(x.astype(np.float64))  # exact for 32-bit integers; e = bit length
+    return (32 - e).astype(np.int64)
+
+
+def sign_mag_key(x) -> np.ndarray:
+    """Signed sort key for ``SignMagIsSmaller`` (SFPSWAP.md): sign-magnitude -0 .. -(2**31-1)
+    map to two's complement -1 .. -2**31, so FP32 compares in the total order
+    -NaN < -Inf < ... < -0 < +0 < ... < +Inf < +NaN."""
+    x = np.asarray(x, dtype=U32)
+    return (x ^ np.where(x >> 31 != 0, U32(0x7FFFFFFF), U32(0))).astype(U32).view(np.int32)
+
+
+def prng_step(state) -> np.ndarray:
+    """One step of the per-lane LFSR of VectorUnit.md ``AdvancePRNG``: the new top bit
+    is the inverted parity of the bits selected by 0x80200003."""
+    state = np.asarray(state, dtype=U32)
+    taps = np.bitwise_count(state & U32(0x80200003)).astype(U32)
+    return ((((~taps) & 1) << 31) | (state >> 1)).astype(U32)

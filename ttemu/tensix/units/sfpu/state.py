@@ -1,0 +1,133 @@
+"""Vector Unit state: LRegs, LaneConfig, lane flags and the flag stack, LoadMacroConfig,
+the PRNG; shared helpers (lane enables, guarded writes).
+
+Pages: LReg.md (the 17 LRegs and constants), VectorUnit.md (lane predication masks,
+``IsLaneEnabled``, PRNG), SFPCONFIG.md (``LaneConfig`` bits, ``LoadMacroConfig``),
+SFPLOADMACRO.md (``LoadMacroConfig`` layout), ../SoftReset.md (values after reset).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .fp import prng_step
+
+U32 = np.uint32
+LANES = np.arange(32)
+COL = LANES & 7  # column in the 4x8 lane grid (LReg.md "Lane layout")
+ROW = LANES >> 3
+
+#: LReg[8], LReg[9], LReg[10], LReg[15] (read-only, LReg.md).
+CONST_0P8373 = 0x3F56594B
+CONST_ONE = 0x3F800000
+#: LReg[11..14] after soft reset and SFPCONFIG's MOD1_IMM16_IS_VALUE defaults
+#: (SoftReset.md, SFPCONFIG.md): -1.0, 1/65536, -0.67487759, -0.34484843.
+PROG_CONST_DEFAULTS = {11: 0xBF800000, 12: 0x37800000, 13: 0xBF2CC4C7, 14: 0xBEB08FF9}
+
+# LaneConfig bits (SFPCONFIG.md "LaneConfig").
+ENABLE_FP16A_INF = 1 << 0
+DISABLE_BACKDOOR_LOAD = 1 << 1
+ENABLE_DEST_INDEX = 1 << 2
+CAPTURE_DEFAULT_DEST_INDEX = 1 << 3
+BLOCK_DEST_WR_FROM_SFPU = 1 << 4
+BLOCK_SFPU_RD_FROM_DEST = 1 << 5
+DEST_RD_COL_EXCHANGE = 1 << 6
+DEST_WR_COL_EXCHANGE = 1 << 7
+EXCHANGE_SRCB_SRCC = 1 << 8
+ROW_MASK_SHIFT = 12
+LANE_CONFIG_MASK = 0x3FFFF  # uint18
+
+STACK_DEPTH = 8
+
+
+class VectorState:
+    """The Vector Unit's architectural state (soft-reset values on construction)."""
+
+    def reset(self) -> None:
+        """Leave soft reset (SoftReset.md, "Vector Unit (SFPU) soft reset"): LReg[0..7]
+        and LReg[16] zero, LReg[11..14] their defaults, LaneConfig and LoadMacroConfig
+        zero, flag stack empty, unconditional execution, PRNG reset, nothing scheduled.
+
+        The page does not give the PRNG's reset state; this model uses 0 in every lane.
+        The state SFPSHFT2's SHFLSHR1 bug reads (``vc0``) is not documented either; 0.
+        """
+        self.lreg = np.zeros((17, 32), dtype=U32)
+        self.lreg[8] = CONST_0P8373
+        self.lreg[10] = CONST_ONE
+        self.lreg[15] = (LANES * 2).astype(U32)
+        for i, v in PROG_CONST_DEFAULTS.items():
+            self.lreg[i] = v
+        self.lane_config = np.zeros(32, dtype=U32)
+        self.flags = np.zeros(32, dtype=bool)  # LaneFlags
+        self.use_flags = np.zeros(32, dtype=bool)  # UseLaneFlagsForLaneEnable
+        self.stack_flags = np.zeros((STACK_DEPTH, 32), dtype=bool)
+        self.stack_use = np.zeros((STACK_DEPTH, 32), dtype=bool)
+        self.stack_size = np.zeros(32, dtype=np.int64)
+        self.lm_template = np.zeros((4, 32), dtype=U32)  # LoadMacroConfig.InstructionTemplate
+        self.lm_sequence = np.zeros((4, 32), dtype=U32)  # LoadMacroConfig.Sequence
+        self.lm_misc = np.zeros(32, dtype=U32)  # LoadMacroConfig.Misc (12 bits)
+        self.prng = np.zeros(32, dtype=U32)
+        self.shfl_vc0 = np.zeros(32, dtype=U32)
+        self.scheduled = []
+        self.pre_ran = set()
+        self.swap_stall = False
+
+    # -- lane predication -------------------------------------------------------------
+    def cfg_bit(self, bit: int, by_column: bool = False) -> np.ndarray:
+        """LaneConfig[Lane] & bit (or LaneConfig[Lane & 7] & bit) as a bool per lane."""
+        cfg = self.lane_config[COL] if by_column else self.lane_config
+        return (cfg & U32(bit)) != 0
+
+    def lane_enabled(self) -> np.ndarray:
+        """``IsLaneEnabled`` (VectorUnit.md): ROW_MASK of LaneConfig[Lane & 7], then the
+        lane flags when UseLaneFlagsForLaneEnable."""
+        row_mask = (self.lane_config[COL] >> ROW_MASK_SHIFT) & 0xF
+        masked = ((row_mask >> ROW.astype(U32)) & 1) != 0
+        return ~masked & (~self.use_flags | self.flags)
+
+    def gate(self, ins) -> np.ndarray:
+        """``VD < 12 || LaneConfig[Lane].DISABLE_BACKDOOR_LOAD`` per lane (``true`` for
+        instructions scheduled by SFPLOADMACRO, SFPLOADMACRO.md)."""
+        if ins.macro or ins.vd < 12:
+            return np.ones(32, dtype=bool)
+        return self.cfg_bit(DISABLE_BACKDOOR_LOAD)
+
+    # -- writes -------------------------------------------------------------------------
+    def write(self, vd: int, value, mask) -> None:
+        """``if (VD < 8 || VD == 16) LReg[VD] = value`` in the lanes of ``mask``."""
+        if vd < 8 or vd == 16:
+            row = self.lreg[vd]
+            row[mask] = np.broadcast_to(np.asarray(value, dtype=U32), (32,))[mask]
+
+    def write_indirect(self, vd_lanes: np.ndarray, value, mask) -> None:
+        """Per-lane destination ``vd_lanes`` (e.g. ``LReg[7] & 15``); only 0..7 written."""
+        m = mask & (vd_lanes < 8)
+        self.lreg[vd_lanes[m], LANES[m]] = np.broadcast_to(np.asarray(value, dtype=U32), (32,))[m]
+
+    # -- PRNG ---------------------------------------------------------------------------
+    def advance_prng(self, mask) -> np.ndarray:
+        """``AdvancePRNG(Lane)`` (VectorUnit.md) in the lanes of ``mask``: returns the
+        current state there (0 elsewhere) and steps those lanes."""
+        out = np.where(mask, self.prng, U32(0)).astype(U32)
+        self.prng = np.where(mask, prng_step(self.prng), self.prng).astype(U32)
+        return out
+
+    def seed_prng(self, value: int) -> None:
+        """(Re-)seed every lane's PRNG from a write of ``value`` to
+        ``Config.PRNG_SEED_Seed_Val`` (BackendConfiguration.md, "Special cases").
+
+        The ISA pages do not say how one 32-bit seed reaches 32 lanes. This follows the
+        hardware behaviour as published by the seed text's author alongside it (and
+        consistent with the seed text's "adjacent lanes have 30 out of 32 bits in
+        common"): the seed is stepped 32 times, then lanes 31 down to 0 each take the
+        value after two more steps. Hardware does this over the SFPNOPs software issues
+        after the write; the model does it at once.
+        """
+        s = np.array([value & 0xFFFFFFFF], dtype=U32)
+        for _ in range(32):
+            s = prng_step(s)
+        lanes = np.zeros(32, dtype=U32)
+        for lane in range(31, -1, -1):
+            s = prng_step(prng_step(s))
+            lanes[lane] = s[0]
+        self.prng = lanes
