@@ -40,8 +40,9 @@ def test_lone_elf_starts_at_its_entry_point(tmp_path):
 
 
 def test_unimplemented_tensix_instruction_names_itself():
-    """CONV3S1 has no page in the ISA documentation: it stays unimplemented, and a run
-    that reaches it stops (exit 6) naming it, the thread and where it came from."""
+    """SETASHRMV is in the table but not in the ISA documentation: it stays
+    unimplemented, and a run that reaches it stops (exit 6) naming it, the thread and
+    where it came from."""
     tile, issue = make()
-    with pytest.raises(Unimplemented, match=r"t1: ttconv3s1 .*\(pushed by test\): CONV3S1 is not implemented"):
-        push_word(tile, 1, word("CONV3S1"))
+    with pytest.raises(Unimplemented, match=r"t1: ttsetashrmv .*\(pushed by test\): SETASHRMV is not implemented"):
+        push_word(tile, 1, word("SETASHRMV"))

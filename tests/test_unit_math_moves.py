@@ -456,3 +456,31 @@ def test_other_thread_rwcs_are_separate():
     tile, issue, cop = setup(FMT_BF16)
     issue(1, "INCRWC", rwc_cr=0, rwc_d=4, rwc_b=0, rwc_a=0)
     assert cop.rwcs[1].Dst == 4 and cop.rwcs[0].Dst == 0
+
+
+# -- legacy 3x3 instructions (MatrixUnit.md "Legacy instructions") --------------------
+def test_legacy_conv_pool_only_apply_addr_mod():
+    import numpy as np
+    import pytest
+
+    from tensix_harness import make
+    from ttemu import UndefinedBehaviour
+
+    tile, issue = make()
+    cop = tile.tensix
+    cop.dst.bits[:] = np.arange(1024 * 16, dtype=np.uint32).reshape(1024, 16).astype(np.uint16)
+    before = cop.dst.bits.copy()
+    # ADDR_MOD_DST_SEC1: DestIncr = 8
+    idx, shift, width = cop.config.thread_fields["ADDR_MOD_DST_SEC1_DestIncr"]
+    cop.config.thread_set_word(0, idx, 8 << shift)
+    for mnemonic in ("CONV3S1", "CONV3S2", "MFCONV3S1"):
+        issue(0, mnemonic, dst=0, addr_mode=1, rotate_weights=0, clear_dvalid=0)
+    for mnemonic in ("APOOL3S1", "APOOL3S2"):
+        issue(0, mnemonic, dst=0, index_en=0, addr_mode=1, clear_dvalid=0)
+    assert np.array_equal(cop.dst.bits, before)  # Dst += 0
+    assert cop.rwcs[0].Dst == 5 * 8
+    with pytest.raises(UndefinedBehaviour, match="MPOOL3S1"):
+        issue(1, "MPOOL3S1", dst=0, index_en=0, addr_mode=0, clear_dvalid=0)
+    tile2, issue2 = make()
+    with pytest.raises(UndefinedBehaviour, match="ClearDvalid"):
+        issue2(0, "CONV3S1", dst=0, addr_mode=0, rotate_weights=0, clear_dvalid=1)

@@ -51,8 +51,7 @@ from . import Unit, Wait, op
 #: ``Dst += 0``, MPOOL3S1/2 something like GMPOOL), and RAREB, SETASHRM*, SETIBRWC,
 #: SETPKEDGOF and TRNSPSRCA are not documented for Wormhole B0 at all.
 PENDING = frozenset({
-    'APOOL3S1', 'APOOL3S2', 'CONV3S1', 'CONV3S2', 'MFCONV3S1', 'MPOOL3S1', 'MPOOL3S2', 'RAREB',
-    'SETASHRMH', 'SETASHRMH0', 'SETASHRMH1', 'SETASHRMV', 'SETIBRWC', 'SETPKEDGOF', 'TRNSPSRCA'
+    'RAREB', 'SETASHRMH', 'SETASHRMH0', 'SETASHRMH1', 'SETASHRMV', 'SETIBRWC', 'SETPKEDGOF', 'TRNSPSRCA'
 })
 #: Blackhole-only instructions of this unit, not implemented.
 PENDING_BLACKHOLE = frozenset({
@@ -1059,6 +1058,59 @@ class MatrixUnit(Unit):
         """Invalidate the SrcB operand cache (GATESRCRST.md). No such cache is modelled
         (reads always see current SrcB), so this does nothing."""
         return None
+
+    # Legacy 3x3 convolution / pooling instructions
+    # =====================================================================================
+    def _legacy(self, t, mnemonic, addr_mode, clear_dvalid):
+        """MatrixUnit.md "Legacy instructions": on Wormhole these only compute
+        ``Dst += 0`` (no visible change to Dst) and, per RWCs.md, apply their AddrMod
+        bits. The documentation does not say whether they honour ClearDvalid or what
+        AddrMod bits above the two low ones mean, so those cases stop the run."""
+        if clear_dvalid:
+            raise UndefinedBehaviour(f"{mnemonic}: ClearDvalid={clear_dvalid} on a legacy instruction "
+                                     "(the documentation only says it computes Dst += 0)")
+        if addr_mode > 3:
+            raise UndefinedBehaviour(f"{mnemonic}: AddrMod field 0x{addr_mode:x} has bits beyond the two "
+                                     "AddrMod bits the documentation describes")
+        self.cop.rwcs.apply_addr_mod(t.index, addr_mode)
+
+    @op
+    def CONV3S1(self, t, dst, addr_mode, rotate_weights, clear_dvalid):
+        """MatrixUnit.md "Legacy instructions": Dst += 0, then ApplyAddrMod."""
+        self._legacy(t, "CONV3S1", addr_mode, clear_dvalid)
+
+    @op
+    def CONV3S2(self, t, dst, addr_mode, rotate_weights, clear_dvalid):
+        """MatrixUnit.md "Legacy instructions": Dst += 0, then ApplyAddrMod."""
+        self._legacy(t, "CONV3S2", addr_mode, clear_dvalid)
+
+    @op
+    def MFCONV3S1(self, t, dst, addr_mode, rotate_weights, clear_dvalid):
+        """MatrixUnit.md "Legacy instructions": Dst += 0, then ApplyAddrMod."""
+        self._legacy(t, "MFCONV3S1", addr_mode, clear_dvalid)
+
+    @op
+    def APOOL3S1(self, t, dst, index_en, addr_mode, clear_dvalid):
+        """MatrixUnit.md "Legacy instructions": Dst += 0, then ApplyAddrMod."""
+        self._legacy(t, "APOOL3S1", addr_mode, clear_dvalid)
+
+    @op
+    def APOOL3S2(self, t, dst, index_en, addr_mode, clear_dvalid):
+        """MatrixUnit.md "Legacy instructions": Dst += 0, then ApplyAddrMod."""
+        self._legacy(t, "APOOL3S2", addr_mode, clear_dvalid)
+
+    @op
+    def MPOOL3S1(self, t, dst, index_en, addr_mode, clear_dvalid):
+        """MatrixUnit.md "Legacy instructions": only "something similar to what GMPOOL
+        would do if SrcA was entirely zero" -- not defined precisely enough to model."""
+        raise UndefinedBehaviour("MPOOL3S1: the documentation only says it does something similar to GMPOOL "
+                                 "with SrcA all zero; its exact effect on Dst is not defined")
+
+    @op
+    def MPOOL3S2(self, t, dst, index_en, addr_mode, clear_dvalid):
+        """See MPOOL3S1."""
+        raise UndefinedBehaviour("MPOOL3S2: the documentation only says it does something similar to GMPOOL "
+                                 "with SrcA all zero; its exact effect on Dst is not defined")
 
     @op
     def CLEARDVALID(self, t, cleardvalid, reset):
