@@ -13,8 +13,8 @@ startup    process start to first guest instruction, measured as a whole
 mvmul      10,000 MVMULs (BF16 SrcA/SrcB, FP32-free Dst16) pushed to Tensix thread T1
            in process: Tensix instructions per second, and 32x32x32 tile products per
            second (16 MVMULs per fidelity phase: LoFi 16, HiFi4 64 per tile).
-sfpu       an SFPU stream (SFPLOAD, SFPMAD, SFPSTORE per 32-lane row group) over 64
-           tiles of Dst: instructions per second and tiles per second.
+sfpu       an SFPU stream (SFPLOAD, SFPMAD, SFPSTORE per 32 datums: 96 instructions
+           per 32x32 tile) over 64 tiles of Dst: instructions and tiles per second.
 
 Each figure is the best of ``--repeat`` runs.
 """
@@ -123,7 +123,9 @@ def bench_sfpu(shared, repeat, tiles=64):
     t = get_table("wormhole_b0")
     words = []
     for tile in range(tiles):
-        for row in range(0, 64, 4):  # SFPLOAD/SFPSTORE move 4 Dst rows x 8 lanes... 32 datums
+        # a 32x32 tile is 64 Dst rows of 16; SFPLOAD/SFPSTORE move the even (Addr bit 1
+        # clear) or odd columns of four rows: 32 of them per tile (SFPLOAD.md)
+        for row in [r + half for r in range(0, 64, 4) for half in (0, 2)]:
             addr = (tile * 64 + row) & 0x3FF
             words += [t.encode("SFPLOAD", lreg_ind=0, instr_mod0=0, sfpu_addr_mode=0, dest_reg_addr=addr),
                       t.encode("SFPMAD", lreg_src_a=0, lreg_src_b=0, lreg_src_c=0, lreg_dest=1, instr_mod1=0),
