@@ -5,8 +5,9 @@ from __future__ import annotations
 import struct
 
 
-def elf_bytes(segments, entry=0, symbols=None, machine=243, ei_class=1, ei_data=1):
-    """segments: [(vaddr, data bytes, memsz or None)]; symbols: {name: addr}."""
+def elf_bytes(segments, entry=0, symbols=None, machine=243, ei_class=1, ei_data=1, arch_attr=None):
+    """segments: [(vaddr, data bytes, memsz or None)]; symbols: {name: addr};
+    arch_attr: a Tag_RISCV_arch string for a .riscv.attributes section."""
     symbols = symbols or {}
     n = len(segments)
     ehsize, phsize, shsize = 52, 32, 40
@@ -26,14 +27,20 @@ def elf_bytes(segments, entry=0, symbols=None, machine=243, ei_class=1, ei_data=
     for name, addr in symbols.items():
         syms += struct.pack("<IIIBBH", len(strtab), addr, 0, 0x10, 0, 1)  # GLOBAL NOTYPE, shndx 1
         strtab += name.encode() + b"\0"
-    shstr = b"\0.text\0.symtab\0.strtab\0.shstrtab\0"
+    shstr = b"\0.text\0.symtab\0.strtab\0.shstrtab\0.riscv.attributes\0"
+    attrs = b""
+    if arch_attr:
+        sub = b"riscv\0" + bytes([1]) + struct.pack("<I", 4 + 1 + 1 + len(arch_attr) + 1) + bytes([5]) + \
+            arch_attr.encode() + b"\0"
+        attrs = b"A" + struct.pack("<I", 4 + len(sub)) + sub
     sec_off = off
     symtab_off = sec_off
     strtab_off = symtab_off + len(syms)
     shstr_off = strtab_off + len(strtab)
-    sh_off = shstr_off + len(shstr)
+    attr_off = shstr_off + len(shstr)
+    sh_off = attr_off + len(attrs)
     sh_off += (-sh_off) % 4
-    pad = b"\0" * (sh_off - (shstr_off + len(shstr)))
+    pad = b"\0" * (sh_off - (attr_off + len(attrs)))
     text_addr, text_data_off = (segments[0][0], data_off) if segments else (0, data_off)
     text_size = len(segments[0][1]) if segments else 0
     shdrs = bytes(shsize)
@@ -41,10 +48,14 @@ def elf_bytes(segments, entry=0, symbols=None, machine=243, ei_class=1, ei_data=
     shdrs += struct.pack("<IIIIIIIIII", 7, 2, 0, 0, symtab_off, len(syms), 3, 1, 4, 16)
     shdrs += struct.pack("<IIIIIIIIII", 15, 3, 0, 0, strtab_off, len(strtab), 0, 0, 1, 0)
     shdrs += struct.pack("<IIIIIIIIII", 23, 3, 0, 0, shstr_off, len(shstr), 0, 0, 1, 0)
+    nsec = 5
+    if attrs:
+        shdrs += struct.pack("<IIIIIIIIII", 33, 0x70000003, 0, 0, attr_off, len(attrs), 0, 0, 1, 0)
+        nsec = 6
     ident = b"\x7fELF" + bytes([ei_class, ei_data, 1, 0]) + bytes(8)
     hdr = ident + struct.pack("<HHIIIIIHHHHHH", 2, machine, 1, entry, ehsize, sh_off, 0, ehsize, phsize, n,
-                              shsize, 5, 4)
-    return hdr + phdrs + body + syms + strtab + shstr + pad + shdrs
+                              shsize, nsec, 4)
+    return hdr + phdrs + body + syms + strtab + shstr + attrs + pad + shdrs
 
 
 def write_elf(path, segments, entry=0, symbols=None, **kw):

@@ -289,3 +289,14 @@ def test_local_memory_dump_needs_a_core(capsys):
     assert rc == 2 and "name the core" in one_error_line(err)
     rc, out, err = run(capsys, "run", *HELLO, "--dump-l1", "trisc0:0xFFB007F0:16")
     assert rc == 0
+
+
+@pytest.mark.parametrize("attr,arch", [("rv32i2p0_m2p0_xtttensixbh1p0", "blackhole"),
+                                       ("rv32i2p0_m2p0_xtttensixwh1p0", "wormhole_b0"),
+                                       (None, "wormhole_b0")])
+def test_arch_from_elf_attribute(capsys, tmp_path, attr, arch):
+    elf = write_elf(tmp_path / "a.elf", [(0, bytes.fromhex("6f000000"))], 0, arch_attr=attr)
+    rc, out, err = run(capsys, "run", elf, "--json")
+    assert rc == 0 and json.loads(out)["arch"] == arch
+    rc, out, err = run(capsys, "run", elf, "--json", "--arch", "blackhole")
+    assert json.loads(out)["arch"] == "blackhole"

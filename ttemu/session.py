@@ -19,14 +19,18 @@ from .errors import TtemuError, UsageError
 
 
 def detect_arch(paths):
-    """From the ELFs' RISC-V arch attribute (Tenstorrent's toolchain adds an
-    x-extension naming the arch: ``xttwh`` Wormhole, ``xttbh`` Blackhole)."""
+    """From the ELFs' RISC-V arch attribute: Tenstorrent's toolchain adds an
+    x-extension ending in the arch's hint (``ArchSpec.riscv_arch_hint``), e.g.
+    ``_xtttensixwh1p0`` (Wormhole) or ``_xtttensixbh1p0`` (Blackhole)."""
+    import re
+
+    from .arch import ARCH_NAMES, get_arch
+
     for p in paths:
         attr = read_elf(p).arch_attr or ""
-        if "xttbh" in attr:
-            return "blackhole"
-        if "xttwh" in attr:
-            return "wormhole_b0"
+        for name in ARCH_NAMES:
+            if re.search(rf"_x[a-z]*{get_arch(name).riscv_arch_hint}\d", attr):
+                return name
     return "wormhole_b0"
 
 
