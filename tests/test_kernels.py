@@ -39,7 +39,12 @@ def _cases():
 def test_the_llk_kernels_are_found():
     names = {m.stem for m in MANIFESTS if _uses_llk_layout(m)}
     assert {"datacopy_bf16", "datacopy_fp32", "datacopy_bfp8b", "eltwise_add", "eltwise_sub",
-            "eltwise_mul"} <= names
+            "eltwise_mul",
+            "matmul_tile_lofi", "matmul_tile_hifi4", "matmul_block", "matmul_block_lofi",
+            "reduce_row", "reduce_row_max", "reduce_row_scaled", "reduce_col", "reduce_col_max",
+            "reduce_col_scaled", "reduce_scalar", "transpose"} <= names
+    assert {"sfpu_relu", "sfpu_exp", "sfpu_scalar_add", "sfpu_scalar_mul", "sfpu_where", "tilize",
+            "untilize"} <= names
 
 
 @pytest.mark.parametrize("manifest, seed", list(_cases()))

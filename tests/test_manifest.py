@@ -142,3 +142,20 @@ def test_tiles_layout_faces_and_tile_order():
     with pytest.raises(Exception):
         load_bad = BadInput  # noqa: F841
         tiles.decode(data[:100], "fp32", m.shape)
+
+
+def test_reports_the_largest_error_even_when_within_tolerance():
+    c = compare(np.array([[1.0, 2.0]]), np.array([[1.0, 2.01]]), atol=0.1)
+    assert c.ok and abs(c.max_abs - 0.01) < 1e-12 and abs(c.max_rel - 0.01 / 2.01) < 1e-12
+
+
+def test_reference_may_use_array_methods(tmp_path):
+    m = write_manifest(tmp_path, BASE + """
+[[expect]]
+addr = 0x23000
+format = "bf16"
+shape = [32, 64]
+reference = "-a + 0 * a.sum(axis=0, keepdims=True)"
+""")
+    man = load(m)
+    assert np.array_equal(man.expects[0].expected, -man.inputs[0].values)

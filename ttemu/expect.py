@@ -47,10 +47,11 @@ def compare(actual, expected, atol=0.0, rtol=0.0, name="output") -> Comparison:
         rel = np.where(e != 0, diff / np.abs(e), np.where(diff == 0, 0.0, np.inf))
     bad = ~close
     n_bad = int(bad.sum())
-    finite = np.isfinite(diff) & bad
-    max_abs = float(diff[finite].max()) if finite.any() else (float("inf") if n_bad else 0.0)
-    max_rel = float(rel[bad & np.isfinite(rel)].max()) if (bad & np.isfinite(rel)).any() else (
-        float("inf") if n_bad else 0.0)
+    # the largest errors over every compared value (NaN/Inf pairs that match count as 0)
+    err = np.where(both_nan | same_inf, 0.0, diff)
+    rerr = np.where(both_nan | same_inf, 0.0, rel)
+    max_abs = float(np.nanmax(err)) if err.size else 0.0
+    max_rel = float(np.nanmax(rerr)) if rerr.size else 0.0
     lines = []
     if n_bad:
         lines.append(f"{name}: {n_bad} of {a.size} values differ (atol {atol:g}, rtol {rtol:g}); "

@@ -90,6 +90,47 @@ static inline void llk_math_dst_release(void)
     llk_sem_post_after(LLK_SEM_MATH_PACK, LLK_WAIT_MATH | LLK_WAIT_SFPU);
 }
 
+/* --- address modifiers and the Dst offset, for operations with their own walks -- */
+
+/* Fields of one address-modifier slot (RWCs.md ApplyAddrMod; ThreadConfig
+ * ADDR_MOD_AB_SEC<n> / ADDR_MOD_DST_SEC<n>, same layout in every slot). Increments
+ * are modulo the counter width: SrcA / SrcB are 6-bit (an increment of 48 is -16),
+ * Dst 10-bit, FidelityPhase 2-bit. *_CR: the counter becomes its carriage-return
+ * register plus the increment (which is kept there too); *_CLEAR: both become 0. */
+#define LLK_AM_SRCA_INCR(n) LLK_THCFG_FIELD(ADDR_MOD_AB_SEC0_SrcAIncr, n)
+#define LLK_AM_SRCA_CR LLK_THCFG_FIELD(ADDR_MOD_AB_SEC0_SrcACR, 1)
+#define LLK_AM_SRCA_CLEAR LLK_THCFG_FIELD(ADDR_MOD_AB_SEC0_SrcAClear, 1)
+#define LLK_AM_SRCB_INCR(n) LLK_THCFG_FIELD(ADDR_MOD_AB_SEC0_SrcBIncr, n)
+#define LLK_AM_SRCB_CR LLK_THCFG_FIELD(ADDR_MOD_AB_SEC0_SrcBCR, 1)
+#define LLK_AM_SRCB_CLEAR LLK_THCFG_FIELD(ADDR_MOD_AB_SEC0_SrcBClear, 1)
+#define LLK_AM_DST_INCR(n) LLK_THCFG_FIELD(ADDR_MOD_DST_SEC0_DestIncr, n)
+#define LLK_AM_DST_CR LLK_THCFG_FIELD(ADDR_MOD_DST_SEC0_DestCR, 1)
+#define LLK_AM_DST_CLEAR LLK_THCFG_FIELD(ADDR_MOD_DST_SEC0_DestClear, 1)
+#define LLK_AM_FIDELITY_INCR(n) LLK_THCFG_FIELD(ADDR_MOD_DST_SEC0_FidelityIncr, n)
+#define LLK_AM_FIDELITY_CLEAR LLK_THCFG_FIELD(ADDR_MOD_DST_SEC0_FidelityClear, 1)
+
+/* Reprogram address-modifier slot `slot` (0..3 while ADDR_MOD_SET_Base = 0): `ab` =
+ * LLK_AM_SRCA_* | LLK_AM_SRCB_*, `dst` = LLK_AM_DST_* | LLK_AM_FIDELITY_*. SETC16 runs
+ * in order with this thread's instructions, so call it before the instructions that
+ * use the slot and after those that used the old value (or put a STALLWAIT on
+ * LLK_WAIT_MATH first). An operation that reprograms slots 0..3 replaces
+ * llk_math_init's LLK_AM_* meanings until they are programmed again. */
+static inline void llk_math_set_addr_mod(uint32_t slot, uint32_t ab, uint32_t dst)
+{
+    llk_setc16(TTE_THCFG_ADDR_MOD_AB_SEC0_SrcAIncr_IDX + 2u * slot, ab);
+    llk_setc16(TTE_THCFG_ADDR_MOD_DST_SEC0_DestIncr_IDX + slot, dst);
+}
+
+/* Point the FPU at Dst row `row` (DEST_TARGET_REG_CFG_MATH_Offset; 32-bit rows in
+ * 32-bit mode) once the Matrix Unit and the SFPU have finished this thread's earlier
+ * instructions, e.g. to address the n-th tile of an acquired half
+ * (llk_dst_half_row(half, dst32) + 64 * n). */
+static inline void llk_math_dst_offset(uint32_t row)
+{
+    tte_push(TTE_STALLWAIT(LLK_STALL_CFG, LLK_WAIT_MATH | LLK_WAIT_SFPU));
+    llk_setc16(TTE_THCFG_DEST_TARGET_REG_CFG_MATH_Offset_IDX, row);
+}
+
 /* --- tiles unpacked straight into Dst (LLK_SEM_UNPACK_TO_DEST) -------------------- */
 
 /* Wait until the unpacker has written the next tile into Dst. */

@@ -118,6 +118,21 @@ static inline void llk_unpack_config(uint32_t u, uint32_t in_fmt, uint32_t out_f
     llk_cfg_fence_riscv(LLK_STALL_UNPACK);
 }
 
+/* Transposing unpack (UNPACR_Regular.md, Haloize_mode of unpacker 0): every 16x16
+ * face is written to SrcA transposed (the low four bits of the SrcA row and the
+ * column swap), while the faces keep their places (face f stays in rows 16f..16f+15).
+ * A whole-tile transpose must still swap faces 1 and 2 (llk_transpose.h does it while
+ * moving SrcA to Dst). Unpacker 1 (SrcB) and unpacks to Dst cannot transpose. Call
+ * after llk_unpack_config(0, in_fmt, out_fmt, 0); rewrites that word of unpacker 0
+ * (Out_data_format, Haloize_mode; Unpack_If_Sel stays 0) and fences the store. The
+ * input must start on a 16-byte boundary, which whole tiles always do. */
+static inline void llk_unpack_set_transpose(uint32_t out_fmt, int transpose)
+{
+    llk_cfg_write(LLK_UNP_REG2(0), (out_fmt & 0xFu) |
+                  LLK_CFG_FIELD(THCON_SEC0_REG2_Haloize_mode, transpose ? 1u : 0u));
+    llk_cfg_fence_riscv(LLK_STALL_UNPACK);
+}
+
 /* Unpack the tile at l1_addr with unpacker u into the unpacker's current SrcA/SrcB
  * bank and hand the bank to the Matrix Unit. Waits (in the coprocessor) for the
  * previous UNPACR of this unpacker to finish before changing its input address. */

@@ -1,0 +1,30 @@
+/* untilize, pack (TRISC2 -> T2): per tile, wait for the half, write its four faces as
+ * rows of the row-major Float32 matrix at params.out (params.m bands of 32 rows, 0
+ * meaning 1; params.tiles tiles of 32 columns per band, rows 128 * tiles bytes apart,
+ * which must be a multiple of 256: tiles even), sixteen one-row PACRs per face through
+ * the packer's output address generator (llk_tilize.h), free the half. */
+#include "llk_params.h"
+#include "llk_tilize.h"
+
+#define FMT LLK_FMT_FLOAT32
+
+int main(void)
+{
+    uint32_t out = LLK_PARAMS_PTR->out;
+    uint32_t tiles = LLK_PARAMS_PTR->tiles;
+    uint32_t bands = LLK_PARAMS_PTR->m ? LLK_PARAMS_PTR->m : 1u;
+    uint32_t row_bytes = tiles * LLK_TILE_DIM * llk_rm_datum_bytes(FMT);
+    uint32_t i = 0;
+
+    llk_untilize_pack_config(LLK_FMT_FLOAT32, FMT, row_bytes);
+    for (uint32_t b = 0; b < bands; ++b) {
+        for (uint32_t t = 0; t < tiles; ++t, ++i) {
+            llk_pack_dst_wait();
+            llk_untilize_pack_tile(llk_dst_half_row(i & 1u, 1),
+                                   llk_rm_addr(out, row_bytes, FMT, b * LLK_TILE_DIM, t * LLK_TILE_DIM), row_bytes, FMT);
+            llk_pack_dst_release();
+        }
+    }
+    llk_done(LLK_MAILBOX_PACK);
+    return 0;
+}
