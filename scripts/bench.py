@@ -13,6 +13,10 @@ startup    process start to first guest instruction, measured as a whole
 mvmul      10,000 MVMULs (BF16 SrcA/SrcB, FP32-free Dst16) pushed to Tensix thread T1
            in process: Tensix instructions per second, and 32x32x32 tile products per
            second (16 MVMULs per fidelity phase: LoFi 16, HiFi4 64 per tile).
+matmul_kernel  scripts/bench_manifests/matmul_4x4x4_hifi4.toml: the firmware matmul_block
+           kernel on 4x4 @ 4x4 tiles, HiFi4, as a whole ``ttemu run`` process:
+           seconds, RISC-V and Tensix instructions per second.
+sfpu_kernel    scripts/bench_manifests/sfpu_exp_64.toml: the sfpu_exp kernel on 64 tiles.
 sfpu       an SFPU stream (SFPLOAD, SFPMAD, SFPSTORE per 32 datums: 96 instructions
            per 32x32 tile) over 64 tiles of Dst: instructions and tiles per second.
 
@@ -136,7 +140,26 @@ def bench_sfpu(shared, repeat, tiles=64):
             "tensix_ips": round(ips), "tiles_per_s": round(tiles / dt, 1)}
 
 
-BENCHES = {"riscv": bench_riscv, "startup": bench_startup, "mvmul": bench_mvmul, "sfpu": bench_sfpu}
+def _kernel(name, manifest, repeat):
+    cmd = [sys.executable, "-m", "ttemu", "run", str(ROOT / "scripts" / "bench_manifests" / manifest), "--json"]
+    t, out = best(repeat, lambda: timed(cmd))
+    doc = json.loads(out)
+    tensix = sum(v["issued"] for v in doc["tensix"].values())
+    return {"name": name, "outcome": doc["outcome"], "expect_ok": all(e["ok"] for e in doc["expect"]),
+            "seconds": round(t, 3), "riscv_instructions": doc["steps"], "tensix_instructions": tensix,
+            "riscv_ips": round(doc["steps"] / t), "tensix_ips": round(tensix / t)}
+
+
+def bench_matmul_kernel(shared, repeat):
+    return _kernel("matmul_kernel", "matmul_4x4x4_hifi4.toml", repeat)
+
+
+def bench_sfpu_kernel(shared, repeat):
+    return _kernel("sfpu_kernel", "sfpu_exp_64.toml", repeat)
+
+
+BENCHES = {"riscv": bench_riscv, "startup": bench_startup, "mvmul": bench_mvmul, "sfpu": bench_sfpu,
+           "matmul_kernel": bench_matmul_kernel, "sfpu_kernel": bench_sfpu_kernel}
 
 
 def main(argv=None):

@@ -188,7 +188,7 @@ def run(tile, *, max_steps=None, until=(), idle_steps=None) -> RunResult:
                 progress = True
             if until and holds():
                 return done("until")
-        if tile.tensix.step():
+        if tile._tensix is not None and tile._tensix.step():
             progress = True
             tile.activity[0] = 1
         released = [h for h in harts if h.released]
@@ -196,7 +196,7 @@ def run(tile, *, max_steps=None, until=(), idle_steps=None) -> RunResult:
         if until and holds():
             return done("until")
         if released and not running:
-            if tile.tensix.blocked():
+            if tile._tensix is not None and tile._tensix.blocked():
                 return done("hang", "every released core halted, but the Tensix coprocessor still holds instructions")
             return done("halted")
         if not released:
@@ -225,6 +225,7 @@ def _result(tile, outcome, detail):
                                       tile.symbolize(hart.name, hart.pc), waiting)
         if outcome == "hang" and hart.state == RUNNING:
             blocked.append(f"{hart.name} {hart.stall or f'running at pc 0x{hart.pc:x}'}")
-    if outcome == "hang":
-        blocked.extend(tile.tensix.blocked())
-    return RunResult(outcome, tile.steps, cores, detail, blocked, tile.tensix.summary())
+    cop = tile._tensix  # None if nothing ever touched the coprocessor
+    if outcome == "hang" and cop is not None:
+        blocked.extend(cop.blocked())
+    return RunResult(outcome, tile.steps, cores, detail, blocked, cop.summary() if cop is not None else {})

@@ -21,7 +21,6 @@ from .mmio.router import RegisterBank, Router
 from .riscv import csr as csrmod
 from .riscv.hart import HALTED, RESET, RUNNING, Hart
 from .riscv.translate import EXIT_CODES, Translator, div, rem
-from .tensix.coprocessor import Coprocessor
 
 _BIG = 1 << 60
 
@@ -74,10 +73,24 @@ class Tile:
         dbg = a.region("riscv_debug_regs")
         self.debug_regs = DebugRegs(self, dbg, a.registers.get("riscv_debug_regs", []))
         self.router.attach(dbg.name, self.debug_regs)
-        self.tensix = Coprocessor(self)
-        self.tensix.attach(self.router)
+        # The Tensix coprocessor is built on first use (a RISC-V-only program never
+        # pays for it): until then its MMIO regions route to a placeholder that builds it.
+        self._tensix = None
+        lazy = _LazyCoprocessorPort(self)
+        for name in TENSIX_REGIONS:
+            self.router.attach(name, lazy)
         self.mailboxes = Mailboxes(self)
         self.mailboxes.attach(self.router)
+
+    @property
+    def tensix(self):
+        """The Tensix coprocessor (:class:`ttemu.tensix.coprocessor.Coprocessor`)."""
+        if self._tensix is None:
+            from .tensix.coprocessor import Coprocessor
+
+            self._tensix = Coprocessor(self)
+            self._tensix.attach(self.router)
+        return self._tensix
 
     # -- translation environment ------------------------------------------------
     def _make_translator(self, hart: Hart) -> Translator:
@@ -237,7 +250,8 @@ class Tile:
     def set_soft_reset(self, value: int) -> None:
         old = self.soft_reset
         self.soft_reset = value
-        self.tensix.soft_reset_changed(old, value)
+        if self._tensix is not None:
+            self._tensix.soft_reset_changed(old, value)
         for spec in self.arch.cores:
             bit = 1 << spec.reset_bit
             hart = self.harts[spec.name]
@@ -249,7 +263,8 @@ class Tile:
             elif value & bit and not old & bit:
                 hart.state = RESET
                 hart.stall = None
-                self.tensix.core_reset(spec.name)
+                if self._tensix is not None:
+                    self._tensix.core_reset(spec.name)
                 self.mailboxes.discard_writable(spec.name)
 
     def reset_pc(self, core: str) -> int:
@@ -454,6 +469,28 @@ class Tile:
         from .run import run
 
         return run(self, max_steps=max_steps, until=until, idle_steps=idle_steps)
+
+
+#: Address-map regions served by the Tensix coprocessor (see Coprocessor.attach).
+TENSIX_REGIONS = ("tensix_inst", "tensix_inst1", "tensix_inst2", "tensix_mop_cfg", "tensix_pc_buf",
+                  "tensix_pc1_buf", "tensix_pc2_buf", "tensix_cfg", "tensix_regfile", "riscv_tdma_regs")
+
+
+class _LazyCoprocessorPort:
+    """Stands in for the coprocessor's devices until the first access builds it."""
+
+    def __init__(self, tile):
+        self.tile = tile
+
+    def _device(self, addr):
+        self.tile.tensix  # builds the coprocessor, which attaches its own devices
+        return self.tile.router.lookup(addr)[1]
+
+    def read(self, core, addr, width):
+        return self._device(addr).read(core, addr, width)
+
+    def write(self, core, addr, width, value):
+        return self._device(addr).write(core, addr, width, value)
 
 
 def _stall_text(template, pc):
