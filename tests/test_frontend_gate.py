@@ -104,8 +104,8 @@ def test_math_pack_handshake_seed002_pattern4():
     t1 = issue(1, "SEMWAIT", stall_res=0x142, sem_sel=0b10, wait_sem_cond=2)
     t1 = issue(1, "SEMPOST", sem_sel=0b10)  # third tile: no room, held
     assert t1.held is not None and "STALL_ON_MAX (value 2, max 2)" in t1.held_reason
-    t2 = issue(2, "SEMWAIT", stall_res=0x1, sem_sel=0b10, wait_sem_cond=1)
-    t2 = issue(2, "SEMGET", sem_sel=0b10)  # pack consumes one
+    issue(2, "SEMWAIT", stall_res=0x1, sem_sel=0b10, wait_sem_cond=1)
+    issue(2, "SEMGET", sem_sel=0b10)  # pack consumes one
     assert t1.held is None  # math's held SEMPOST went through
     assert sem1.value == 2
 

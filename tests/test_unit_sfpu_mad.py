@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from test_unit_sfpu import (LANES, RNG, U32, assert_fp_equal, b2f, f2b, fbits, is_nan, mod1, put, random_bits,
+from test_unit_sfpu import (LANES, RNG, U32, assert_fp_equal, b2f, f2b, fbits, is_nan, put, random_bits,
                             ref_fma, setup)
 
 

@@ -7,7 +7,6 @@ with the category's code; ``--debug`` shows the Python traceback as well.
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 

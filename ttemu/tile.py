@@ -14,12 +14,12 @@ from __future__ import annotations
 
 from .arch import CORE_IDS, CORE_NAMES, get_arch
 from .elf import ElfImage, read_elf
-from .errors import BadInput, ElfError, GuestFault, Unimplemented, UsageError
+from .errors import ElfError, GuestFault, Unimplemented, UsageError
 from .mmio.debug import DebugRegs
 from .mmio.mailbox import Mailboxes
 from .mmio.router import RegisterBank, Router
 from .riscv import csr as csrmod
-from .riscv.hart import HALTED, RESET, RUNNING, Hart
+from .riscv.hart import RESET, RUNNING, Hart
 from .riscv.translate import EXIT_CODES, Translator, div, rem
 
 _BIG = 1 << 60

@@ -173,7 +173,7 @@ class Translator:
             target = (pc + imm) & M32
             ins.term = True
             taken = f"MISJ({pc}, {target})" if target & 3 else f"return {target}"
-            c.append(f"{{WB}}")
+            c.append("{WB}")
             c.append(f"if {cond}: {taken}")
             c.append(f"return {npc}")
         elif op == 0x03:  # loads
