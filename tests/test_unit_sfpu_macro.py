@@ -164,9 +164,10 @@ def read_fp32(tile, addr=0):
                      for h, x in zip(hi, raw)], dtype=U32)
 
 
-def mad_store_setup(tile, issue, mad_delay=0, store_delay=1, delay_kind=0):
+def mad_store_setup(tile, issue, mad_delay=0, store_delay=2, delay_kind=0):
     """Macro 0: MAD (template 0: VD = L5 * x + L6, x via VB) then SFPSTORE back to the
-    loaded address."""
+    loaded address (by default one cycle after the MAD's next cycle: SFPMAD.md forbids
+    reading its result on the next cycle)."""
     put_vals = f2b(np.arange(32, dtype=np.float32) - 7)
     fill_dst(tile, put_vals)
     set_template(issue, 0, "SFPMAD", lreg_src_a=5, lreg_src_b=0, lreg_src_c=6, lreg_dest=0)
@@ -181,12 +182,14 @@ def mad_store_setup(tile, issue, mad_delay=0, store_delay=1, delay_kind=0):
 def test_loadmacro_load_mad_store_pipeline():
     """SFPLOADMACRO.md: the SFPLOAD part, a MAD scheduled with delay 0 (runs the next
     cycle: VB overridden with the loaded register, VD with VD), and an SFPSTORE with delay
-    1 to the address the SFPLOADMACRO computed."""
+    2 to the address the SFPLOADMACRO computed."""
     tile, issue, u = setup()
     x = mad_store_setup(tile, issue)
     loadmacro(issue, 0, vd=1)
     assert np.array_equal(b2f(u.lreg[1]), 2 * x + 1)  # MAD already ran (cycle c + 1)
-    assert np.array_equal(b2f(read_fp32(tile)), x)  # store not yet (cycle c + 2)
+    assert np.array_equal(b2f(read_fp32(tile)), x)  # store not yet (cycle c + 3)
+    nop(issue)
+    assert np.array_equal(b2f(read_fp32(tile)), x)
     nop(issue)
     assert np.array_equal(b2f(read_fp32(tile)), 2 * x + 1)
     assert not u.scheduled and not u.busy(0)
@@ -200,7 +203,7 @@ def test_loadmacro_store_uses_macro_address_despite_rwc_advance():
     cfg = tile.tensix.config
     cfg.thread_set_word(0, cfg.thread_fields["ADDR_MOD_DST_SEC1_DestIncr"][0], 8)
     loadmacro(issue, 0, vd=1, am=1)
-    nop(issue)
+    nop(issue, 2)
     assert tile.tensix.rwcs[0].Dst == 8
     assert np.array_equal(b2f(read_fp32(tile)), 2 * x + 1)
 
@@ -212,12 +215,12 @@ def test_loadmacro_vd16_and_decoding():
     x = np.arange(32, dtype=np.float32)
     fill_dst(tile, f2b(x), addr=4)
     set_template(issue, 1, "SFPMAD", lreg_src_a=10, lreg_src_b=10, lreg_src_c=0, lreg_dest=0)  # VC := x
-    set_sequence(issue, 2, mad=seq_byte(5, 0, vd16=True), store=seq_byte(3, 1, vd16=True))
+    set_sequence(issue, 2, mad=seq_byte(5, 0, vd16=True), store=seq_byte(3, 2, vd16=True))
     set_misc(issue)
     loadmacro(issue, 2, vd=5, addr=5)  # VDHi = 1: VD 5, Imm10 = 5 -> rows 4..7 even columns
     assert np.array_equal(b2f(u.lreg[5]), x)
     assert np.array_equal(b2f(u.lreg[16]), x + 1)
-    nop(issue)
+    nop(issue, 2)
     assert np.array_equal(b2f(read_fp32(tile, addr=4)), x + 1)
 
 
@@ -264,38 +267,41 @@ def test_loadmacro_cycle_kind_completes_when_waited_for():
 
 def test_loadmacro_delays_order_against_regular_instructions():
     """A delay-2 scheduled instruction runs in cycle c + 3: after the regular instructions
-    of cycles c + 1 and c + 2, before the one of cycle c + 3."""
+    of cycles c + 1 and c + 2, before the one of cycle c + 3. (SFPIADD, a one-cycle
+    instruction: an SFPADDI result may not be read on the next cycle, SFPADDI.md.)"""
     tile, issue, u = setup()
     fill_dst(tile, f2b(np.ones(32, np.float32)))
     set_sequence(issue, 0, store=seq_byte(3, 2))
     set_misc(issue)
     loadmacro(issue, 0, vd=1)
-    put(u, 1, f2b(5.0))
-    issue(0, "SFPADDI", instr_mod1=0, lreg_dest=1, imm16_math=0x3F80)  # c+1: 6
-    issue(0, "SFPADDI", instr_mod1=0, lreg_dest=1, imm16_math=0x3F80)  # c+2: 7; store due in c+3
-    assert np.all(b2f(read_fp32(tile)) == 7.0)
-    issue(0, "SFPADDI", instr_mod1=0, lreg_dest=1, imm16_math=0x3F80)
-    assert np.all(b2f(read_fp32(tile)) == 7.0)
+    put(u, 1, 5)
+    mod1(issue, "SFPIADD", vd=1, vc=1, mod=1 | 4, imm=1)  # c+1: 6
+    mod1(issue, "SFPIADD", vd=1, vc=1, mod=1 | 4, imm=1)  # c+2: 7; store due in c+3
+    assert np.all(read_fp32(tile) == 7)
+    mod1(issue, "SFPIADD", vd=1, vc=1, mod=1 | 4, imm=1)
+    assert np.all(read_fp32(tile) == 7)
 
 
 def test_sfpswap_stall_delays_following_instruction():
     """SFPSWAP.md: a non-SFPNOP after SFPSWAP is stalled one cycle, so a cycle-delayed
     store scheduled before runs before it (with SFPNOP in between it would not)."""
-    for middle, want in (("SFPSWAP", 1.0), ("SFPNOP", 2.0)):
+    for middle, want in (("SFPSWAP", 1), ("SFPNOP", 2)):
         tile, issue, u = setup()
         fill_dst(tile, f2b(np.zeros(32, np.float32)))
         set_sequence(issue, 0, store=seq_byte(3, 2))
         set_misc(issue)
         put(u, 1, 0)
         loadmacro(issue, 0, vd=1, mod0=11)  # MOD0_FMT_ZERO load: L1 = 0 ... then:
-        put(u, 1, f2b(1.0))
+        put(u, 1, 1)
         if middle == "SFPSWAP":
             issue(0, "SFPSWAP", instr_mod1=0, lreg_dest=3, lreg_src_c=4, imm12_math=0)  # c+1
         else:
             issue(0, "SFPNOP")
-        issue(0, "SFPADDI", instr_mod1=0, lreg_dest=1, imm16_math=0x3F80)  # c+3 (stalled) or c+2
+        # c+3 (stalled) or c+2; SFPIADD (one cycle), as an SFPADDI result may not be read
+        # on the next cycle (SFPADDI.md)
+        mod1(issue, "SFPIADD", vd=1, vc=1, mod=1 | 4, imm=1)
         u.settle()
-        assert np.all(b2f(read_fp32(tile)) == want), middle
+        assert np.all(read_fp32(tile) == want), middle
 
 
 def test_loadmacro_forgets_same_time_instruction():
@@ -315,7 +321,7 @@ def test_regular_instruction_on_busy_subunit_is_discarded():
     """SFPLOADMACRO.md: a regular instruction arriving at a sub-unit in the same cycle as a
     scheduled one is silently discarded (the model also warns)."""
     tile, issue, u = setup()
-    x = mad_store_setup(tile, issue, mad_delay=0, store_delay=1)
+    x = mad_store_setup(tile, issue, mad_delay=0, store_delay=2)
     loadmacro(issue, 0, vd=1)
     put(u, 2, 0)
     issue(0, "SFPMAD", lreg_src_a=10, lreg_src_b=10, lreg_src_c=10, lreg_dest=2, instr_mod1=0)  # c+1 on MAD

@@ -140,6 +140,7 @@ def test_addi_muli(imm):
     put(u, 4, v)
     issue(0, "SFPADDI", instr_mod1=0, lreg_dest=4, imm16_math=imm)
     assert_fp_equal(u.lreg[4], [ref_fma(imm << 16, 0x3F800000, int(x)) for x in v])
+    issue(0, "SFPNOP")  # SFPADDI.md: its result may not be read on the next cycle
     put(u, 4, v)
     issue(0, "SFPMULI", instr_mod1=0, lreg_dest=4, imm16_math=imm)
     assert_fp_equal(u.lreg[4], [ref_fma(imm << 16, int(x), 0) for x in v])

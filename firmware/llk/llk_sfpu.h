@@ -33,7 +33,7 @@
  * takes slots 16.., so a kernel mixing it with those operations records it again
  * (llk_sfpu_op_init) before its tiles.
  *
- * Scheduling rules the bodies must follow (not enforced here):
+ * Scheduling rules the bodies must follow (ttemu stops a run, exit 5, when one is broken):
  *  - SFPMAD / SFPADD / SFPMUL / SFPADDI / SFPMULI: the next SFPU instruction must not
  *    read their destination (put an SFPNOP, or an unrelated instruction, between).
  *  - FPU writes to Dst (MOVA2D, ELW*) followed by SFPLOAD of the same rows: at least

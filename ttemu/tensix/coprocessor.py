@@ -68,6 +68,7 @@ class Coprocessor:
             self.handlers[spec.opcode] = impl.get(spec.mnemonic)
         self.implemented = frozenset(m for m in impl if m in self.table.by_mnemonic)
         self.prefer_after_release = None
+        self.issuing = None  # the TensixThread whose instruction is executing (set by its pump)
         self.pcbufs = [deque(), deque(), deque()]  # PCBuf[i]: RISCV B -> RISCV T_i
         self.pcbuf_waiting = [False, False, False]  # RISCV T_i waits reading PCBuf[i]
         self._pumping = False

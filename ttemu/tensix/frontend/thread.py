@@ -18,7 +18,7 @@ from collections import deque
 from ...errors import GuestFault, UndefinedBehaviour, Unimplemented
 from .gate import WaitGate
 from .mop import MOP_CFG_OPCODE, MOP_OPCODE, MopExpander
-from .replay import REPLAY_OPCODE, ReplayExpander
+from .replay import ReplayExpander
 
 FIFO_DEPTH = 32
 
@@ -36,6 +36,12 @@ class TensixThread:
         self.held_reason = None
         self.held_since = None
         self.word = 0  # the word being executed (for bits the table does not decode)
+        # Issue count just after this thread's latest STALLWAIT with block bit B8 (SFPU)
+        # and condition C7 (FPU busy): SFPLOAD.md's alternative to three instructions
+        # between an FPU write to Dst and an SFPLOAD of it (sfpu/hazards.py).
+        self.fpu_fence = -1
+        spec = cop.table.by_mnemonic.get("STALLWAIT")
+        self._stallwait_opcode = spec.opcode if spec is not None else None
         # statistics
         self.pushed = 0
         self.issued = 0
@@ -138,11 +144,14 @@ class TensixThread:
                 raise Unimplemented(f"t{self.index}: {table.disasm(word)} (pushed by {item[1]}): "
                                     f"{spec.mnemonic} is not implemented by the {spec.unit} unit yet")
             self.word = word
+            cop.issuing = self
             result = handler(self, **fields)
             if result is not None:
                 self._hold(item, f"held at {spec.unit} unit: {table.disasm(word)} waits for {result.reason}")
                 return moved
             self._issued(item, spec)
+            if spec.opcode == self._stallwait_opcode and (fields["stall_res"] >> 8) & (fields["wait_res"] >> 7) & 1:
+                self.fpu_fence = self.issued  # STALLWAIT B8 (SFPU) + C7 (FPU busy)
             moved = True
             cop.after_issue()
 

@@ -247,6 +247,19 @@ class MatrixUnit(Unit):
         self.undefined = np.zeros(1024, dtype=bool)
         # SHIFTXA.md HardwareBug(): the last (starting) SrcA row address computed.
         self.last_srca_row = 0
+        # Recent Dst writes (thread, its issue count before the instruction, kind "16" /
+        # "32" / "rows", first row or DstBits rows, row count, instruction word), for
+        # SFPLOAD.md's "three unrelated instructions" rule, which the Vector Unit checks
+        # (ttemu/tensix/units/sfpu/hazards.py). Only the latest writes are kept.
+        self.dst_log = []
+
+    def _log_dst_write(self, kind, row, n):
+        t = self.cop.issuing
+        if t is not None:
+            log = self.dst_log
+            log.append((t.index, t.issued, kind, row, n, t.word))
+            if len(log) > 64:
+                del log[:-32]
 
     # -- configuration -----------------------------------------------------------------
     def _c(self, bank, name):
@@ -326,11 +339,14 @@ class MatrixUnit(Unit):
     # Dst.md views on cop.dst.bits. An aligned group of 8 Dst32b rows maps to 8
     # consecutive DstBits rows (high halves) and the 8 after them (low halves), so the
     # usual blocks are two slices; anything else goes through cop.dst.read32/write32.
+    # Every write goes through _forget16 / _forget32, which also log it (dst_log).
     def _forget16(self, row, n):
+        self._log_dst_write("16", row, n)
         if self.undefined.any():
             self.undefined[np.arange(row, row + n) & 0x3FF] = False
 
     def _forget32(self, row, n):
+        self._log_dst_write("32", row, n)
         if self.undefined.any():
             adj = adj_rows(np.arange(row, row + n))
             self.undefined[adj] = False
@@ -959,6 +975,7 @@ class MatrixUnit(Unit):
         if rows is not None:
             cop.dst.bits[rows] = 0
             self.undefined[rows] = True
+            self._log_dst_write("rows", rows, len(rows))
         if mode in (0, 1):
             cop.rwcs.apply_addr_mod(ti, AddrMode)
         return None

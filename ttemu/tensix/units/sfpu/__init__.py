@@ -8,7 +8,8 @@ method, which executes the instruction's functional model vectorised over the la
 Modules: :mod:`.state` (registers, lane enables, PRNG), :mod:`.fp` (FP32 multiply-add
 and other numerics), :mod:`.insn` (operand roles, sub-units), :mod:`.simple`,
 :mod:`.mad`, :mod:`.rounding`, :mod:`.loadstore` (the sub-units' instructions),
-:mod:`.macro` (issue path, SFPCONFIG, SFPLOADMACRO and its time model).
+:mod:`.macro` (issue path, SFPCONFIG, SFPLOADMACRO and its time model), :mod:`.hazards`
+(the pages' "on the next cycle" scheduling rules and the LReg access table they use).
 
 The ``@op`` methods below are what threads issue: each hands its decoded fields to
 :meth:`MacroOps.issue`, which handles SFPLOADMACRO-scheduled work, the
@@ -22,6 +23,7 @@ in ``PENDING_BLACKHOLE``.
 from __future__ import annotations
 
 from .. import Unit, op
+from .hazards import HazardOps
 from .loadstore import LoadStoreOps
 from .macro import MacroOps
 from .mad import MadOps
@@ -41,7 +43,7 @@ PENDING_BLACKHOLE = frozenset({
 })
 
 
-class VectorUnit(VectorState, SimpleOps, MadOps, RoundOps, LoadStoreOps, MacroOps, Unit):
+class VectorUnit(VectorState, SimpleOps, MadOps, RoundOps, LoadStoreOps, MacroOps, HazardOps, Unit):
     name = "sfpu"
 
     def __init__(self, cop):

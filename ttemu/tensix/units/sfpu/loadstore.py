@@ -54,7 +54,7 @@ class LoadStoreOps:
         return rows, cols
 
     # -- instructions ---------------------------------------------------------------------
-    def x_SFPLOAD(self, ins):
+    def x_SFPLOAD(self, ins, what="SFPLOAD"):
         """SFPLOAD.md: move the even (or odd: Addr bit 1, or DEST_RD_COL_EXCHANGE) columns of
         four rows of Dst to LReg[VD] with Mod0's conversion, in enabled lanes (all lanes
         for MOD0_FMT_INT32_ALL) not blocked by BLOCK_SFPU_RD_FROM_DEST; optionally also the
@@ -63,6 +63,8 @@ class LoadStoreOps:
         mod0 = self.resolve_srcb(ins.thread, ins.mod)
         addr = self.dst_addr(ins.thread, ins.imm, mod0)
         if ins.vd < 8:
+            if self.cop.math.dst_log:
+                self.hz_dst_read(ins, mod0, addr, what)  # hazards.py: FPU Dst write -> SFPLOAD distance
             self.load_lanes(ins.vd, mod0, addr)
         self.cop.rwcs.apply_addr_mod(ins.thread, ins.addr_mod, update_fidelity=False)
         return mod0, addr

@@ -34,6 +34,12 @@ instructions issue; while any exists, all outstanding instructions count instruc
 An SFPSWAP stalls a following non-SFPNOP instruction by one cycle (SFPSWAP.md
 "Instruction scheduling"); the model lets that cycle elapse.
 
+Every instruction (regular or scheduled) runs through :meth:`HazardOps.hz_run`, which
+checks the "on the next cycle" rules of the pages (:mod:`.hazards`). For that, a regular
+instruction runs in the cycle :meth:`HazardOps.hz_cycle` gives it, scheduled
+instructions run in the cycle after the latest event (``hz_now``: the instruction just
+issued, or an elapsed cycle).
+
 Not modelled (raise Unimplemented): LoadMacroConfig that differs between lanes in the
 parts an SFPLOADMACRO uses (the page allows it, "though this is not encouraged").
 """
@@ -69,10 +75,14 @@ class MacroOps:
         word = getattr(t, "word", None)
         if isinstance(word, int) and word >> 24 == self.cop.table.spec(mnemonic).opcode:
             ins.word = word
+        stalled = self.swap_stall and mnemonic != "SFPNOP"
+        cycle = self.hz_cycle(t, stalled)  # hazards.py: the cycle this instruction runs in
         if self.swap_stall:
             self.swap_stall = False
-            if mnemonic != "SFPNOP":
+            if stalled:
+                self.hz_now = cycle - 2
                 self.elapse_cycles(1)
+        self.hz_now = cycle
         subunit = REGULAR_SUBUNIT[mnemonic]
         discard = subunit in self.pre_ran
         self.pre_ran = set()
@@ -82,7 +92,7 @@ class MacroOps:
             self.cop.tile.warn(f"t{t.index} {mnemonic}: discarded, an instruction scheduled by SFPLOADMACRO "
                                f"used the {subunit} sub-unit in the same cycle (SFPLOADMACRO.md)")
         else:
-            self.execute(ins)
+            self.hz_run(ins, cycle)
             self.backdoor(ins)
             if mnemonic == "SFPSWAP":
                 self.swap_stall = True
@@ -127,8 +137,9 @@ class MacroOps:
             if mad is None or mad.mnemonic != "SFPNOP":
                 raise UndefinedBehaviour("SFPLOADMACRO: SFPSWAP scheduled to the simple sub-unit needs SFPNOP "
                                          "scheduled to the MAD sub-unit in the same cycle (SFPLOADMACRO.md (‡))")
+        cycle = self.hz_now + 1
         for s in due:
-            self.execute(s.insn)
+            self.hz_run(s.insn, cycle)
         self.pre_ran = set(by_unit)
 
     def elapse_cycles(self, n: int = 1) -> None:
@@ -141,6 +152,7 @@ class MacroOps:
                 return
             for s in self.scheduled:
                 s.delay -= 1
+            self.hz_now += 1
             self.run_due()
 
     def settle(self) -> None:
@@ -176,7 +188,7 @@ class MacroOps:
         vd = ((ins.imm & 1) << 2) | (ins.vd & 3)
         load = Insn("SFPLOAD", {"lreg_ind": vd, "instr_mod0": ins.mod, "sfpu_addr_mode": ins.addr_mod,
                                 "dest_reg_addr": ins.imm}, ins.thread)
-        mod0, addr = self.x_SFPLOAD(load)
+        mod0, addr = self.x_SFPLOAD(load, "SFPLOADMACRO")
         sequence = self._uniform(self.lm_sequence[macro_index], f"Sequence[{macro_index}]")
         misc = self._uniform(self.lm_misc, "Misc")
         for i, subunit in enumerate(MACRO_SUBUNITS):

@@ -71,6 +71,7 @@ class VectorState:
         self.scheduled = []
         self.pre_ran = set()
         self.swap_stall = False
+        self.hz_reset()  # hazards.py: nothing pending after reset
 
     # -- lane predication -------------------------------------------------------------
     def cfg_bit(self, bit: int, by_column: bool = False) -> np.ndarray:
