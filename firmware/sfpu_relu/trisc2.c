@@ -1,21 +1,9 @@
 /* sfpu_relu, pack (TRISC2 -> T2): per tile, wait for math's half, pack it to
  * params.out as Float16_b (identity conversion), free the half. */
-#include "llk_pack.h"
-#include "llk_params.h"
-
-#define FMT LLK_FMT_FLOAT16_B
+#include "llk_kernels.h"
 
 int main(void)
 {
-    uint32_t out = LLK_PARAMS_PTR->out;
-    uint32_t tiles = LLK_PARAMS_PTR->tiles;
-
-    llk_pack_config(LLK_FMT_FLOAT16_B, FMT);
-    for (uint32_t i = 0; i < tiles; ++i) {
-        llk_pack_dst_wait();
-        llk_pack_tile(llk_dst_half_row(i & 1u, 0), out + i * llk_tile_bytes(FMT));
-        llk_pack_dst_release();
-    }
-    llk_done(LLK_MAILBOX_PACK);
+    llk_kernel_pack(LLK_FMT_FLOAT16_B, LLK_FMT_FLOAT16_B, 0);
     return 0;
 }

@@ -1,23 +1,10 @@
 /* sfpu_scalar_add, unpack (TRISC0 -> T0): each Float32 tile of params.in0 straight into a
  * 32-bit Dst half (unpacker 0, WriteDstFP32 keeps all 32 bits), alternating halves,
  * guarded by UNPACK_TO_DEST / MATH_PACK (llk_unpack_dst_acquire), as datacopy_fp32. */
-#include "llk_params.h"
-#include "llk_unpack.h"
-
-#define FMT LLK_FMT_FLOAT32
+#include "llk_kernels.h"
 
 int main(void)
 {
-    uint32_t in = LLK_PARAMS_PTR->in0;
-    uint32_t tiles = LLK_PARAMS_PTR->tiles;
-
-    llk_unpack_alu_config(FMT, FMT, 1);
-    llk_unpack_config(0, FMT, FMT, 1);
-    for (uint32_t i = 0; i < tiles; ++i) {
-        llk_unpack_dst_acquire();
-        llk_unpack_tile_to_dst(in + i * llk_tile_bytes(FMT), llk_dst_half_row(i & 1u, 1), FMT);
-        llk_unpack_dst_release();
-    }
-    llk_done(LLK_MAILBOX_UNPACK);
+    llk_kernel_unpack_to_dst(LLK_FMT_FLOAT32);
     return 0;
 }

@@ -1,21 +1,9 @@
 /* sfpu_scalar_mul, pack (TRISC2 -> T2): per tile, wait for the half, pack its 32-bit rows to
  * params.out as Float32 (identity), free the half. */
-#include "llk_pack.h"
-#include "llk_params.h"
-
-#define FMT LLK_FMT_FLOAT32
+#include "llk_kernels.h"
 
 int main(void)
 {
-    uint32_t out = LLK_PARAMS_PTR->out;
-    uint32_t tiles = LLK_PARAMS_PTR->tiles;
-
-    llk_pack_config(LLK_FMT_FLOAT32, FMT);
-    for (uint32_t i = 0; i < tiles; ++i) {
-        llk_pack_dst_wait();
-        llk_pack_tile(llk_dst_half_row(i & 1u, 1), out + i * llk_tile_bytes(FMT));
-        llk_pack_dst_release();
-    }
-    llk_done(LLK_MAILBOX_PACK);
+    llk_kernel_pack(LLK_FMT_FLOAT32, LLK_FMT_FLOAT32, 1);
     return 0;
 }
