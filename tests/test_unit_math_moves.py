@@ -484,3 +484,26 @@ def test_legacy_conv_pool_only_apply_addr_mod():
     tile2, issue2 = make()
     with pytest.raises(UndefinedBehaviour, match="ClearDvalid"):
         issue2(0, "CONV3S1", dst=0, addr_mode=0, rotate_weights=0, clear_dvalid=1)
+
+
+def test_dbg_feature_disable_bit11_aliases_dst16_to_dst32_high_halves():
+    """Dst.md: with bit 11 of RISCV_DEBUG_REG_DBG_FEATURE_DISABLE set, Dst16b[Row] reads
+    and writes the high 16 bits of Dst32b[Row]."""
+    import numpy as np
+
+    from tensix_harness import make
+    from ttemu.tensix.regs.dst import adj_rows
+
+    tile, issue = make()
+    dst = tile.tensix.dst
+    dst.bits[:] = np.arange(1024 * 16, dtype=np.uint32).reshape(1024, 16).astype(np.uint16)
+    assert np.array_equal(dst.read16(17, 2), dst.bits[17:19])
+    tile.write_u32(0xFFB12068, 1 << 11)
+    assert dst.aliased16
+    assert np.array_equal(dst.read16(17, 2), dst.bits[adj_rows(np.array([17, 18]))])
+    assert np.array_equal(dst.read16(17, 1)[0], dst.read32(17, 1)[0] >> 16)
+    dst.write16(3, np.full(16, 0xABCD))
+    assert (dst.read32(3, 1) >> 16 == 0xABCD).all()
+    assert any("DBG_FEATURE_DISABLE bit 11" in w for w in tile.warnings)
+    tile.write_u32(0xFFB12068, 0)
+    assert not dst.aliased16 and tile.read_u32(0xFFB12068) == 0

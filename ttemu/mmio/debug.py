@@ -21,6 +21,23 @@ class DebugRegs(RegisterBank):
         self.hooks[lo + 4] = (self._read_clock_hi, self._ro)
         self.hooks[arch.wall_clock_hi - region.base] = (self._read_clock_latched, self._ro)
         self.latched_hi = 0
+        for off, (rname, _, _) in self.regs.items():
+            if rname == "dbg_feature_disable":
+                self.hooks[off] = (self._read_feature_disable, self._write_feature_disable)
+                self.feature_disable_offset = off
+
+    def _read_feature_disable(self, core, addr):
+        return self.values[self.feature_disable_offset]
+
+    def _write_feature_disable(self, core, addr, value):
+        """RISCV_DEBUG_REG_DBG_FEATURE_DISABLE: bit 11 switches Dst16b to aliasing the
+        high halves of Dst32b (Dst.md); the other bits only tune hardware."""
+        self.values[self.feature_disable_offset] = value
+        aliased = bool(value >> 11 & 1)
+        cop = self.tile._tensix
+        if aliased or (cop is not None and cop.dst.aliased16):
+            self.tile.tensix.dst.aliased16 = aliased
+        return True
 
     def _read_reset(self, core, addr):
         return self.tile.soft_reset

@@ -47,6 +47,9 @@ class Coprocessor:
         self.adcs = ADCs()
         self.rwcs = RWCs(self.config)
         self.dst = Dst()
+        self.dst.on_aliased_write = lambda: tile.warn(
+            "Dst16 write while DBG_FEATURE_DISABLE bit 11 is set: hardware writes unspecified values to the "
+            "low halves of the Dst32 rows (Dst.md); ttemu leaves them unchanged")
         self.src = SrcState()
         # backend units
         self.sync = SyncUnit(self)

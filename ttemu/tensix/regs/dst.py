@@ -3,8 +3,13 @@
 tt-isa-documentation WormholeB0/TensixTile/TensixCoprocessor/Dst.md: storage is
 ``DstBits[1024][16]`` (uint16); ``Dst16b[Row][Col]`` is ``DstBits[Row][Col]``;
 ``Dst32b[Row][Col]`` is ``(DstBits[AdjRow][Col] << 16) | DstBits[AdjRow + 8][Col]``
-with ``AdjRow = ((Row & 0x1f8) << 1) | (Row & 0x207)``. (Bit 11 of
-RISCV_DEBUG_REG_DBG_FEATURE_DISABLE changes Dst16b; that mode is not modelled.)
+with ``AdjRow = ((Row & 0x1f8) << 1) | (Row & 0x207)``.
+
+While bit 11 of RISCV_DEBUG_REG_DBG_FEATURE_DISABLE is set (``aliased16``), Dst16b
+row ``Row`` is the high half of Dst32b row ``Row``: reads come from
+``DstBits[AdjRow]``, and writes go there too and "also write something, generally
+garbage" to the low half, which ttemu leaves unchanged and reports with a warning
+(:meth:`map16` gives the storage rows for either mode).
 """
 
 from __future__ import annotations
@@ -24,16 +29,26 @@ def adj_rows(rows):
 class Dst:
     def __init__(self):
         self.bits = np.zeros((ROWS, COLS), dtype=np.uint16)
+        self.aliased16 = False  # RISCV_DEBUG_REG_DBG_FEATURE_DISABLE bit 11
+        self.on_aliased_write = None  # callable() run on a Dst16 write while aliased
+
+    def map16(self, rows, write=False):
+        """DstBits rows holding Dst16b ``rows`` (an int array) in the current mode."""
+        if not self.aliased16:
+            return rows
+        if write and self.on_aliased_write is not None:
+            self.on_aliased_write()
+        return adj_rows(rows)
 
     # 16-bit view ---------------------------------------------------------------------
     def read16(self, row: int, n: int = 1) -> np.ndarray:
         """Rows ``row .. row+n-1`` (mod 1024) as uint16 [n, 16]."""
-        idx = (np.arange(row, row + n) & 0x3FF)
+        idx = self.map16(np.arange(row, row + n) & 0x3FF)
         return self.bits[idx]
 
     def write16(self, row: int, values) -> None:
         values = np.asarray(values, dtype=np.uint16).reshape(-1, COLS)
-        idx = np.arange(row, row + values.shape[0]) & 0x3FF
+        idx = self.map16(np.arange(row, row + values.shape[0]) & 0x3FF, write=True)
         self.bits[idx] = values
 
     # 32-bit view ---------------------------------------------------------------------

@@ -353,14 +353,14 @@ class MatrixUnit(Unit):
             self.undefined[adj + 8] = False
 
     def _read16(self, row, n):
-        if row + n <= 1024:
+        if row + n <= 1024 and not self.cop.dst.aliased16:
             return self.cop.dst.bits[row:row + n]
         return self.cop.dst.read16(row, n)
 
     def _write16(self, row, vals):
         vals = np.asarray(vals, dtype=np.uint16).reshape(-1, 16)
         n = vals.shape[0]
-        if row + n <= 1024:
+        if row + n <= 1024 and not self.cop.dst.aliased16:
             self.cop.dst.bits[row:row + n] = vals
         else:
             self.cop.dst.write16(row, vals)

@@ -472,4 +472,4 @@ class Unpackers(Unit):
             bits[adj, col] = (vals >> 16).astype(np.uint16)
             bits[adj + 8, col] = (vals & 0xFFFF).astype(np.uint16)
         else:
-            bits[row, col] = (vals & 0xFFFF).astype(np.uint16)
+            bits[cop.dst.map16(row, write=True), col] = (vals & 0xFFFF).astype(np.uint16)

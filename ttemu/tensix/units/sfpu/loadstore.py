@@ -77,7 +77,7 @@ class LoadStoreOps:
             adj = adj_rows(rows)
             raw = (bits[adj, cols].astype(U32) << 16) | bits[adj + 8, cols].astype(U32)
         else:
-            raw = bits[rows, cols].astype(U32)
+            raw = bits[self.cop.dst.map16(rows), cols].astype(U32)
         datum = FL.sfpload_convert(raw, mod0, old_lreg=self.lreg[vd],
                                    enable_fp16a_inf=self.cfg_bit(ENABLE_FP16A_INF))
         self.lreg[vd][active] = datum[active]
@@ -129,7 +129,7 @@ class LoadStoreOps:
                 bits[adj, c] = (v >> 16).astype(np.uint16)
                 bits[adj + 8, c] = (v & 0xFFFF).astype(np.uint16)
             else:
-                bits[r, c] = (v & 0xFFFF).astype(np.uint16)
+                bits[self.cop.dst.map16(r, write=True), c] = (v & 0xFFFF).astype(np.uint16)
         if not ins.macro:
             self.cop.rwcs.apply_addr_mod(ins.thread, ins.addr_mod, update_fidelity=False)
 
