@@ -51,6 +51,7 @@
 #include <stdint.h>
 
 #include "llk_math.h"
+#include "llk_params.h"
 #include "llk_unpack.h"
 
 #define LLK_MM_REPLAY_START 16u
@@ -112,5 +113,23 @@ static inline void llk_matmul_tile(uint32_t flip)
  * math. After llk_unpack_alu_config and llk_unpack_config(0/1, ..., 0). */
 static inline void llk_matmul_unpack_a(uint32_t l1_addr) { llk_unpack_tile(1, l1_addr); }
 static inline void llk_matmul_unpack_b(uint32_t l1_addr) { llk_unpack_tile(0, l1_addr); }
+
+/* The unpack thread of a tile-by-tile product: tile i of params.in0 (A) into SrcB and
+ * tile i of params.in1 (B) into SrcA, for fmt operands and a 16- or 32-bit Dst. */
+static inline void llk_kernel_matmul_unpack(uint32_t fmt, int dst32)
+{
+    uint32_t in0 = LLK_PARAMS_PTR->in0;
+    uint32_t in1 = LLK_PARAMS_PTR->in1;
+    uint32_t tiles = LLK_PARAMS_PTR->tiles;
+
+    llk_unpack_alu_config(fmt, fmt, dst32);
+    llk_unpack_config(0, fmt, fmt, 0);
+    llk_unpack_config(1, fmt, fmt, 0);
+    for (uint32_t i = 0; i < tiles; ++i) {
+        llk_matmul_unpack_a(in0 + i * llk_tile_bytes(fmt));
+        llk_matmul_unpack_b(in1 + i * llk_tile_bytes(fmt));
+    }
+    llk_done(LLK_MAILBOX_UNPACK);
+}
 
 #endif

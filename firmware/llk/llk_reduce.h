@@ -76,6 +76,7 @@
 #include <stdint.h>
 
 #include "llk_math.h"
+#include "llk_params.h"
 #include "llk_unpack.h"
 
 enum llk_reduce_dim { LLK_REDUCE_ROW, LLK_REDUCE_COL, LLK_REDUCE_SCALAR };
@@ -252,6 +253,25 @@ static inline void llk_reduce_tile(enum llk_reduce_dim dim, enum llk_reduce_op o
 static inline void llk_reduce_done(enum llk_reduce_dim dim, enum llk_reduce_op op)
 {
     tte_push(TTE_SETRWC(llk_reduce_input_unpacker(dim, op) ? LLK_FLIP_SRCA : LLK_FLIP_SRCB, 0, 0, 0, 0, 0));
+}
+
+/* The math thread of a reduction: per tile a free Dst half (halves alternate), the
+ * reduction's MOP, the half posted to pack; the scaler's bank goes back at the end. */
+static inline void llk_kernel_reduce_math(enum llk_reduce_dim dim, enum llk_reduce_op op)
+{
+    uint32_t tiles = LLK_PARAMS_PTR->tiles;
+    uint32_t s16 = LLK_PARAMS_PTR->arg >> 16;
+    int dst32 = llk_reduce_dst32(op);
+
+    llk_math_init();
+    llk_reduce_init(dim, op, s16);
+    for (uint32_t i = 0; i < tiles; ++i) {
+        llk_math_dst_acquire(i & 1u, dst32);
+        llk_reduce_tile(dim, op, i & 1u);
+        llk_math_dst_release();
+    }
+    llk_reduce_done(dim, op);
+    llk_done(LLK_MAILBOX_MATH);
 }
 
 #endif

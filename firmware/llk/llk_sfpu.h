@@ -52,6 +52,7 @@
 #include <stdint.h>
 
 #include "llk_math.h"
+#include "llk_params.h"
 
 /* LReg operands (LReg.md). */
 #define LLK_L0 0u
@@ -203,6 +204,22 @@ static inline void llk_sfpu_wait_fpu(void)
 static inline void llk_sfpu_tile(void)
 {
     LLK_MOP_RUN();
+}
+
+/* The per-tile loop of an SFPU kernel on tiles unpacked straight into a 32-bit Dst:
+ * wait for the tile, point the SFPU at its half, run the recorded body over it (the
+ * MOP set up by llk_sfpu_op_init), hand the half to pack; then report done. */
+static inline void llk_kernel_sfpu_dst_tiles(void)
+{
+    uint32_t tiles = LLK_PARAMS_PTR->tiles;
+
+    for (uint32_t i = 0; i < tiles; ++i) {
+        llk_math_wait_unpacked();
+        llk_math_dst_acquire(i & 1u, 1);
+        llk_sfpu_tile();
+        llk_math_unpacked_done();
+    }
+    llk_done(LLK_MAILBOX_MATH);
 }
 
 #endif

@@ -3,24 +3,9 @@
  * (unpacker 0): MVMUL computes Dst += SrcB @ SrcA. The ALU sees BF16 operands and a
  * 16-bit (BF16) Dst. */
 #include "llk_matmul.h"
-#include "llk_params.h"
-
-#define FMT LLK_FMT_FLOAT16_B
-#define DST32 0
 
 int main(void)
 {
-    uint32_t in0 = LLK_PARAMS_PTR->in0;
-    uint32_t in1 = LLK_PARAMS_PTR->in1;
-    uint32_t tiles = LLK_PARAMS_PTR->tiles;
-
-    llk_unpack_alu_config(FMT, FMT, DST32);
-    llk_unpack_config(0, FMT, FMT, 0);
-    llk_unpack_config(1, FMT, FMT, 0);
-    for (uint32_t i = 0; i < tiles; ++i) {
-        llk_matmul_unpack_a(in0 + i * llk_tile_bytes(FMT));
-        llk_matmul_unpack_b(in1 + i * llk_tile_bytes(FMT));
-    }
-    llk_done(LLK_MAILBOX_UNPACK);
+    llk_kernel_matmul_unpack(LLK_FMT_FLOAT16_B, 0);
     return 0;
 }

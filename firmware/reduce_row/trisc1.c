@@ -2,27 +2,10 @@
  * Dst for sums, 16-bit for max), mark it undefined, run the reduction's MOP
  * (llk_reduce.h), reset the RWCs and give the input bank back, post the half to
  * pack. At the end the scaler's bank goes back too. params.m: 0 = sum, 1 = max. */
-#include "llk_math.h"
-#include "llk_params.h"
 #include "llk_reduce.h"
-
-#define DIM LLK_REDUCE_ROW
 
 int main(void)
 {
-    uint32_t tiles = LLK_PARAMS_PTR->tiles;
-    enum llk_reduce_op op = LLK_PARAMS_PTR->m ? LLK_REDUCE_MAX : LLK_REDUCE_SUM;
-    uint32_t s16 = LLK_PARAMS_PTR->arg >> 16;
-    int dst32 = llk_reduce_dst32(op);
-
-    llk_math_init();
-    llk_reduce_init(DIM, op, s16);
-    for (uint32_t i = 0; i < tiles; ++i) {
-        llk_math_dst_acquire(i & 1u, dst32);
-        llk_reduce_tile(DIM, op, i & 1u);
-        llk_math_dst_release();
-    }
-    llk_reduce_done(DIM, op);
-    llk_done(LLK_MAILBOX_MATH);
+    llk_kernel_reduce_math(LLK_REDUCE_ROW, LLK_PARAMS_PTR->m ? LLK_REDUCE_MAX : LLK_REDUCE_SUM);
     return 0;
 }

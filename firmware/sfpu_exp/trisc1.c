@@ -66,8 +66,6 @@ static const uint32_t exp_body[] = {
 
 int main(void)
 {
-    uint32_t tiles = LLK_PARAMS_PTR->tiles;
-
     llk_math_init();
     llk_sfpu_init(0);
     /* LReg 11..14 first: llk_sfpu_load_const passes them through LReg 0. */
@@ -81,12 +79,6 @@ int main(void)
     llk_sfpu_load_const(LLK_L6, EXP_NEG_LN2_LO);
     llk_sfpu_load_const(LLK_L7, EXP_C6);
     llk_sfpu_op_init(exp_body, EXP_N);
-    for (uint32_t i = 0; i < tiles; ++i) {
-        llk_math_wait_unpacked();
-        llk_math_dst_acquire(i & 1u, 1);
-        llk_sfpu_tile();
-        llk_math_unpacked_done();
-    }
-    llk_done(LLK_MAILBOX_MATH);
+    llk_kernel_sfpu_dst_tiles();
     return 0;
 }

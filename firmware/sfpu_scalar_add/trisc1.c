@@ -20,18 +20,10 @@ static const uint32_t add_body[] = {
 
 int main(void)
 {
-    uint32_t tiles = LLK_PARAMS_PTR->tiles;
-
     llk_math_init();
     llk_sfpu_init(0);
     llk_sfpu_load_imm32(LLK_L1, LLK_PARAMS_PTR->arg);
     llk_sfpu_op_init(add_body, ADD_N);
-    for (uint32_t i = 0; i < tiles; ++i) {
-        llk_math_wait_unpacked();
-        llk_math_dst_acquire(i & 1u, 1);
-        llk_sfpu_tile();
-        llk_math_unpacked_done();
-    }
-    llk_done(LLK_MAILBOX_MATH);
+    llk_kernel_sfpu_dst_tiles();
     return 0;
 }
