@@ -91,6 +91,15 @@ def _shape(v, path, what):
     return tuple(v)
 
 
+def _format_and_addr(spec, path, what):
+    """The tile format (checked) and L1 address (number or symbol) of an input/expect."""
+    fmt = spec.get("format")
+    if fmt is None:
+        raise BadInput(_where(path, f"{what}: format is required"))
+    tiles.data_format(fmt)
+    return fmt, _int(spec.get("addr"), path, f"{what}.addr")
+
+
 def generate(spec, shape, seed):
     """Generate input numbers (float64) from a manifest input spec."""
     kind = spec.get("generate", "uniform")
@@ -153,11 +162,7 @@ def load(path: str, seed_override: int | None = None) -> Manifest:
     for k, spec in enumerate(doc.get("input", [])):
         what = f"input[{k}]"
         name = spec.get("name", f"in{k}")
-        fmt = spec.get("format")
-        if fmt is None:
-            raise BadInput(_where(path, f"{what}: format is required"))
-        tiles.data_format(fmt)
-        addr = _int(spec.get("addr"), path, f"{what}.addr")
+        fmt, addr = _format_and_addr(spec, path, what)
         if "file" in spec:
             with open(rel(spec["file"]), "rb") as f:
                 data = f.read()
@@ -198,11 +203,7 @@ def load(path: str, seed_override: int | None = None) -> Manifest:
 
     for k, spec in enumerate(doc.get("expect", [])):
         what = f"expect[{k}]"
-        fmt = spec.get("format")
-        if fmt is None:
-            raise BadInput(_where(path, f"{what}: format is required"))
-        tiles.data_format(fmt)
-        addr = _int(spec.get("addr"), path, f"{what}.addr")
+        fmt, addr = _format_and_addr(spec, path, what)
         if "reference" in spec:
             shape = _shape(spec.get("shape", [32, 32]), path, what)
             expected = evaluate(spec["reference"], named, path, what)
