@@ -97,6 +97,10 @@ def run_options(fn):
         click.option("--atol", type=float, default=None, help="Absolute tolerance for --expect / manifest checks."),
         click.option("--rtol", type=float, default=None, help="Relative tolerance for --expect / manifest checks."),
         click.option("--seed", type=int, default=None, help="Seed for a manifest's generated inputs."),
+        click.option("--oracle", default=None, metavar="LIBTTSIM_SO",
+                     help="Also run the set on Tenstorrent's ttsim (this release library) and compare every "
+                          "dumped and expected region bit for bit (exit 7 on a difference, 8 if ttsim "
+                          "cannot run it)."),
         click.option("--json", "as_json", is_flag=True, help="Machine-readable run summary on stdout."),
         click.option("--quantum", type=int, default=None, hidden=True),
         click.option("--debug", is_flag=True, help="Show Python tracebacks for errors."),

@@ -7,6 +7,7 @@ Exit codes (README.md, "Exit codes"):
   0 finished (halted, until, idle)   1 bad input (file, ELF)   2 usage
   3 hang                             4 step limit              5 guest fault or assertion
   6 unimplemented instruction or feature                       7 output mismatch
+  8 the oracle (ttsim) could not make the comparison
 """
 
 from __future__ import annotations
@@ -81,3 +82,12 @@ class UndefinedBehaviour(GuestFault):
 class OutputMismatch(TtemuError):
     category = "mismatch"
     exit_code = 7
+
+
+class OracleUnable(TtemuError):
+    """The oracle (ttsim) could not make the comparison: it refused the run (its ERROR
+    line is in the message), never reached the done condition, or the run needs what
+    it cannot be given (core-local memory). Says nothing about ttemu's correctness."""
+
+    category = "oracle"
+    exit_code = 8

@@ -72,6 +72,8 @@ class Session:
                 raise BadInput(f"{path}: no such file")
         arch = o.arch or (man.arch if man else None) or detect_arch(positional + [p for _, p in core_elfs])
         tile = Tile(arch, **({"quantum": o.quantum} if o.quantum else {}))
+        if getattr(o, "oracle", None):
+            tile.host_log = []
         for name, path in core_elfs:
             tile.load_elf(path, core=name)
         lone = len(positional) == 1 and not core_elfs
@@ -105,6 +107,9 @@ class Session:
         else:
             names = tile.default_release()
         tile.release(names)
+        if tile.host_log is not None:
+            self.released = (list(tile.host_log), tile.soft_reset)
+            tile.host_log = None
         return tile
 
     def until_conditions(self, tile):
@@ -127,6 +132,9 @@ class Session:
         dump_l1 = [self._parse_dump_l1(d) for d in (man.dump_l1 if man else []) + list(o.dump_l1)]
         until = self.until_conditions(tile)
         expects = self._expectations(tile)
+        if getattr(o, "oracle", None) and not (dumps or dump_l1 or expects):
+            raise UsageError("--oracle: nothing to compare (give --dump, --dump-l1, --expect or a manifest "
+                             "with [[expect]] or dumps)")
         trace_file = o.trace_file or (man.trace if man else None)
         max_steps = o.max_steps if o.max_steps is not None else (man.max_steps if man else None)
         idle_steps = o.idle_steps if o.idle_steps is not None else (man.idle_steps if man else None)
@@ -156,8 +164,13 @@ class Session:
         exit_code = result.exit_code
         if exit_code == 0 and any(not c.ok for _, c in checks):
             exit_code = 7
+        oracle = None
+        if getattr(o, "oracle", None) and exit_code in (0, 7):
+            oracle = self._oracle(tile, result, dumped, expects, until)
+            if not oracle["ok"]:
+                exit_code = 7
         if o.summary:
-            self._summary(tile, result, [d["json"] for d in dumped], checks, exit_code)
+            self._summary(tile, result, [d["json"] for d in dumped], checks, exit_code, oracle)
         if not o.as_json:
             for d in dumped:
                 if d["text"]:
@@ -165,9 +178,38 @@ class Session:
         for name, c in checks:
             if not c.ok:
                 self.out.write(c.text() + "\n")
+        for d in (oracle or {}).get("diffs", []):
+            if not d.ok:
+                self.out.write(d.text() + "\n")
         for w in tile.warnings:
             sys.stderr.write(f"ttemu: warning: {w}\n")
         return exit_code
+
+    # -- the oracle ---------------------------------------------------------------------
+    def _oracle(self, tile, result, dumped, expects, until):
+        """Run the same set on ttsim and compare every dumped and expected region."""
+        soft_reset = tile.soft_reset
+        from . import tiles
+        from .oracle import compare_region, plan_from_tile, run_ttsim
+
+        regions = []  # (name, addr, length, fmt, shape)
+        for d in dumped:
+            j = d["json"]
+            if j["kind"] in ("raw", "l1"):
+                regions.append((f"dump 0x{j['addr']:x}", j["addr"], j["len"], None, None))
+        for name, addr, fmt, shape, *_ in expects:
+            regions.append((name, addr, tiles.nbytes(fmt, shape), fmt, shape))
+        tile.host_log, tile.soft_reset = self.released  # the state at release, for the plan
+        try:
+            plan = plan_from_tile(tile, until=until, reads=[(a, n, None) for _, a, n, _, _ in regions])
+        finally:
+            tile.host_log, tile.soft_reset = None, soft_reset
+        plan.bound_clocks(max((c.steps for c in result.cores.values()), default=0))
+        res = run_ttsim(self.o.oracle, plan)
+        diffs = [compare_region(name, addr, tile.read(addr, n), theirs, fmt, shape)
+                 for (name, addr, n, fmt, shape), theirs in zip(regions, res.regions)]
+        return {"ok": all(d.ok for d in diffs), "diffs": diffs, "clocks": res.clocks,
+                "seconds": res.seconds}
 
     # -- expected outputs ------------------------------------------------------------
     def _expectations(self, tile):
@@ -289,7 +331,7 @@ class Session:
                            "symbol": tile.symbolize(h.name, h.pc), "waiting_on": h.stall}
         return res
 
-    def _summary(self, tile, result, dumped, checks=(), exit_code=None):
+    def _summary(self, tile, result, dumped, checks=(), exit_code=None, oracle=None):
         from .ui import print_table
 
         o = self.o
@@ -305,6 +347,10 @@ class Session:
                 "expect": [{"name": n, "ok": c.ok, "mismatched": c.mismatched, "total": c.total,
                             "max_abs_error": c.max_abs, "max_rel_error": c.max_rel} for n, c in checks],
             }
+            if oracle is not None:
+                doc["oracle"] = {"ok": oracle["ok"], "clocks": oracle["clocks"], "seconds": oracle["seconds"],
+                                 "regions": [{"name": d.name, "addr": d.addr, "len": d.length,
+                                              "differing_bytes": d.differing_bytes} for d in oracle["diffs"]]}
             if self.manifest is not None:
                 doc["manifest"] = self.manifest.name
                 doc["seed"] = self.manifest.seed
@@ -329,6 +375,10 @@ class Session:
         for name, c in checks:
             verdict = "ok" if c.ok else f"MISMATCH ({c.mismatched} of {c.total})"
             self.out.write(f"  expect {name}: {verdict}; max abs error {c.max_abs:.3g}, max rel error {c.max_rel:.3g}\n")
+        if oracle is not None:
+            same = sum(d.ok for d in oracle["diffs"])
+            self.out.write(f"  oracle ttsim: {same} of {len(oracle['diffs'])} regions bit-identical "
+                           f"({oracle['clocks']} clocks, {oracle['seconds']:.2f} s)\n")
         if any(v.get("pushed") for v in result.tensix.values()):
             trows = [(t, *vals.values()) for t, vals in result.tensix.items()]
             heads = ("thread",) + tuple(next(iter(result.tensix.values())).keys())

@@ -48,6 +48,7 @@ class Tile:
         self.tracer = None
         self.last_stall: str | None = None  # set by a device refusing an access ("{pc}" placeholder)
         self.warnings: list[str] = []
+        self.host_log: list | None = None  # [(addr, bytes, core, staged)] when recording (oracle plans)
         self.specs = {c.name: c for c in a.cores}
         self.harts: dict[str, Hart] = {}
         self.iram: dict[str, bytearray] = {}
@@ -310,10 +311,13 @@ class Tile:
                 return ram, addr - base, self.harts[name]
         return None
 
-    def write(self, addr: int, data: bytes, core: str | None = None) -> None:
+    def write(self, addr: int, data: bytes, core: str | None = None, *, staged: bool = False) -> None:
         """Host write of raw bytes to L1, a core's local memory, the NCRISC IRAM, or
-        (4-byte multiples) MMIO registers."""
+        (4-byte multiples) MMIO registers. ``staged``: a core-local ELF segment whose
+        bytes are also written to L1 for the start-up code to copy (see load_elf)."""
         n = len(data)
+        if self.host_log is not None:
+            self.host_log.append((addr, bytes(data), core, staged))
         if addr + n <= self.arch.l1_size:
             self.l1[addr:addr + n] = data
             for i in range(addr >> 2, (addr + n + 3) >> 2):
@@ -391,8 +395,8 @@ class Tile:
         for seg in img.segments:
             if not seg.data:
                 continue
-            self.write(seg.vaddr, seg.data, core)
             staged = self._staging_address(img, seg)
+            self.write(seg.vaddr, seg.data, core, staged=staged is not None)
             if staged is not None:
                 self.write(staged, seg.data)
         self.images[core] = img

@@ -1,0 +1,178 @@
+"""Running a :class:`~.plan.Plan` on ttsim through its C API (ctypes).
+
+Facts used (ttsim v1.10 ``docs/libttsim_api.md`` and ``src/libttsim.cpp``, as summarised
+in the project's shared oracle notes): the library exports ``libttsim_init``,
+``libttsim_clock(n)`` and ``libttsim_pci_mem_{rd,wr}_bytes(addr, buf, n)``; BAR0 sits at
+0x1_0000_0000 and a tile's memory is reached through a TLB window configured at
+BAR0 + 0x1FC00000 (per-arch layout in :data:`TLB`); each clock steps every released
+RISC-V core one instruction. ttsim refuses what it does not model by printing
+``ERROR: <Category>: <where>: <detail>`` and exiting with status 1, so a plan runs in a
+child process (:func:`run_ttsim`); the library also keeps global state.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+
+from ..errors import BadInput, OracleUnable
+from .plan import Plan
+
+BAR0 = 0x1_0000_0000
+TLB_CFG = 0x1FC00000
+SOFT_RESET = 0xFFB121B0
+
+
+def _wh_tlb(addr, x, y):
+    """Wormhole: one 64-bit word ``(addr >> 20) | (x | y << 6) << 16``; 1 MiB windows."""
+    return struct.pack("<Q", (addr >> 20) | ((x | (y << 6)) << 16)), addr & 0xFFFFF, 1 << 20
+
+
+def _bh_tlb(addr, x, y):
+    """Blackhole: three 32-bit words; 2 MiB windows."""
+    hi = addr >> 21
+    words = (hi & 0xFFFFFFFF, ((hi >> 32) & 0x7FF) | ((x | (y << 6)) << 11), 0)
+    return struct.pack("<3I", *words), addr & 0x1FFFFF, 1 << 21
+
+
+#: arch -> (TLB encoder, worker tile x, y): the tile ttsim's chip model exposes first.
+TLB = {"wormhole_b0": (_wh_tlb, 1, 1), "blackhole": (_bh_tlb, 1, 2)}
+
+
+@dataclass
+class TtsimResult:
+    completed: bool  # the done condition held (or the fixed clock count ran)
+    clocks: int
+    regions: list = field(default_factory=list)  # bytes per plan read, in order
+    seconds: float = 0.0
+
+
+class Chip:
+    """One ttsim library instance (use once per process)."""
+
+    def __init__(self, lib_path: str, arch: str):
+        import ctypes
+
+        self.ct = ctypes
+        self.lib = ctypes.CDLL(lib_path)
+        self.lib.libttsim_pci_mem_wr_bytes.argtypes = [ctypes.c_uint64, ctypes.c_void_p, ctypes.c_uint32]
+        self.lib.libttsim_pci_mem_rd_bytes.argtypes = [ctypes.c_uint64, ctypes.c_void_p, ctypes.c_uint32]
+        self.lib.libttsim_clock.argtypes = [ctypes.c_uint32]
+        self.tlb, self.x, self.y = TLB[arch]
+        self.window = None
+        self.lib.libttsim_init()
+
+    def _aim(self, addr):
+        cfg, off, size = self.tlb(addr, self.x, self.y)
+        base = addr - off
+        if self.window != base:
+            buf = self.ct.create_string_buffer(cfg, len(cfg))
+            self.lib.libttsim_pci_mem_wr_bytes(BAR0 + TLB_CFG, buf, len(cfg))
+            self.window = base
+        return off, size
+
+    def write(self, addr: int, data: bytes):
+        pos = 0
+        while pos < len(data):
+            off, size = self._aim(addr + pos)
+            n = min(len(data) - pos, size - off, 4096)
+            buf = self.ct.create_string_buffer(data[pos:pos + n], n)
+            self.lib.libttsim_pci_mem_wr_bytes(BAR0 + off, buf, n)
+            pos += n
+
+    def read(self, addr: int, n: int) -> bytes:
+        out = bytearray()
+        while len(out) < n:
+            off, size = self._aim(addr + len(out))
+            k = min(n - len(out), size - off, 4096)
+            buf = self.ct.create_string_buffer(k)
+            self.lib.libttsim_pci_mem_rd_bytes(BAR0 + off, buf, k)
+            out += buf.raw
+        return bytes(out)
+
+    def read_u32(self, addr: int) -> int:
+        return struct.unpack("<I", self.read(addr, 4))[0]
+
+    def write_u32(self, addr: int, value: int):
+        self.write(addr, struct.pack("<I", value & 0xFFFFFFFF))
+
+    def clock(self, n: int):
+        self.lib.libttsim_clock(n)
+
+
+def execute(lib_path: str, plan: Plan) -> TtsimResult:
+    """Run ``plan`` in this process (the library's state is global: once per process)."""
+    t0 = time.perf_counter()
+    chip = Chip(lib_path, plan.arch)
+    chip.write_u32(SOFT_RESET, plan.initial_soft_reset)
+    for addr, data in plan.writes:
+        chip.write(addr, data)
+    chip.write_u32(SOFT_RESET, plan.release_soft_reset)
+    clocks = 0
+
+    def done():
+        return all(chip.read_u32(a) == v for a, v in plan.until)
+
+    if plan.until:
+        while not done() and clocks < plan.clock_limit:
+            chip.clock(plan.poll_clocks)
+            clocks += plan.poll_clocks
+        completed = done()
+    else:
+        chip.clock(plan.clocks_when_no_until)
+        clocks = plan.clocks_when_no_until
+        completed = True
+    regions = [chip.read(a, n) for a, n in plan.reads]
+    return TtsimResult(completed, clocks, regions, time.perf_counter() - t0)
+
+
+def run_ttsim(lib_path: str, plan: Plan, *, timeout: float | None = None) -> TtsimResult:
+    """Run ``plan`` on the ttsim library at ``lib_path`` in a child process.
+
+    Raises :class:`BadInput` when the library cannot be loaded and
+    :class:`OracleUnable` when ttsim refuses the run (its ERROR line is quoted) or does
+    not reach the done condition within the plan's clock limit."""
+    if not os.path.isfile(lib_path):
+        raise BadInput(f"--oracle {lib_path}: no such file")
+    with tempfile.TemporaryDirectory(prefix="ttemu-oracle-") as tmp:
+        plan_path = os.path.join(tmp, "plan.json")
+        out_path = os.path.join(tmp, "result.json")
+        with open(plan_path, "w") as f:
+            json.dump(plan.to_json(), f)
+        t0 = time.perf_counter()
+        proc = subprocess.run([sys.executable, "-m", "ttemu.oracle.child", lib_path, plan_path, out_path],
+                              capture_output=True, text=True, timeout=timeout,
+                              env={**os.environ, "PYTHONPATH": _package_root() + os.pathsep
+                                   + os.environ.get("PYTHONPATH", "")})
+        seconds = time.perf_counter() - t0
+        text = proc.stdout + proc.stderr
+        error = next((ln.strip() for ln in text.splitlines() if "ERROR:" in ln), None)
+        if proc.returncode != 0 or not os.path.exists(out_path):
+            if error:
+                raise OracleUnable(f"ttsim refused the run: {error}")
+            if "OSError" in text or "cannot open shared object" in text:
+                raise BadInput(f"--oracle {lib_path}: not a loadable ttsim library "
+                               f"({_last_line(text)})")
+            raise OracleUnable(f"ttsim stopped with status {proc.returncode}: {_last_line(text)}")
+        with open(out_path) as f:
+            d = json.load(f)
+    res = TtsimResult(d["completed"], d["clocks"], [bytes.fromhex(r) for r in d["regions"]], seconds)
+    if not res.completed:
+        conds = ", ".join(f"0x{a:x}=0x{v:x}" for a, v in plan.until)
+        raise OracleUnable(f"ttsim did not reach the done condition ({conds}) in {res.clocks} clocks")
+    return res
+
+
+def _package_root():
+    return os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def _last_line(text):
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    return lines[-1] if lines else "no output"
