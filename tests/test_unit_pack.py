@@ -687,3 +687,25 @@ def test_mismatched_late_from_format_is_undefined():
     setup(tile, in_fmt=BFP4, out_fmt=BFP4, dstacc=BFP8, exp_section=1)
     with pytest.raises(UndefinedBehaviour, match="only valid"):
         pacr(issue)
+
+
+def test_packer_soft_reset_bits_zero_their_counters():
+    """SoftReset.md "Packer soft reset": entering (bit 2 + i, or bit 17 for all) zeroes
+    AccTileSize and LastTileSize; leaving zeroes l1_dest_addr_offset. Real code stores
+    4 to the register (tt-exalens's unhalt kernel)."""
+    from ttemu import Tile
+
+    tile = Tile("wormhole_b0")
+    pk = tile.tensix.pack
+    pk.acc_tile_size[0] = [5, 6, 7]
+    pk.acc_tile_size[1] = [1, 1, 1]
+    pk.last_tile_size[0] = 9
+    pk.l1_dest_addr_offset[0] = 0x40
+    base = tile.soft_reset
+    tile.set_soft_reset(base | 4)
+    assert pk.acc_tile_size[0] == [0, 0, 0] and pk.last_tile_size[0] == 0
+    assert pk.acc_tile_size[1] == [1, 1, 1] and pk.l1_dest_addr_offset[0] == 0x40
+    tile.set_soft_reset(base)
+    assert pk.l1_dest_addr_offset[0] == 0
+    tile.set_soft_reset(base | (1 << 17))
+    assert pk.acc_tile_size[1] == [0, 0, 0]

@@ -447,16 +447,42 @@ def test_flush_cache_form_changes_nothing():
     assert np.array_equal(cop.src.data["A"], before)
 
 
-def test_mixed_forms_and_fixed_fields_are_undefined():
+def test_mixed_forms_are_undefined_warnings_or_errors_when_strict():
     tile, issue = make()
-    with pytest.raises(UndefinedBehaviour):
+    setup(tile, in_fmt=BF16, out_fmt=BF16)
+    unpacr(issue, CfgContextCntInc=1, SetDatValid=1)
+    unpacr(issue, CfgContextCntInc=2)
+    unpacr(issue, SearchCacheFlush=1, RowSearch=1)
+    unpacr(issue, rareb_en=1)
+    unpacr(issue, rareb_en=1)
+    sites = tile.diagnostics.sites
+    assert len(sites) == 3 and all(kind == "undefined behaviour" for _, _, kind in sites.values())
+    assert sites["t0 UNPACR rareb_en"][1] == 2
+    tile, issue = make()
+    setup(tile, in_fmt=BF16, out_fmt=BF16)
+    tile.diagnostics.strict = True
+    with pytest.raises(UndefinedBehaviour, match="rareb_en"):
+        unpacr(issue, rareb_en=1)
+    with pytest.raises(UndefinedBehaviour, match="CfgContextCntInc"):
         unpacr(issue, CfgContextCntInc=1, SetDatValid=1)
-    with pytest.raises(UndefinedBehaviour):
-        unpacr(issue, CfgContextCntInc=2)
-    with pytest.raises(UndefinedBehaviour):
-        unpacr(issue, SearchCacheFlush=1, RowSearch=1)
-    with pytest.raises(UndefinedBehaviour):
-        unpacr(issue, Last=1)
+
+
+@pytest.mark.parametrize("name", ["bf16", "fp32->tf32", "bfp8_b"])
+def test_last_is_accepted_and_changes_nothing(name):
+    """tt-llk sets Last=1 on every UNPACR (ttsim requires it); the page's syntax shows 0.
+    The unpacked data is the same either way and nothing is reported."""
+    results = []
+    for last in (0, 1):
+        tile, issue = make()
+        tile.diagnostics.strict = True
+        in_fmt, out_fmt, data, ref = case(name)
+        put(tile, L1A, data)
+        cop = setup(tile, in_fmt=in_fmt, out_fmt=out_fmt, out_base=out_base_for(out_fmt))
+        assert unpacr(issue, Last=last).held is None
+        assert np.array_equal(cop.src.data["A"][0][:16].reshape(-1), ref)
+        results.append(cop.src.data["A"].copy())
+        assert not tile.diagnostics.sites
+    assert np.array_equal(results[0], results[1])
 
 
 def test_multicontext_bounds():

@@ -102,6 +102,9 @@ def run_options(fn):
                           "dumped and expected region bit for bit (exit 7 on a difference, 8 if ttsim "
                           "cannot run it)."),
         click.option("--json", "as_json", is_flag=True, help="Machine-readable run summary on stdout."),
+        click.option("--strict", is_flag=True,
+                     help="Stop at behaviour the ISA documentation leaves undefined (default: a warning, "
+                          "once per site, counted in the summary)."),
         click.option("--quantum", type=int, default=None, hidden=True),
         click.option("--debug", is_flag=True, help="Show Python tracebacks for errors."),
         click.argument("elfs", nargs=-1, type=click.Path()),

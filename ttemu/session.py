@@ -72,6 +72,7 @@ class Session:
                 raise BadInput(f"{path}: no such file")
         arch = o.arch or (man.arch if man else None) or detect_arch(positional + [p for _, p in core_elfs])
         tile = Tile(arch, **({"quantum": o.quantum} if o.quantum else {}))
+        tile.diagnostics.strict = bool(getattr(o, "strict", False))
         if getattr(o, "oracle", None):
             tile.host_log = []
         for name, path in core_elfs:
@@ -181,8 +182,8 @@ class Session:
         for d in (oracle or {}).get("diffs", []):
             if not d.ok:
                 self.out.write(d.text() + "\n")
-        for w in tile.warnings:
-            sys.stderr.write(f"ttemu: warning: {w}\n")
+        for line in tile.diagnostics.lines():
+            sys.stderr.write(f"ttemu: {line}\n")
         return exit_code
 
     # -- the oracle ---------------------------------------------------------------------
@@ -344,6 +345,7 @@ class Session:
                               "waiting_on": c.waiting_on}
                           for n, c in result.cores.items() if c.state != "reset" or n in tile.images},
                 "blocked": result.blocked, "tensix": result.tensix, "dumps": dumped,
+                "warnings": tile.diagnostics.as_json(),
                 "expect": [{"name": n, "ok": c.ok, "mismatched": c.mismatched, "total": c.total,
                             "max_abs_error": c.max_abs, "max_rel_error": c.max_rel} for n, c in checks],
             }
@@ -372,6 +374,9 @@ class Session:
         print_table(("core", "state", "pc", "steps", "where"), rows, self.out)
         for line in result.blocked:
             self.out.write(f"  blocked: {line}\n")
+        if tile.diagnostics.sites:
+            n = sum(c for _, c, _ in tile.diagnostics.sites.values())
+            self.out.write(f"  warnings: {len(tile.diagnostics.sites)} sites, {n} occurrences (listed on stderr)\n")
         for name, c in checks:
             verdict = "ok" if c.ok else f"MISMATCH ({c.mismatched} of {c.total})"
             self.out.write(f"  expect {name}: {verdict}; max abs error {c.max_abs:.3g}, max rel error {c.max_rel:.3g}\n")

@@ -13,6 +13,7 @@ Soft reset and reset PCs: WormholeB0/TensixTile/SoftReset.md.
 from __future__ import annotations
 
 from .arch import CORE_IDS, CORE_NAMES, get_arch
+from .diagnostics import Diagnostics
 from .elf import ElfImage, read_elf
 from .errors import ElfError, GuestFault, Unimplemented, UsageError
 from .mmio.debug import DebugRegs
@@ -47,7 +48,7 @@ class Tile:
         self.entry_override: dict[str, int] = {}  # core -> start pc (a lone ELF's entry point)
         self.tracer = None
         self.last_stall: str | None = None  # set by a device refusing an access ("{pc}" placeholder)
-        self.warnings: list[str] = []
+        self.diagnostics = Diagnostics()
         self.host_log: list | None = None  # [(addr, bytes, core, staged)] when recording (oracle plans)
         self.specs = {c.name: c for c in a.cores}
         self.harts: dict[str, Hart] = {}
@@ -237,9 +238,16 @@ class Tile:
             hart.blocks.pop(start, None)
             hart.single.pop(start, None)
 
-    def warn(self, text: str) -> None:
-        if text not in self.warnings:
-            self.warnings.append(text)
+    def warn(self, text: str, site: str | None = None) -> None:
+        self.diagnostics.warn(text, site)
+
+    def undefined(self, site: str, text: str) -> None:
+        """Behaviour the docs leave undefined: a counted warning (an error with --strict)."""
+        self.diagnostics.undefined(site, text)
+
+    @property
+    def warnings(self) -> list:
+        return self.diagnostics.texts
 
     # -- time -------------------------------------------------------------------
     def clock(self) -> int:

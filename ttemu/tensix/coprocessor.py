@@ -150,10 +150,20 @@ class Coprocessor:
 
     def soft_reset_changed(self, old: int, new: int) -> None:
         """Backend parts of RISCV_DEBUG_REG_SOFT_RESET_0 (SoftReset.md): leaving the
-        FPU/SFPU reset (bit 10) resets the Vector Unit's state."""
+        FPU/SFPU reset (bit 10) resets the Vector Unit's state; packer i (bits 2-5, and
+        bit 17 for all packers) has AccTileSize and LastTileSize zeroed on entering
+        reset and l1_dest_addr_offset zeroed on leaving it (no PACR is in flight
+        between instructions here, and the output buffers are not modelled)."""
         bit = 1 << 10
         if old & bit and not new & bit:
             self.sfpu.reset()
+        for i in range(4):
+            mask = (1 << (2 + i)) | (1 << 17)
+            if new & mask and not old & mask:
+                self.pack.reset_acc_tile_size(i)
+                self.pack.last_tile_size[i] = 0
+            elif old & mask and not new & mask:
+                self.pack.l1_dest_addr_offset[i] = 0
 
     def core_reset(self, core) -> None:
         spec = self.tile.specs.get(core)

@@ -33,8 +33,15 @@ Model notes and decisions (where the pages leave a choice):
   start, its ``true`` is the third operand, CfgContextCntInc. CfgContextCntInc = 1 is
   that form (any other field set with it, or the value 2 / 3, is undefined); otherwise
   SearchCacheFlush = 1 is the flush-cache form (only WhichUnpacker and
-  MultiContextMode may accompany it); otherwise the regular form, whose syntax fixes
-  ``rareb_en`` and ``Last`` to 0 (setting them is undefined).
+  MultiContextMode may accompany it); otherwise the regular form. Other fields set
+  with the first two forms are undefined: a warning, and the form runs as documented.
+* ``Last`` (bit 0): the pages' syntax shows 0, but tt-llk sets it on every UNPACR it
+  emits (``TT_OP_UNPACR(..., 1)`` in llk_unpack_*.h) and ttsim refuses an UNPACR
+  without it. assembly.yaml describes it as flushing the unpacker's data-accumulation
+  buffers to memory at the end of a task: buffering the functional model does not
+  have, so it changes nothing here, in any form.
+* ``rareb_en`` (bit 5, "srcb rarefy on uncompress_done", assembly.yaml) concerns
+  compressed input, which is not modelled: setting it is undefined (a warning).
 * The instruction completes as it issues. It waits (``Wait``) before changing any state
   while it would write at least one datum and the bank the unpacker writes
   (``SrcA[Unpackers[0].SrcBank]`` for unpacker 0, also when unpacking to Dst;
@@ -139,21 +146,25 @@ class Unpackers(Unit):
         u = Unpack_block_selection
         if CfgContextCntInc:
             others = (AddrMode, CfgContextId, AddrCntContextId, OvrdThreadId, SetDatValid, rareb_en, ZeroWrite2,
-                      AutoIncContextID, RowSearch, SearchCacheFlush, Last)
+                      AutoIncContextID, RowSearch, SearchCacheFlush)
             if CfgContextCntInc != 1 or any(others):
-                raise UndefinedBehaviour(f"t{t.index} UNPACR: CfgContextCntInc={CfgContextCntInc} with other fields "
-                                         "set matches none of the documented forms (UNPACR.md)")
+                self.cop.tile.undefined(f"t{t.index} UNPACR CfgContextCntInc+fields",
+                                        f"t{t.index} UNPACR: CfgContextCntInc={CfgContextCntInc} with other fields "
+                                        "set matches none of the documented forms (UNPACR.md); ran as "
+                                        "UNPACR_IncrementContextCounter")
             return self._increment_context_counter(t, u)
         if SearchCacheFlush:
             others = (AddrMode, CfgContextId, AddrCntContextId, SetDatValid, rareb_en, ZeroWrite2,
-                      AutoIncContextID, RowSearch, Last)
+                      AutoIncContextID, RowSearch)
             if any(others):
-                raise UndefinedBehaviour(f"t{t.index} UNPACR: SearchCacheFlush with other fields set matches none "
-                                         "of the documented forms (UNPACR_FlushCache.md)")
+                self.cop.tile.undefined(f"t{t.index} UNPACR SearchCacheFlush+fields",
+                                        f"t{t.index} UNPACR: SearchCacheFlush with other fields set matches none "
+                                        "of the documented forms (UNPACR_FlushCache.md); ran as the flush")
             return None  # UNPACR_FlushCache.md: the cache is not modelled
-        if rareb_en or Last:
-            raise UndefinedBehaviour(f"t{t.index} UNPACR: rareb_en={rareb_en} Last={Last}; UNPACR_Regular.md's "
-                                     "syntax fixes both to 0")
+        if rareb_en:
+            self.cop.tile.undefined(f"t{t.index} UNPACR rareb_en",
+                                    f"t{t.index} UNPACR: rareb_en=1 (srcb rarefy on uncompress_done) with "
+                                    "uncompressed input; ignored")
         return self._regular(t, u, AddrMode, CfgContextId, AddrCntContextId, bool(OvrdThreadId), bool(SetDatValid),
                              bool(ZeroWrite2), bool(AutoIncContextID), bool(RowSearch))
 

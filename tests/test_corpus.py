@@ -1,0 +1,73 @@
+"""Tenstorrent-built binaries (../shared/corpus) run to their done condition, and
+where ttsim completes the same set its memory is the reference, bit for bit.
+Manifests: corpus/*.toml. Skipped, with the reason, when ../shared is absent."""
+
+import json
+import os
+
+import pytest
+
+from oracle_lib import CORPUS, ROOT, ttsim_lib
+from ttemu.cli import main
+
+pytestmark = pytest.mark.skipif(not CORPUS.exists(), reason=f"no corpus at {CORPUS}")
+
+#: manifests ttsim runs to the end: results must be bit-identical
+IDENTICAL = ["exalens_datacopy"]
+#: manifests ttsim refuses: (name, ttsim's ERROR text, why ttemu's behaviour is right)
+REFUSED = [
+    ("exalens_unhalt", "UnimplementedFunctionality: riscv_debug_regs_wr32: SOFT_RESET_0=0x4",
+     # SoftReset.md: bit 2 is packer 0's soft reset, a documented bit ttemu models;
+     # the store also clears every core bit, releasing all five cores.
+     "SoftReset.md"),
+]
+
+
+@pytest.fixture(autouse=True)
+def _repo_root(monkeypatch):
+    monkeypatch.chdir(ROOT)
+
+
+def manifest(name):
+    return os.path.join("corpus", f"{name}.toml")
+
+
+def run_json(capsys, *args):
+    rc = main(list(args) + ["--json"])
+    out, err = capsys.readouterr()
+    return rc, json.loads(out), err
+
+
+@pytest.mark.parametrize("name", IDENTICAL + [n for n, _, _ in REFUSED])
+def test_corpus_set_reaches_its_done_condition(capsys, name):
+    rc, doc, err = run_json(capsys, "run", manifest(name), "--strict")
+    assert rc == 0, err
+    assert doc["outcome"] == "until"
+    assert all(e["ok"] for e in doc["expect"])
+    assert doc["warnings"] == []
+
+
+def test_exalens_datacopy_rounds_fp32_to_fp16_like_numpy(capsys):
+    rc, doc, err = run_json(capsys, "run", manifest("exalens_datacopy"))
+    assert rc == 0 and doc["expect"][0]["ok"] and doc["expect"][0]["max_rel_error"] > 0  # rounding happened
+
+
+@pytest.mark.parametrize("name", IDENTICAL)
+def test_corpus_set_is_bit_identical_to_ttsim(capsys, name):
+    lib, why = ttsim_lib("wormhole_b0")
+    if lib is None:
+        pytest.skip(why)
+    rc, doc, err = run_json(capsys, "run", manifest(name), "--oracle", lib)
+    assert rc == 0, err
+    assert doc["oracle"]["ok"] and doc["oracle"]["regions"]
+
+
+@pytest.mark.parametrize("name,refusal,page", REFUSED)
+def test_ttsim_refusals_are_pinned(capsys, name, refusal, page):
+    lib, why = ttsim_lib("wormhole_b0")
+    if lib is None:
+        pytest.skip(why)
+    rc = main(["run", manifest(name), "--oracle", lib])
+    out, err = capsys.readouterr()
+    assert rc == 8
+    assert refusal in err

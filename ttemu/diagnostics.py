@@ -1,0 +1,48 @@
+"""Warnings a run collects: behaviour the ISA documentation leaves undefined (or to
+software) that real code may still do, reported once per site with a count.
+
+A *site* names where the behaviour happened (the instruction, the thread, the field),
+so a loop that does it a million times is one line in the summary. With ``strict``
+the first occurrence stops the run as :class:`~ttemu.errors.UndefinedBehaviour`
+(``ttemu run --strict``)."""
+
+from __future__ import annotations
+
+from .errors import UndefinedBehaviour
+
+
+class Diagnostics:
+    def __init__(self, strict: bool = False):
+        self.strict = strict
+        self.sites: dict[str, list] = {}  # site -> [first text, count, kind]
+
+    def undefined(self, site: str, text: str) -> None:
+        """Behaviour the docs call undefined: a warning, or an error when strict."""
+        if self.strict:
+            raise UndefinedBehaviour(text + " (--strict)")
+        self._note(site, text, "undefined behaviour")
+
+    def warn(self, text: str, site: str | None = None) -> None:
+        """Something worth knowing that is not undefined (e.g. a write racing a MOP)."""
+        self._note(site or text, text, "warning")
+
+    def _note(self, site, text, kind):
+        entry = self.sites.get(site)
+        if entry is None:
+            self.sites[site] = [text, 1, kind]
+        else:
+            entry[1] += 1
+
+    @property
+    def texts(self) -> list:
+        return [text for text, _, _ in self.sites.values()]
+
+    def lines(self) -> list:
+        """One line per site, for the summary."""
+        out = []
+        for text, count, kind in self.sites.values():
+            out.append(f"{kind}: {text}" + (f" ({count} times)" if count > 1 else ""))
+        return out
+
+    def as_json(self) -> list:
+        return [{"kind": kind, "text": text, "count": count} for text, count, kind in self.sites.values()]
