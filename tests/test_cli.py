@@ -165,13 +165,15 @@ def test_exit_5_assertion_ebreak(capsys, tmp_path):
 
 def test_exit_6_unimplemented_region(capsys, tmp_path):
     p = Program(0)
-    p.li(t0, 0xFFB20028)  # NoC 0 command register: in the map, transfers not modelled
+    p.li(t0, 0xFFB20028)  # NoC 0 command register: a read of node (0, 0), another tile
+    p.li(t1, 1)
     p.sw(t1, 0, t0)
     p.halt()
     rc, out, err = run(capsys, "run", program_elf(tmp_path, "n.elf", p))
     assert rc == 6
     line = one_error_line(err)
-    assert "unimplemented" in line and "noc0_regs register noc_cmd_ctrl[0]" in line
+    assert "unimplemented" in line and "brisc pc 0x" in line and "read to node (0, 0)" in line
+    assert "leaves the tile" in line
 
 
 def test_debug_shows_traceback(capsys, tmp_path):

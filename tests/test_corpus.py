@@ -13,7 +13,9 @@ from ttemu.cli import main
 pytestmark = pytest.mark.skipif(not CORPUS.exists(), reason=f"no corpus at {CORPUS}")
 
 #: manifests ttsim runs to the end: results must be bit-identical
-IDENTICAL = ["exalens_datacopy"]
+IDENTICAL = ["exalens_datacopy", "metal_fw_wormhole_b0_a", "metal_fw_wormhole_b0_b"]
+#: extra regions compared with ttsim: tt-metal's mailbox area (MEM_MAILBOX_BASE, 13 KiB)
+EXTRA_DUMPS = {"metal_fw_wormhole_b0_a": ["0x10:0x3400"], "metal_fw_wormhole_b0_b": ["0x10:0x3400"]}
 #: manifests ttsim refuses: (name, ttsim's ERROR text, why ttemu's behaviour is right)
 REFUSED = [
     ("exalens_unhalt", "UnimplementedFunctionality: riscv_debug_regs_wr32: SOFT_RESET_0=0x4",
@@ -42,9 +44,21 @@ def run_json(capsys, *args):
 def test_corpus_set_reaches_its_done_condition(capsys, name):
     rc, doc, err = run_json(capsys, "run", manifest(name), "--strict")
     assert rc == 0, err
-    assert doc["outcome"] == "until"
+    assert doc["outcome"] == ("idle" if name.startswith("metal_fw") else "until")
     assert all(e["ok"] for e in doc["expect"])
     assert doc["warnings"] == []
+
+
+@pytest.mark.parametrize("variant", ["a", "b"])
+def test_metal_firmware_boots_all_cores_to_the_go_message_poll(capsys, variant):
+    """tt-metal's BRISC reports RUN_MSG_DONE (0) in go_messages[0] only after NCRISC
+    and the three TRISCs cleared their subordinate_sync bytes (L1 0x18-0x1B)."""
+    rc, doc, err = run_json(capsys, "run", manifest(f"metal_fw_wormhole_b0_{variant}"), "--dump-l1", "0x18:4:hex32")
+    assert rc == 0, err
+    go, sync = doc["dumps"][0]["values"], doc["dumps"][1]["values"]
+    assert go == ["0x00000000"] and sync == ["0x00000000"]
+    assert set(doc["cores"]) == {"brisc", "ncrisc", "trisc0", "trisc1", "trisc2"}
+    assert all(c["state"] == "running" for c in doc["cores"].values())
 
 
 def test_exalens_datacopy_rounds_fp32_to_fp16_like_numpy(capsys):
@@ -53,13 +67,16 @@ def test_exalens_datacopy_rounds_fp32_to_fp16_like_numpy(capsys):
 
 
 @pytest.mark.parametrize("name", IDENTICAL)
-def test_corpus_set_is_bit_identical_to_ttsim(capsys, name):
+def test_corpus_set_is_bit_identical_to_ttsim(capsys, name, tmp_path):
     lib, why = ttsim_lib("wormhole_b0")
     if lib is None:
         pytest.skip(why)
-    rc, doc, err = run_json(capsys, "run", manifest(name), "--oracle", lib)
+    extra = []
+    for k, region in enumerate(EXTRA_DUMPS.get(name, [])):
+        extra += ["--dump", f"{region}={tmp_path / f'region{k}.bin'}"]
+    rc, doc, err = run_json(capsys, "run", manifest(name), "--oracle", lib, *extra)
     assert rc == 0, err
-    assert doc["oracle"]["ok"] and doc["oracle"]["regions"]
+    assert doc["oracle"]["ok"] and len(doc["oracle"]["regions"]) >= 1 + len(extra) // 2
 
 
 @pytest.mark.parametrize("name,refusal,page", REFUSED)

@@ -46,3 +46,24 @@ def test_unimplemented_tensix_instruction_names_itself():
     tile, issue = make()
     with pytest.raises(Unimplemented, match=r"t1: ttsetashrmv .*\(pushed by test\): SETASHRMV is not implemented"):
         push_word(tile, 1, word("SETASHRMV"))
+
+
+def test_local_data_can_be_staged_at_a_given_l1_address(tmp_path):
+    """tt-metal firmware copies its local data from MEM_<CORE>_INIT_LOCAL_L1_BASE_SCRATCH,
+    which the ELF does not name: the manifest's [local_data] (load_elf(local_data=))."""
+    local = bytes(range(1, 41))
+    path = write_elf(tmp_path / "fw.elf", [(0x6000, (0x6F).to_bytes(4, "little")), (0xFFB00000, local)], 0x6000, {"_start": 0x6000})
+    t = Tile("wormhole_b0")
+    t.load_elf(str(path), core="trisc0", local_data=0x50000)
+    assert t.read(0x50000, len(local)) == local
+    assert t.read(0xFFB00000, len(local), "trisc0") == local
+    t2 = Tile("wormhole_b0")
+    t2.load_elf(str(path), core="trisc0")  # no symbol, no address: local memory only
+    assert t2.read(0x50000, len(local)) == bytes(len(local))
+    bad = tmp_path / "m.toml"
+    bad.write_text('[cores]\ntrisc0 = "x.elf"\n[local_data]\ntrisc9 = 1\n')
+    from ttemu import manifest
+    from ttemu.errors import BadInput
+
+    with pytest.raises(BadInput, match="local_data"):
+        manifest.load(str(bad))

@@ -21,7 +21,7 @@ from .errors import BadInput, UsageError
 
 CORES = ("brisc", "trisc0", "trisc1", "trisc2", "ncrisc")
 TOP_KEYS = {"name", "description", "arch", "release", "max_steps", "idle_steps", "seed", "cores", "input",
-            "write", "until", "expect", "dump_l1", "dump", "trace"}
+            "write", "until", "expect", "dump_l1", "dump", "trace", "local_data"}
 GENERATORS = ("uniform", "normal", "randint", "arange", "ones", "zeros", "identity")
 
 
@@ -52,6 +52,7 @@ class Manifest:
     name: str
     arch: str | None = None
     cores: list = field(default_factory=list)  # [(core, path)]
+    local_data: dict = field(default_factory=dict)  # core -> L1 address its local-memory segment is staged at
     release: list | None = None
     max_steps: int | None = None
     idle_steps: int | None = None
@@ -149,6 +150,13 @@ def load(path: str, seed_override: int | None = None) -> Manifest:
         if core not in CORES:
             raise BadInput(_where(path, f"[cores]: unknown core {core!r} (one of {', '.join(CORES)})"))
         m.cores.append((core, rel(elf)))
+    local = doc.get("local_data", {})
+    if not isinstance(local, dict):
+        raise BadInput(_where(path, "[local_data] must map core names to L1 addresses"))
+    for core, addr in local.items():
+        if core not in CORES or not isinstance(addr, int):
+            raise BadInput(_where(path, f"[local_data]: {core!r} = {addr!r} (a core name = an L1 address)"))
+        m.local_data[core] = addr
     if "release" in doc:
         rel_ = doc["release"]
         m.release = [rel_] if isinstance(rel_, str) else list(rel_)

@@ -76,7 +76,7 @@ class Session:
         if getattr(o, "oracle", None):
             tile.host_log = []
         for name, path in core_elfs:
-            tile.load_elf(path, core=name)
+            tile.load_elf(path, core=name, local_data=man.local_data.get(name) if man else None)
         lone = len(positional) == 1 and not core_elfs
         for path in positional:
             tile.load_elf(path, start_at_entry=lone)

@@ -18,6 +18,8 @@ from .elf import ElfImage, read_elf
 from .errors import ElfError, GuestFault, Unimplemented, UsageError
 from .mmio.debug import DebugRegs
 from .mmio.mailbox import Mailboxes
+from .mmio.noc import Niu
+from .mmio.overlay import NocOverlay
 from .mmio.router import RegisterBank, Router
 from .riscv import csr as csrmod
 from .riscv.hart import RESET, RUNNING, Hart
@@ -72,6 +74,12 @@ class Tile:
                 writable = not region.name.startswith("noc")
                 self.router.attach(region.name, RegisterBank(region.name, region.base, a.registers[region.name],
                                                              writable))
+        if a.noc is not None:
+            for i in range(2):
+                region = a.region(f"noc{i}_regs")
+                self.router.attach(region.name, Niu(self, region, a.registers[region.name], i))
+            overlay = a.region("noc_overlay")
+            self.router.attach(overlay.name, NocOverlay(overlay, a.registers[overlay.name]))
         dbg = a.region("riscv_debug_regs")
         self.debug_regs = DebugRegs(self, dbg, a.registers.get("riscv_debug_regs", []))
         self.router.attach(dbg.name, self.debug_regs)
@@ -357,6 +365,16 @@ class Tile:
             raise UsageError(f"MMIO read at 0x{addr:08x}: whole 32-bit words only")
         return b"".join(self.host_read_u32(addr + i, core).to_bytes(4, "little") for i in range(0, n, 4))
 
+    def guest_store(self, addr: int, value: int) -> None:
+        """A 32-bit store made by a device on the tile's behalf (a NoC request)."""
+        self.write_u32(addr, value)
+        self.activity[0] = 1
+
+    def copy_l1(self, src: int, dst: int, n: int) -> None:
+        """Bytes moved by a device on the tile's behalf (a NoC read or write)."""
+        self.write(dst, self.read(src, n))
+        self.activity[0] = 1
+
     def write_u32(self, addr: int, value: int, core: str | None = None) -> None:
         self.write(addr, (value & 0xFFFFFFFF).to_bytes(4, "little"), core)
 
@@ -382,14 +400,17 @@ class Tile:
         return v
 
     # -- ELF loading --------------------------------------------------------------------
-    def load_elf(self, path: str, core: str | None = None, *, start_at_entry: bool = False) -> str:
+    def load_elf(self, path: str, core: str | None = None, *, start_at_entry: bool = False,
+                 local_data: int | None = None) -> str:
         """Load an ELF for ``core`` (inferred when None; see :func:`infer_core`).
 
         Every PT_LOAD segment's file bytes are written; NOBITS parts (memsz beyond
         filesz) are not, as tt-exalens does not write NOBITS sections: the tile's
         memory starts zeroed, and data the host placed there earlier survives. A
         segment at the core-local address is also written to L1 at the ELF's
-        ``__loader_init_start`` (tt-llk start-up code copies local data from there).
+        ``__loader_init_start`` (tt-llk start-up code copies local data from there), or
+        at ``local_data`` when given (tt-metal firmware copies it from
+        ``MEM_<CORE>_INIT_LOCAL_L1_BASE_SCRATCH``, which the ELF does not name).
         With ``start_at_entry`` the core leaves reset at the ELF's entry point instead
         of its reset PC (how a lone ELF runs). Returns the core name."""
         img = read_elf(path)
@@ -399,11 +420,11 @@ class Tile:
             raise UsageError(f"unknown core {core!r} (one of {', '.join(CORE_NAMES)})")
         if core in self.images:
             raise UsageError(f"two ELFs for {core}: {self.images[core].path} and {path}")
-        self._check_placement(img, core)
+        self._check_placement(img, core, local_data)
         for seg in img.segments:
             if not seg.data:
                 continue
-            staged = self._staging_address(img, seg)
+            staged = self._staging_address(img, seg, local_data)
             self.write(seg.vaddr, seg.data, core, staged=staged is not None)
             if staged is not None:
                 self.write(staged, seg.data)
@@ -412,7 +433,7 @@ class Tile:
             self.entry_override[core] = img.entry
         return core
 
-    def _check_placement(self, img, core):
+    def _check_placement(self, img, core, local_data=None):
         a = self.arch
         spec = self.specs[core]
         name = img.path
@@ -432,16 +453,17 @@ class Tile:
                            f"(L1 0x0-0x{a.l1_size:x}, local 0x{a.local_base:08x}+0x{spec.local_size:x}"
                            + (f", IRAM 0x{spec.iram[0]:08x}+0x{spec.iram[1]:x}" if spec.iram else "") + ")")
         for seg in img.segments:
-            staged = self._staging_address(img, seg)
+            staged = self._staging_address(img, seg, local_data)
             if staged is not None and staged + len(seg.data) > a.l1_size:
                 raise ElfError(f"{name}: local data staged at __loader_init_start+0x{seg.vaddr - a.local_base:x} "
                                "runs past the end of L1")
 
-    def _staging_address(self, img, seg):
-        """Where tt-llk's loader also puts a core-local segment: L1 at
-        ``__loader_init_start + (vaddr - local base)`` (None if not applicable)."""
+    def _staging_address(self, img, seg, local_data=None):
+        """Where the loader also puts a core-local segment: L1 at
+        ``__loader_init_start + (vaddr - local base)`` (tt-llk), or at ``local_data +
+        (vaddr - local base)`` when given (None if not applicable)."""
         a = self.arch
-        start = img.symbols.get("__loader_init_start")
+        start = local_data if local_data is not None else img.symbols.get("__loader_init_start")
         if start is None or not seg.data or not a.local_base <= seg.vaddr < a.local_base + 0x1000:
             return None
         return start + seg.vaddr - a.local_base

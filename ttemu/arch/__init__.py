@@ -50,6 +50,26 @@ class Region:
 
 
 @dataclass(frozen=True)
+class NocSpec:
+    """The tile's two NoC interfaces (NIUs) as seen from its own cores.
+
+    ``grid``: NoC 0 coordinate extent (x, y); NoC 1 numbers the same nodes from the
+    opposite corner. ``tile``: this tile's (x, y) on NoC 0 (a worker tile).
+    ``node_id_fields``: NOC_NODE_ID bits above the coordinate, per NoC instance.
+    ``translate``: per NoC instance, the X and Y coordinate translation tables (4
+    words each, eight 4-bit entries per word: virtual coordinate -> physical).
+    ``id_logical``: NOC_ID_LOGICAL (the tile's virtual coordinate)."""
+
+    grid: tuple
+    tile: tuple
+    cmd_buf_stride: int
+    addr_bits: int  # local address bits of a NoC address; the coordinate sits above
+    node_id_fields: tuple
+    translate: tuple
+    id_logical: int
+
+
+@dataclass(frozen=True)
 class ArchSpec:
     name: str
     riscv_arch_hint: str  # substring of the ELF's RISC-V arch attribute naming this arch
@@ -73,6 +93,7 @@ class ArchSpec:
     cfg_bank_words: int = 188
     thread_cfg_words: int = 57
     cfg_global_base: int = 152
+    noc: NocSpec | None = None
 
     def core(self, name: str) -> CoreSpec:
         for c in self.cores:

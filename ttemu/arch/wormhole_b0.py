@@ -8,7 +8,7 @@ TRISC i), NCRISC_RESET_PC_PC word 162 and its enable word 163; config word k is 
 MMIO 0xFFEF0000 + 4*k.
 """
 
-from . import ArchSpec, CoreSpec, Region, ResetPC
+from . import ArchSpec, CoreSpec, NocSpec, Region, ResetPC
 from .tables import wormhole_b0_tile as _tile
 
 CFG_BASE = 0xFFEF0000
@@ -67,6 +67,24 @@ STALLWAIT_CONDITIONS = (
     (14, "busy", "sfpu", "Vector Unit busy"),
 )
 
+# The NoC interface as tt-metal's firmware sees it on a worker tile (facts: tt-metal
+# hw/inc/internal/tt-1xx/wormhole/noc/noc_parameters.h for the register layout and
+# command bits; the values below are what ttsim's Wormhole model reads back for its
+# first worker tile, physical (1, 1), virtual (18, 18): a 10 x 12 grid, NOC_NODE_ID
+# carrying the grid size at bits 12 and 19 and the routing direction at bit 28).
+NOC = NocSpec(
+    grid=(10, 12),
+    tile=(1, 1),
+    cmd_buf_stride=0x400,
+    addr_bits=36,
+    node_id_fields=((10 << 12) | (12 << 19) | (1 << 28), (10 << 12) | (12 << 19)),
+    translate=(
+        ((0x76543210, 0xFEDCBA98, 0x76432150, 0x00000098), (0x76543210, 0xFEDCBA98, 0x75432160, 0x0000BA98)),
+        ((0x76543210, 0xFEDCBA98, 0x23567849, 0x00000001), (0x76543210, 0xFEDCBA98, 0x46789A5B, 0x00000123)),
+    ),
+    id_logical=18 | (18 << 6),
+)
+
 ARCH = ArchSpec(
     name="wormhole_b0",
     riscv_arch_hint="wh",
@@ -82,4 +100,5 @@ ARCH = ArchSpec(
     csrs=_CSRS,
     stallwait_conditions=STALLWAIT_CONDITIONS,
     stallwait_default=0x7F,
+    noc=NOC,
 )
