@@ -689,3 +689,69 @@ def test_tile_descriptor_round_trip():
     kw = dict(InDataFormat=7, IsUncompressed=1, NoBFPExpSection=1, BlobsPerXYPlane=5, XDim=0x1234, YDim=0x56,
               ZDim=0x78, WDim=0x9A, BlobsYStart=[1, 2, 3, 4, 5, 6, 7, 8], DigestSize=0xBC)
     assert tile_descriptor(encode_tile_descriptor(**kw)) == kw
+
+
+# -- UNPACR_NOP (no ISA page: assembly.yaml, tt-llk p_unpacr_nop, ttsim's behaviour) ----------
+UNP_ZEROSRC, UNP_NEGINFSRC, UNP_SET_DVALID, UNP_NOP, UNP_ZEROSRC_SET_DVALID = 0b001, 0b101, 0b111, 0b010, 0b1000001
+
+
+def nop(issue, which, noop, thread=0):
+    return issue(thread, "UNPACR_NOP", Unpack_block_selection=which, NoOp=noop)
+
+
+@pytest.mark.parametrize("which,u", [("A", 0), ("B", 1)])
+def test_unpacr_nop_zerosrc_clears_the_unpackers_bank(which, u):
+    tile, issue = make()
+    src = tile.tensix.src
+    src.data[which][:] = 0x1234
+    t = nop(issue, u, UNP_ZEROSRC)
+    assert t.held is None
+    assert not src.data[which][0].any() and (src.data[which][1] == 0x1234).all()
+    assert src.unpack_bank[which] == 0 and src.allowed[which] == ["unpack", "unpack"]
+
+
+def test_unpacr_nop_neginf_fills_srca_with_all_ones_like_zerosrc():
+    tile, issue = make()
+    nop(issue, 0, UNP_NEGINFSRC)
+    src = tile.tensix.src
+    assert (src.data["A"][0] == 0x7FFFF).all() and not src.data["A"][1].any()
+    # ZEROSRC with NegativeInfSrcA writes the same pattern (ZEROSRC.md)
+    t2, issue2 = make()
+    issue2(0, "ZEROSRC", zero_val=1, write_mode=0, bank_mask=0, src_mask=1)
+    assert np.array_equal(t2.tensix.src.data["A"][0], src.data["A"][0])
+
+
+def test_unpacr_nop_set_dvalid_hands_the_bank_to_math_like_setdvalid():
+    tile, issue = make()
+    nop(issue, 0, UNP_SET_DVALID)
+    nop(issue, 1, UNP_SET_DVALID)
+    ref, issue_ref = make()
+    issue_ref(0, "SETDVALID", setvalid=3)
+    for w in "AB":
+        assert tile.tensix.src.allowed[w] == ref.tensix.src.allowed[w] == ["math", "unpack"]
+        assert tile.tensix.src.unpack_bank[w] == ref.tensix.src.unpack_bank[w] == 1
+
+
+def test_unpacr_nop_zerosrc_waits_while_math_holds_its_bank_then_can_set_dvalid():
+    tile, issue = make()
+    src = tile.tensix.src
+    src.allowed["A"][0] = "math"  # the Matrix Unit's bank (0) is handed to it
+    src.unpack_bank["A"] = 1
+    src.data["A"][1][:] = 7
+    t = nop(issue, 0, UNP_ZEROSRC_SET_DVALID)
+    assert t.held is not None and (src.data["A"][1] == 7).all()
+    src.allowed["A"][0] = "unpack"  # math releases it (CLEARDVALID / a consuming instruction)
+    tile.tensix.kick()
+    assert t.held is None and not src.data["A"][1].any()
+    assert src.allowed["A"][1] == "math" and src.unpack_bank["A"] == 0
+
+
+def test_unpacr_nop_delay_and_unmodelled_forms():
+    tile, issue = make()
+    before = tile.tensix.src.data["A"].copy()
+    assert nop(issue, 0, UNP_NOP).held is None
+    assert np.array_equal(tile.tensix.src.data["A"], before)
+    with pytest.raises(Unimplemented, match="NoOp=0x0"):
+        nop(issue, 0, 0)  # UNP_POP: overlay message clearing
+    with pytest.raises(Unimplemented, match="NoOp=0x9"):
+        nop(issue, 0, 0b1001)  # clear both banks

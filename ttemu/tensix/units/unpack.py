@@ -68,8 +68,7 @@ from ..regs.src import MATH, UNPACK
 from . import Unit, Wait, op
 
 #: Instructions of this unit not implemented yet (each stops a run as unimplemented).
-#: UNPACR_NOP has no page in the ISA documentation (its fields are undocumented).
-PENDING = frozenset({'UNPACR_NOP'})
+PENDING = frozenset()
 
 #: L1 size in bytes (ReadL1Bytes: "Address must be in L1").
 L1_BYTES = 1464 * 1024
@@ -167,6 +166,58 @@ class Unpackers(Unit):
                                     "uncompressed input; ignored")
         return self._regular(t, u, AddrMode, CfgContextId, AddrCntContextId, bool(OvrdThreadId), bool(SetDatValid),
                              bool(ZeroWrite2), bool(AutoIncContextID), bool(RowSearch))
+
+    # -- UNPACR_NOP -------------------------------------------------------------------
+    @op
+    def UNPACR_NOP(self, t, Unpack_block_selection, NoOp):
+        """UNPACR_NOP (opcode 0x43): no page in the ISA documentation. Modelled from
+        assembly.yaml's field description, tt-llk's ``p_unpacr_nop`` values and ttsim's
+        observable behaviour, in the forms tt-llk emits (llk_unpack_*.h):
+
+        * ``UNP_ZEROSRC`` (0b001) / ``UNP_NEGINFSRC`` (0b101): once the bank the Matrix
+          Unit uses is no longer handed to it ("stall clear until data ready is 0"),
+          the unpacker's current bank of SrcA (unpacker 0) or SrcB (unpacker 1) is
+          cleared to 0, or SrcA to all ones (negative infinity, as ZEROSRC.md's
+          NegativeInfSrcA); with bit 6 (``UNP_ZEROSRC_SET_DVALID``) the bank is then
+          handed to the Matrix Unit as below.
+        * ``UNP_SET_DVALID`` (0b111): the unpacker's current bank is handed to the Matrix
+          Unit and the unpacker moves to the other bank (SETDVALID.md's flip).
+        * ``UNP_NOP`` (0b010): a delay between unpacks; nothing else.
+        Other forms (``UNP_POP`` 0/3/4: overlay message clearing; bit 3, clear both
+        banks; bit 4, wait for write-ready) stop the run as unimplemented."""
+        which = _WHICH[Unpack_block_selection]
+        src = self.cop.src
+        kind = NoOp & 0x7
+        if kind == 0b010 and not NoOp >> 3:
+            return None
+        if kind == 0b111 and not NoOp >> 3:
+            return self._hand_to_math(t, which)
+        if kind in (0b001, 0b101) and not NoOp & ~0b1000111:
+            if kind == 0b101 and which == "B":
+                raise Unimplemented(f"t{t.index} UNPACR_NOP: negative-infinity clear of SrcB")
+            if src.allowed[which][src.math_bank[which]] == MATH:
+                return Wait(f"UNPACR_NOP: Src{which} bank {src.math_bank[which]} still handed to the Matrix Unit")
+            src.data[which][src.unpack_bank[which]][:] = 0x7FFFF if kind == 0b101 else 0
+            if NoOp & 0b1000000:
+                return self._hand_to_math(t, which)
+            return None
+        raise Unimplemented(f"t{t.index} UNPACR_NOP NoOp=0x{NoOp:x} (unpacker {Unpack_block_selection}): only the "
+                            "zero-Src, negative-infinity, set-dvalid and delay forms are modelled")
+
+    def _hand_to_math(self, t, which):
+        """The unpackers' current Src bank goes to the Matrix Unit; the unpacker moves
+        to the other bank and its SrcRow becomes SRCA_SET_Base / SRCB_SET_Base << 4."""
+        src = self.cop.src
+        bank = src.unpack_bank[which]
+        if src.allowed[which][bank] == MATH:
+            self.cop.tile.undefined(f"t{t.index} UNPACR_NOP set-dvalid Src{which} valid",
+                                    f"t{t.index} UNPACR_NOP: Src{which} bank {bank} is already handed to the "
+                                    "Matrix Unit; handed again")
+        src.allowed[which][bank] = MATH
+        src.unpack_bank[which] = bank ^ 1
+        base = "SRCA_SET_Base" if which == "A" else "SRCB_SET_Base"
+        src.src_row[which][t.index] = self.cop.config.thread_get(t.index, base) << 4
+        return None
 
     def _increment_context_counter(self, t, u):
         """UNPACR_IncrementContextCounter.md."""
