@@ -62,7 +62,7 @@ def test_local_data_can_be_staged_at_a_given_l1_address(tmp_path):
     assert t2.read(0x50000, len(local)) == bytes(len(local))
     bad = tmp_path / "m.toml"
     bad.write_text('[cores]\ntrisc0 = "x.elf"\n[local_data]\ntrisc9 = 1\n')
-    from ttemu import manifest
+    from ttemu.cmd import manifest
     from ttemu.errors import BadInput
 
     with pytest.raises(BadInput, match="local_data"):

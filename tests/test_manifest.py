@@ -9,8 +9,8 @@ import pytest
 from ttemu import tiles
 from ttemu.cli import main
 from ttemu.errors import BadInput
-from ttemu.expect import compare
-from ttemu.manifest import load
+from ttemu.cmd.expect import compare
+from ttemu.cmd.manifest import load
 
 ROOT = os.path.join(os.path.dirname(__file__), "..")
 NEGATE = os.path.join(ROOT, "firmware", "negate", "negate.toml")

@@ -9,8 +9,8 @@ import pytest
 from oracle_lib import ttsim_lib
 from ttemu import Tile
 from ttemu.cli import main
-from ttemu.oracle import compare_region, plan_from_tile
-from ttemu.oracle.plan import Plan
+from ttemu.cmd.oracle import compare_region, plan_from_tile
+from ttemu.cmd.oracle.plan import Plan
 
 NEGATE = "firmware/negate/negate.toml"
 
@@ -93,7 +93,7 @@ def test_negate_is_bit_identical_on_ttsim(capsys, lib):
 
 
 def test_a_difference_is_reported_as_tiles_and_exit_7(capsys, lib, monkeypatch):
-    import ttemu.oracle as oracle_pkg
+    import ttemu.cmd.oracle as oracle_pkg
 
     real = oracle_pkg.run_ttsim
 

@@ -7,7 +7,7 @@ trisc_reset_pc_override 0xFFB12234, ncrisc_reset_pc 0xFFB12238 with its enable a
 the same source (8 KiB for B/NC, 4 KiB for the TRISCs at 0xFFB00000).
 """
 
-from . import ArchSpec, CoreSpec, Region, ResetPC
+from .spec import ArchSpec, CoreSpec, Region, ResetPC
 from .tables import blackhole_tile as _tile
 from .wormhole_b0 import _CSRS
 

@@ -8,7 +8,7 @@ TRISC i), NCRISC_RESET_PC_PC word 162 and its enable word 163; config word k is 
 MMIO 0xFFEF0000 + 4*k.
 """
 
-from . import ArchSpec, CoreSpec, NocSpec, Region, ResetPC
+from .spec import ArchSpec, CoreSpec, NocSpec, Region, ResetPC
 from .tables import wormhole_b0_tile as _tile
 
 CFG_BASE = 0xFFEF0000

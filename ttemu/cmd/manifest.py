@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import tiles
-from .errors import BadInput, UsageError
+from .. import tiles
+from ..errors import BadInput, UsageError
 
 CORES = ("brisc", "trisc0", "trisc1", "trisc2", "ncrisc")
 TOP_KEYS = {"name", "description", "arch", "release", "max_steps", "idle_steps", "seed", "cores", "input",

@@ -12,7 +12,7 @@ import difflib
 import os
 import sys
 
-from .arch import CORE_IDS
+from ..arch import CORE_IDS
 
 
 def is_trace_pair(a, b):

@@ -4,10 +4,10 @@ disassembled by capstone, Tensix (``.ttinsn``) words by the arch's instruction t
 
 from __future__ import annotations
 
-from .elf import read_elf
-from .errors import ElfError
-from .isa.table import get_table, rotr2
-from .riscv.disasm import RiscvDisassembler
+from ..elf import read_elf
+from ..errors import ElfError
+from ..isa.table import get_table, rotr2
+from ..riscv.disasm import RiscvDisassembler
 
 
 def _split(text):

@@ -21,7 +21,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 
-from ..errors import BadInput, OracleUnable
+from ...errors import BadInput, OracleUnable
 from .plan import Plan
 
 BAR0 = 0x1_0000_0000
@@ -146,7 +146,7 @@ def run_ttsim(lib_path: str, plan: Plan, *, timeout: float | None = None) -> Tts
         with open(plan_path, "w") as f:
             json.dump(plan.to_json(), f)
         t0 = time.perf_counter()
-        proc = subprocess.run([sys.executable, "-m", "ttemu.oracle.child", lib_path, plan_path, out_path],
+        proc = subprocess.run([sys.executable, "-m", "ttemu.cmd.oracle.child", lib_path, plan_path, out_path],
                               capture_output=True, text=True, timeout=timeout,
                               env={**os.environ, "PYTHONPATH": _package_root() + os.pathsep
                                    + os.environ.get("PYTHONPATH", "")})
@@ -170,7 +170,7 @@ def run_ttsim(lib_path: str, plan: Plan, *, timeout: float | None = None) -> Tts
 
 
 def _package_root():
-    return os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    return os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
 
 def _last_line(text):

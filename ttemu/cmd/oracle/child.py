@@ -1,4 +1,4 @@
-"""Child process of :func:`ttemu.oracle.ttsim.run_ttsim`: ``python -m ttemu.oracle.child
+"""Child process of :func:`ttemu.cmd.oracle.ttsim.run_ttsim`: ``python -m ttemu.cmd.oracle.child
 LIB PLAN.json RESULT.json``. ttsim may print an ERROR line and exit(1) at any point."""
 
 import json

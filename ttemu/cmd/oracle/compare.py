@@ -33,7 +33,7 @@ def compare_region(name, addr, ours: bytes, theirs: bytes, fmt=None, shape=None,
         return d
     d.lines.append(f"oracle {name} at 0x{addr:x}+{len(ours)}: {diff_bytes} bytes differ from ttsim")
     if fmt is not None:
-        from .. import tiles
+        from ... import tiles
         from ..expect import compare
 
         c = compare(tiles.decode(ours, fmt, shape), tiles.decode(theirs, fmt, shape), 0.0, 0.0,

@@ -11,11 +11,11 @@ import json
 import os
 import sys
 
-from . import dump as dumpmod
-from .arch import CORE_NAMES
-from .cli import _int, _pair, parse_addr, split_core
-from .elf import read_elf
-from .errors import TtemuError, UsageError
+from .. import dump as dumpmod
+from ..arch import CORE_NAMES
+from ..elf import read_elf
+from ..errors import TtemuError, UsageError
+from .options import _int, _pair, parse_addr, split_core
 
 
 def detect_arch(paths):
@@ -24,7 +24,7 @@ def detect_arch(paths):
     ``_xtttensixwh1p0`` (Wormhole) or ``_xtttensixbh1p0`` (Blackhole)."""
     import re
 
-    from .arch import ARCH_NAMES, get_arch
+    from ..arch import ARCH_NAMES, get_arch
 
     for p in paths:
         attr = read_elf(p).arch_attr or ""
@@ -50,7 +50,7 @@ class Session:
         return pairs
 
     def build(self):
-        from .tile import Tile
+        from ..tile import Tile
 
         o = self.o
         core_elfs = self._core_elfs()
@@ -67,7 +67,7 @@ class Session:
             raise UsageError("no ELF given (ttemu run [OPTIONS] ELF... or --core NAME=ELF)")
         for path in positional + [p for _, p in core_elfs]:
             if not os.path.exists(path):
-                from .errors import BadInput
+                from ..errors import BadInput
 
                 raise BadInput(f"{path}: no such file")
         arch = o.arch or (man.arch if man else None) or detect_arch(positional + [p for _, p in core_elfs])
@@ -93,7 +93,7 @@ class Session:
                 with open(path, "rb") as f:
                     data = f.read()
             except OSError as e:
-                from .errors import BadInput
+                from ..errors import BadInput
 
                 raise BadInput(f"--load {path}: {e.strerror}") from None
             tile.write(addr, data, core)
@@ -141,7 +141,7 @@ class Session:
         idle_steps = o.idle_steps if o.idle_steps is not None else (man.idle_steps if man else None)
         trace_out = None
         if trace_file:
-            from .trace import Tracer
+            from ..trace import Tracer
 
             trace_out = sys.stdout if trace_file == "-" else open(trace_file, "w")
             stages = ("push", "issue") if not o.trace_stages else tuple(
@@ -190,7 +190,7 @@ class Session:
     def _oracle(self, tile, result, dumped, expects, until):
         """Run the same set on ttsim and compare every dumped and expected region."""
         soft_reset = tile.soft_reset
-        from . import tiles
+        from .. import tiles
         from .oracle import compare_region, plan_from_tile, run_ttsim
 
         regions = []  # (name, addr, length, fmt, shape)
@@ -234,7 +234,7 @@ class Session:
         return out
 
     def _check(self, tile, expects):
-        from . import tiles
+        from .. import tiles
         from .expect import compare
 
         checks = []
@@ -285,7 +285,7 @@ class Session:
             addr, n, core = self._range(tile, addr_s, len_s, "--dump-l1")
             data = tile.read(addr, n, core)
             if fmt.startswith("tile-"):
-                from .tensix.dump_tiles import TILE_FORMATS, tile_report
+                from ..tensix.dump_tiles import TILE_FORMATS, tile_report
 
                 if fmt not in TILE_FORMATS:
                     raise UsageError(f"--dump-l1: unknown tile format {fmt!r} (one of {', '.join(TILE_FORMATS)})")
@@ -305,19 +305,19 @@ class Session:
         o = self.o
         reports = []
         if o.dump_dst is not None:
-            from .tensix.dump_dst import dst_report
+            from ..tensix.dump_dst import dst_report
 
             reports.append(("dst", dst_report(tile, o.dump_dst, o.dst_format)))
         if o.dump_src:
-            from .tensix.dump_dst import src_report
+            from ..tensix.dump_dst import src_report
 
             reports.append(("src", src_report(tile, o.dst_format)))
         if o.dump_gpr:
-            from .tensix.dump_regs import gpr_report
+            from ..tensix.dump_regs import gpr_report
 
             reports.append(("gpr", gpr_report(tile)))
         if o.dump_cfg:
-            from .tensix.dump_regs import cfg_report
+            from ..tensix.dump_regs import cfg_report
 
             reports.append(("cfg", cfg_report(tile)))
         return [{"text": text, "json": {"kind": kind, "data": data}} for kind, (text, data) in reports]

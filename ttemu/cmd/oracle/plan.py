@@ -13,7 +13,7 @@ from __future__ import annotations
 import base64
 from dataclasses import dataclass, field
 
-from ..errors import OracleUnable
+from ...errors import OracleUnable
 
 
 @dataclass

@@ -1,0 +1,99 @@
+"""The shapes of per-arch facts (``ArchSpec`` and its parts); the values live in
+``wormhole_b0.py`` and ``blackhole.py``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class ResetPC:
+    """Where a core starts when it leaves soft reset: ``default`` unless bit
+    ``enable_bit`` of the 32-bit register at ``enable_addr`` is set, in which case
+    the register at ``pc_addr`` holds the start PC. Addresses are MMIO addresses."""
+
+    default: int
+    enable_addr: int | None = None
+    enable_bit: int = 0
+    pc_addr: int | None = None
+
+
+@dataclass(frozen=True)
+class CoreSpec:
+    name: str
+    local_size: int  # bytes of core-local data RAM at local_base
+    reset_bit: int  # bit in the soft reset register; set = held in reset
+    reset_pc: ResetPC
+    tensix_thread: int | None  # the Tensix thread this core pushes to by default
+    can_push: bool  # may push Tensix instructions (.ttinsn / sw to the push address)
+    iram: tuple[int, int] | None = None  # (base, size) of a core-local instruction RAM
+
+
+@dataclass(frozen=True)
+class Region:
+    name: str
+    base: int
+    size: int
+
+    @property
+    def end(self) -> int:
+        return self.base + self.size
+
+
+@dataclass(frozen=True)
+class NocSpec:
+    """The tile's two NoC interfaces (NIUs) as seen from its own cores.
+
+    ``grid``: NoC 0 coordinate extent (x, y); NoC 1 numbers the same nodes from the
+    opposite corner. ``tile``: this tile's (x, y) on NoC 0 (a worker tile).
+    ``node_id_fields``: NOC_NODE_ID bits above the coordinate, per NoC instance.
+    ``translate``: per NoC instance, the X and Y coordinate translation tables (4
+    words each, eight 4-bit entries per word: virtual coordinate -> physical).
+    ``id_logical``: NOC_ID_LOGICAL (the tile's virtual coordinate)."""
+
+    grid: tuple
+    tile: tuple
+    cmd_buf_stride: int
+    addr_bits: int  # local address bits of a NoC address; the coordinate sits above
+    node_id_fields: tuple
+    translate: tuple
+    id_logical: int
+
+
+@dataclass(frozen=True)
+class ArchSpec:
+    name: str
+    riscv_arch_hint: str  # substring of the ELF's RISC-V arch attribute naming this arch
+    l1_size: int
+    local_base: int
+    cores: tuple[CoreSpec, ...]
+    soft_reset_addr: int
+    soft_reset_value: int
+    wall_clock_lo: int
+    wall_clock_hi: int
+    address_map: tuple[Region, ...]  # every MMIO region the tile decodes
+    registers: dict = field(default_factory=dict)  # region name -> {offset: (name, rw, reset)}
+    csrs: dict = field(default_factory=dict)  # number -> (name, kind)
+    # Tensix backend configuration geometry (BackendConfiguration.md): words per
+    # Config bank (CFG_STATE_SIZE*4), ThreadConfig entries per thread (THD_STATE_SIZE),
+    # and GLOBAL_CFGREG_BASE_ADDR32 (writes at or above it land in both banks).
+    # STALLWAIT condition bits: (bit, kind, argument, label); kinds are answered by
+    # Coprocessor.condition(). ``stallwait_default`` replaces a zero condition mask.
+    stallwait_conditions: tuple = ()
+    stallwait_default: int = 0x7F
+    cfg_bank_words: int = 188
+    thread_cfg_words: int = 57
+    cfg_global_base: int = 152
+    noc: NocSpec | None = None
+
+    def core(self, name: str) -> CoreSpec:
+        for c in self.cores:
+            if c.name == name:
+                return c
+        raise KeyError(name)
+
+    def region(self, name: str) -> Region:
+        for r in self.address_map:
+            if r.name == name:
+                return r
+        raise KeyError(name)
