@@ -134,3 +134,12 @@ def test_oracle_usage_errors(capsys, tmp_path):
     assert rc == 1 and "not a loadable ttsim library" in err
     rc, out, err = run(capsys, "run", "firmware/build/hello/brisc.elf", "--oracle", str(bogus))
     assert rc == 2 and "nothing to compare" in err
+
+
+def test_negate_on_blackhole_is_bit_identical_to_ttsims_blackhole_library(capsys):
+    path, why = ttsim_lib("blackhole")
+    if path is None:
+        pytest.skip(why)
+    rc, out, err = run(capsys, "run", NEGATE, "--arch", "blackhole", "--oracle", path, "--json")
+    assert rc == 0, err
+    assert json.loads(out)["oracle"]["ok"]

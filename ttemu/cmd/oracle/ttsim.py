@@ -30,15 +30,16 @@ SOFT_RESET = 0xFFB121B0
 
 
 def _wh_tlb(addr, x, y):
-    """Wormhole: one 64-bit word ``(addr >> 20) | (x | y << 6) << 16``; 1 MiB windows."""
-    return struct.pack("<Q", (addr >> 20) | ((x | (y << 6)) << 16)), addr & 0xFFFFF, 1 << 20
+    """Wormhole: one 64-bit write ``(addr >> 20) | (x | y << 6) << 16``; 1 MiB windows.
+    -> ([config writes as bytes], offset in the window, window size)"""
+    return [struct.pack("<Q", (addr >> 20) | ((x | (y << 6)) << 16))], addr & 0xFFFFF, 1 << 20
 
 
 def _bh_tlb(addr, x, y):
-    """Blackhole: three 32-bit words; 2 MiB windows."""
+    """Blackhole: three 32-bit writes (ttsim takes them one word at a time); 2 MiB windows."""
     hi = addr >> 21
     words = (hi & 0xFFFFFFFF, ((hi >> 32) & 0x7FF) | ((x | (y << 6)) << 11), 0)
-    return struct.pack("<3I", *words), addr & 0x1FFFFF, 1 << 21
+    return [struct.pack("<I", w) for w in words], addr & 0x1FFFFF, 1 << 21
 
 
 #: arch -> (TLB encoder, worker tile x, y): the tile ttsim's chip model exposes first.
@@ -69,11 +70,14 @@ class Chip:
         self.lib.libttsim_init()
 
     def _aim(self, addr):
-        cfg, off, size = self.tlb(addr, self.x, self.y)
+        writes, off, size = self.tlb(addr, self.x, self.y)
         base = addr - off
         if self.window != base:
-            buf = self.ct.create_string_buffer(cfg, len(cfg))
-            self.lib.libttsim_pci_mem_wr_bytes(BAR0 + TLB_CFG, buf, len(cfg))
+            pos = 0
+            for cfg in writes:
+                buf = self.ct.create_string_buffer(cfg, len(cfg))
+                self.lib.libttsim_pci_mem_wr_bytes(BAR0 + TLB_CFG + pos, buf, len(cfg))
+                pos += len(cfg)
             self.window = base
         return off, size
 
