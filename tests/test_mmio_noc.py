@@ -95,3 +95,26 @@ def test_overlay_streams_count_space_available():
     assert t.host_read_u32(OVERLAY + 0x100) == 0  # streams are independent
     with pytest.raises(Unimplemented, match=r"stream 0 register \+0x4"):
         t.host_read_u32(OVERLAY + 0x4)
+
+
+def test_blackhole_niu_keeps_the_node_in_the_hi_registers():
+    """Blackhole: command buffers 0x800 apart, NOC_CMD_CTRL at +0x40, NOC_NODE_ID at
+    0x44, the node coordinate in NOC_TARG_ADDR_HI / NOC_RET_ADDR_HI (tt-metal
+    blackhole noc_parameters.h); worker tile (1, 2) on a 17 x 12 grid."""
+    t = Tile("blackhole")
+    base = NOC0 + 0x800  # command buffer 1
+    assert t.host_read_u32(NOC0 + 0x44) & 0xFFF == coord(1, 2)
+    assert t.host_read_u32(NOC1 + 0x44) & 0xFFF == coord(17 - 1 - 1, 12 - 1 - 2)
+    t.write(0x1000, bytes(range(32)))
+    for off, v in ((0x0, 0x1000), (0x8, coord(1, 2)), (0xC, 0x2000), (0x14, coord(1, 2)),
+                   (0x1C, CTRL_WR | CTRL_RESP), (0x20, 32)):
+        t.host_write_u32(base + off, v)
+    t.host_write_u32(base + 0x40, 1)
+    assert t.read(0x2000, 32) == bytes(range(32))
+    assert t.host_read_u32(NOC0 + STATUS + 4) == 1
+    t.host_write_u32(base + 0x14, coord(2, 2))
+    with pytest.raises(Unimplemented, match=r"node \(2, 2\)"):
+        t.host_write_u32(base + 0x40, 1)
+    s3 = OVERLAY + 3 * 0x1000  # Blackhole stream register offsets: size 0x28, available 0x4A4
+    t.host_write_u32(s3 + 0x28, 16)
+    assert t.host_read_u32(s3 + 0x4A4) == 16

@@ -7,7 +7,7 @@ trisc_reset_pc_override 0xFFB12234, ncrisc_reset_pc 0xFFB12238 with its enable a
 the same source (8 KiB for B/NC, 4 KiB for the TRISCs at 0xFFB00000).
 """
 
-from .spec import ArchSpec, CoreSpec, Region, ResetPC
+from .spec import ArchSpec, CoreSpec, NocSpec, Region, ResetPC
 from .tables import blackhole_tile as _tile
 from .wormhole_b0 import _CSRS
 
@@ -23,7 +23,10 @@ _CORES = (
 )
 
 _SKIP = {"brisc_local_mem", "ncrisc_local_mem", "trisc0_local_mem", "trisc1_local_mem", "trisc2_local_mem"}
-_MAP = tuple(Region(n, b, s) for n, b, s in _tile.REGIONS if n not in _SKIP and not n.startswith("eth"))
+# ttsim's map gives the overlay one byte; its streams are 4 KiB apart (64 of them), as on
+# Wormhole (tt-isa-documentation's Wormhole memory map: 0xFFB40000, 256 KiB).
+_SIZES = {"noc_overlay": 0x40000}
+_MAP = tuple(Region(n, b, _SIZES.get(n, s)) for n, b, s in _tile.REGIONS if n not in _SKIP and not n.startswith("eth"))
 
 # STALLWAIT conditions as seed 002 lists them (from tt-llk's Blackhole p_stall):
 # 13 bits, a zero mask means 0x0F.
@@ -43,6 +46,20 @@ STALLWAIT_CONDITIONS = (
     (12, "busy_any", "cfg", "Configuration Unit busy (any thread)"),
 )
 
+# NoC interfaces of a Blackhole worker tile: command buffers every 0x800 bytes, the
+# node coordinate in NOC_TARG/RET_ADDR_HI, no coordinate translation tables for
+# Tensix rows; values as ttsim's Blackhole model reads them back for its first worker
+# tile, (1, 2) on a 17 x 12 grid (tt-metal blackhole noc_parameters.h for the layout).
+NOC = NocSpec(
+    grid=(17, 12),
+    tile=(1, 2),
+    cmd_buf_stride=0x800,
+    addr_bits=64,
+    node_id_fields=((17 << 12) | (12 << 19) | (1 << 28), (17 << 12) | (12 << 19)),
+    translate=None,
+    id_logical=1 | (2 << 6),
+)
+
 ARCH = ArchSpec(
     name="blackhole",
     riscv_arch_hint="bh",
@@ -58,4 +75,5 @@ ARCH = ArchSpec(
     csrs=_CSRS,
     stallwait_conditions=STALLWAIT_CONDITIONS,
     stallwait_default=0x0F,
+    noc=NOC,
 )

@@ -40,11 +40,10 @@ CMD_WR_INLINE = 1 << 3
 CMD_RESP_MARKED = 1 << 4  # non-posted: the request is acknowledged
 CMD_BRCST = 1 << 5
 
-# command-buffer register offsets
-TARG_LO, TARG_MID, RET_LO, RET_MID, PACKET_TAG, CTRL, AT_LEN_BE, AT_DATA, CMD_CTRL = (
-    0x0, 0x4, 0xC, 0x10, 0x18, 0x1C, 0x20, 0x24, 0x28)
-NODE_ID, X_TABLE, Y_TABLE, ID_LOGICAL = 0x2C, 0x118, 0x128, 0x138
 AT_INS_INCR_GET = 1
+#: command-buffer registers (offsets come from the arch's generated register table)
+CMD_REGS = ("targ_addr_lo", "targ_addr_mid", "targ_addr_hi", "ret_addr_lo", "ret_addr_mid", "ret_addr_hi",
+            "ctrl", "at_len_be", "at_data", "cmd_ctrl")
 
 
 class Niu(RegisterBank):
@@ -57,17 +56,21 @@ class Niu(RegisterBank):
         gx, gy = spec.grid
         x, y = spec.tile
         self.xy = (x, y) if instance == 0 else (gx - 1 - x, gy - 1 - y)
+        at = {name: off for off, name, *_ in regs}
         stride = spec.cmd_buf_stride
-        self.hooks[NODE_ID] = (lambda core, addr: self.xy[0] | (self.xy[1] << 6)
-                               | spec.node_id_fields[instance], self._read_only)
-        xt, yt = spec.translate[instance]
-        for k in range(4):
-            self.hooks[X_TABLE + 4 * k] = (lambda core, addr, v=xt[k]: v, self._read_only)
-            self.hooks[Y_TABLE + 4 * k] = (lambda core, addr, v=yt[k]: v, self._read_only)
-        self.hooks[ID_LOGICAL] = (lambda core, addr: spec.id_logical, self._read_only)
+        #: command-buffer register -> offset in buffer 0 (``*_hi`` only where the arch has them)
+        self.cmd = {r: at[f"noc_{r}[0]"] for r in CMD_REGS if f"noc_{r}[0]" in at}
+        self.hooks[at["noc_node_id"]] = (lambda core, addr: self.xy[0] | (self.xy[1] << 6)
+                                         | spec.node_id_fields[instance], self._read_only)
+        if spec.translate is not None:
+            xt, yt = spec.translate[instance]
+            for k in range(4):
+                self.hooks[at[f"noc_x_id_translate_table_{k}"]] = (lambda core, addr, v=xt[k]: v, self._read_only)
+                self.hooks[at[f"noc_y_id_translate_table_{k}"]] = (lambda core, addr, v=yt[k]: v, self._read_only)
+        self.hooks[at["noc_id_logical"]] = (lambda core, addr: spec.id_logical, self._read_only)
         for buf in range(4):
-            self.hooks[buf * stride + CMD_CTRL] = (lambda core, addr: 0,
-                                                   lambda core, addr, value, b=buf: self._issue(b, value))
+            self.hooks[buf * stride + self.cmd["cmd_ctrl"]] = (
+                lambda core, addr: 0, lambda core, addr, value, b=buf: self._issue(b, value))
 
     def _read_only(self, core, addr, value):
         from ..errors import GuestFault
@@ -76,8 +79,9 @@ class Niu(RegisterBank):
                          f"at 0x{addr:08x}")
 
     # -- requests ---------------------------------------------------------------------
-    def _cmd(self, buf, off):
-        return self.values.get(buf * self.spec.cmd_buf_stride + off, 0)
+    def _cmd(self, buf, name):
+        off = self.cmd.get(name)
+        return 0 if off is None else self.values.get(buf * self.spec.cmd_buf_stride + off, 0)
 
     def _count(self, index, n=1):
         off = STATUS_BASE + 4 * index
@@ -85,18 +89,25 @@ class Niu(RegisterBank):
 
     def _node(self, coord):
         """A request's 12-bit coordinate -> physical (x, y) on this NoC, through the
-        translation tables (identity below 16)."""
-        xt, yt = self.spec.translate[self.instance]
+        translation tables (identity below 16) where the arch has them."""
         x, y = coord & 0x3F, (coord >> 6) & 0x3F
+        if self.spec.translate is None:
+            return x, y
+        xt, yt = self.spec.translate[self.instance]
 
         def lookup(table, v):
             return (table[v >> 3] >> (4 * (v & 7))) & 0xF if v < 32 else v
 
         return lookup(xt, x), lookup(yt, y)
 
-    def _split(self, lo, mid):
+    def _address(self, buf, which):
+        """-> (local address, 12-bit node coordinate) of the buffer's target or return
+        address: the coordinate sits above ``addr_bits`` of LO|MID (Wormhole) or in the
+        HI register (Blackhole)."""
+        full = self._cmd(buf, f"{which}_addr_lo") | (self._cmd(buf, f"{which}_addr_mid") << 32)
+        if f"{which}_addr_hi" in self.cmd:
+            return full, self._cmd(buf, f"{which}_addr_hi") & 0xFFF
         bits = self.spec.addr_bits
-        full = lo | (mid << 32)
         return full & ((1 << bits) - 1), (full >> bits) & 0xFFF
 
     def _local(self, what, coord, addr):
@@ -108,10 +119,10 @@ class Niu(RegisterBank):
     def _issue(self, buf, value):
         if value != 1:
             raise Unimplemented(f"{self.name}: NOC_CMD_CTRL[{buf}] = 0x{value:x} (only 1, send request, is modelled)")
-        ctrl = self._cmd(buf, CTRL)
-        targ, targ_node = self._split(self._cmd(buf, TARG_LO), self._cmd(buf, TARG_MID))
-        ret, ret_node = self._split(self._cmd(buf, RET_LO), self._cmd(buf, RET_MID))
-        length = self._cmd(buf, AT_LEN_BE)
+        ctrl = self._cmd(buf, "ctrl")
+        targ, targ_node = self._address(buf, "targ")
+        ret, ret_node = self._address(buf, "ret")
+        length = self._cmd(buf, "at_len_be")
         acked = bool(ctrl & CMD_RESP_MARKED)
         if ctrl & CMD_BRCST:
             raise Unimplemented(f"NoC {self.instance} multicast (NOC_CTRL 0x{ctrl:x}) leaves the tile: ttemu models "
@@ -125,7 +136,7 @@ class Niu(RegisterBank):
             wrap = (length >> 2) & 0x1F
             old = self.tile.read_u32(targ & ~3)
             mask = (2 << wrap) - 1 if wrap < 31 else 0xFFFFFFFF
-            new = (old & ~mask) | ((old + self._cmd(buf, AT_DATA)) & mask)
+            new = (old & ~mask) | ((old + self._cmd(buf, "at_data")) & mask)
             self.tile.guest_store(targ & ~3, new)
             self.tile.guest_store(ret & ~3, old)
             self._count(ATOMIC_RESP_RECEIVED if acked else POSTED_ATOMIC_SENT)
@@ -133,7 +144,7 @@ class Niu(RegisterBank):
             self._local("inline write", targ_node, targ)
             if ctrl & CMD_WR_BE:
                 raise Unimplemented("NoC inline write with byte enables (NOC_CMD_WR_BE) is not modelled")
-            self.tile.guest_store(targ & ~3, self._cmd(buf, AT_DATA))
+            self.tile.guest_store(targ & ~3, self._cmd(buf, "at_data"))
             self._count_write(acked)
         elif ctrl & CMD_WR:
             self._local("write source", targ_node, targ)
