@@ -191,6 +191,8 @@ def run(tile, *, max_steps=None, until=(), idle_steps=None) -> RunResult:
         if tile._tensix is not None and tile._tensix.step():
             progress = True
             tile.activity[0] = 1
+        if tile.progress is not None:
+            tile.progress(tile)
         released = [h for h in harts if h.released]
         running = [h for h in released if h.state == RUNNING]
         if until and holds():

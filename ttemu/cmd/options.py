@@ -94,6 +94,8 @@ def run_options(fn):
                           "dumped and expected region bit for bit (exit 7 on a difference, 8 if ttsim "
                           "cannot run it)."),
         click.option("--json", "as_json", is_flag=True, help="Machine-readable run summary on stdout."),
+        click.option("--progress/--no-progress", default=None,
+                     help="A progress line on stderr during the run (default: when stderr is a terminal)."),
         click.option("--strict", is_flag=True,
                      help="Stop at behaviour the ISA documentation leaves undefined (default: a warning, "
                           "once per site, counted in the summary)."),

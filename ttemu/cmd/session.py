@@ -147,6 +147,11 @@ class Session:
             stages = ("push", "issue") if not o.trace_stages else tuple(
                 s.strip() for s in o.trace_stages.split(",") if s.strip())
             tile.tracer = Tracer(trace_out, tile, stages)
+        progress = None
+        if getattr(o, "progress", None) is not False and (o.progress or sys.stderr.isatty()) and not o.as_json:
+            from .progress import Progress
+
+            progress = tile.progress = Progress(sys.stderr)
         try:
             result = tile.run(max_steps=max_steps, until=until, idle_steps=idle_steps)
         except TtemuError as e:
@@ -156,6 +161,8 @@ class Session:
                 sys.stdout.write("\n")
             raise
         finally:
+            if progress is not None:
+                progress.close()
             if tile.tracer is not None:
                 tile.tracer.close()
                 if trace_out is not sys.stdout:
