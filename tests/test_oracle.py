@@ -36,11 +36,12 @@ def run(capsys, *args):
 
 # -- plans ---------------------------------------------------------------------------
 def test_plan_holds_the_state_at_release():
-    t = Tile("wormhole_b0")
-    t.host_log = []
+    t = Tile("wormhole_b0", record=True)
     t.load_elf("firmware/build/negate/brisc.elf", core="brisc")
     t.write_u32(0x21000, 0x12345678)
     t.release(["brisc"])
+    t.write_u32(0x30000, 5)  # after the release: not part of the state at release
+    t.run(max_steps=10)
     plan = plan_from_tile(t, until=[(0x20000, 1, None)], reads=[(0x23000, 64, None)])
     assert plan.release_soft_reset == 0x47000 and plan.initial_soft_reset == 0x47800
     assert plan.writes[-1] == (0x21000, (0x12345678).to_bytes(4, "little"))
@@ -52,13 +53,14 @@ def test_plan_holds_the_state_at_release():
 def test_plan_skips_staged_local_data_but_refuses_other_local_writes():
     from ttemu.errors import OracleUnable
 
-    t = Tile("wormhole_b0")
-    t.host_log = []
+    t = Tile("wormhole_b0", record=True)
     t.load_elf("firmware/build/datacopy_bf16/trisc0.elf", core="trisc0")
     t.release(["trisc0"])
     plan = plan_from_tile(t)
     assert all(a < t.arch.l1_size for a, _ in plan.writes)  # the local segment went via its L1 copy
-    t.host_log.append((0xFFB00010, b"\1\0\0\0", "trisc0", False))
+    t = Tile("wormhole_b0", record=True)
+    t.write_u32(0xFFB00010, 1, "trisc0")
+    t.release(["trisc0"])
     with pytest.raises(OracleUnable, match="trisc0-local 0xffb00010"):
         plan_from_tile(t)
 
@@ -143,3 +145,22 @@ def test_negate_on_blackhole_is_bit_identical_to_ttsims_blackhole_library(capsys
     rc, out, err = run(capsys, "run", NEGATE, "--arch", "blackhole", "--oracle", path, "--json")
     assert rc == 0, err
     assert json.loads(out)["oracle"]["ok"]
+
+
+def test_cross_check_from_python(lib):
+    """The Python API: a tile built with record=True, run, then checked on ttsim."""
+    import numpy as np
+
+    from ttemu import tiles
+    from ttemu.cmd.oracle import cross_check
+
+    a = np.linspace(-3, 3, 32 * 64).reshape(32, 64)
+    tile = Tile("wormhole_b0", record=True)
+    tile.load_elf("firmware/build/negate/brisc.elf", core="brisc")
+    tile.write(0x21000, tiles.encode(a, "bf16"))
+    tile.release(["brisc"])
+    assert tile.run(max_steps=200_000, until=[(0x20000, 1)]).outcome == "until"
+    diffs, res = cross_check(tile, lib, [("neg", 0x23000, 4096, "bf16", (32, 64)), ("flag", 0x20000, 4)],
+                             until=[(0x20000, 1)])
+    assert [d.ok for d in diffs] == [True, True] and res.completed
+    assert np.array_equal(tiles.decode(tile.read(0x23000, 4096), "bf16", (32, 64)), -tiles.quantize(a, "bf16"))

@@ -31,7 +31,7 @@ _BIG = 1 << 60
 class Tile:
     """A tile. All state lives on the instance; two tiles can run side by side."""
 
-    def __init__(self, arch="wormhole_b0", *, quantum: int = 8192):
+    def __init__(self, arch="wormhole_b0", *, quantum: int = 8192, record: bool = False):
         try:
             self.arch = get_arch(arch) if isinstance(arch, str) else arch
         except KeyError:
@@ -52,7 +52,9 @@ class Tile:
         self.progress = None  # called between scheduler rounds (a display; see cmd/progress.py)
         self.last_stall: str | None = None  # set by a device refusing an access ("{pc}" placeholder)
         self.diagnostics = Diagnostics()
-        self.host_log: list | None = None  # [(addr, bytes, core, staged)] when recording (oracle plans)
+        #: with ``record``: what the host did, in order: ("write", addr, bytes, core, staged) and
+        #: ("release", soft-reset value) entries (an oracle plan replays them; ttemu.cmd.oracle)
+        self.host_log: list | None = [] if record else None
         self.specs = {c.name: c for c in a.cores}
         self.harts: dict[str, Hart] = {}
         self.iram: dict[str, bytearray] = {}
@@ -308,6 +310,8 @@ class Tile:
                 raise UsageError(f"unknown core {c!r} (one of {', '.join(CORE_NAMES)})")
             mask |= 1 << self.specs[c].reset_bit
         self.set_soft_reset(self.soft_reset & ~mask)
+        if self.host_log is not None:
+            self.host_log.append(("release", self.soft_reset))
 
     # -- host memory access -----------------------------------------------------------
     def _locate_local(self, addr, n, core):
@@ -334,7 +338,7 @@ class Tile:
         bytes are also written to L1 for the start-up code to copy (see load_elf)."""
         n = len(data)
         if self.host_log is not None:
-            self.host_log.append((addr, bytes(data), core, staged))
+            self.host_log.append(("write", addr, bytes(data), core, staged))
         if addr + n <= self.arch.l1_size:
             self.l1[addr:addr + n] = data
             for i in range(addr >> 2, (addr + n + 3) >> 2):

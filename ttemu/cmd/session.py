@@ -71,10 +71,8 @@ class Session:
 
                 raise BadInput(f"{path}: no such file")
         arch = o.arch or (man.arch if man else None) or detect_arch(positional + [p for _, p in core_elfs])
-        tile = Tile(arch, **({"quantum": o.quantum} if o.quantum else {}))
+        tile = Tile(arch, record=bool(getattr(o, "oracle", None)), **({"quantum": o.quantum} if o.quantum else {}))
         tile.diagnostics.strict = bool(getattr(o, "strict", False))
-        if getattr(o, "oracle", None):
-            tile.host_log = []
         for name, path in core_elfs:
             tile.load_elf(path, core=name, local_data=man.local_data.get(name) if man else None)
         lone = len(positional) == 1 and not core_elfs
@@ -108,9 +106,6 @@ class Session:
         else:
             names = tile.default_release()
         tile.release(names)
-        if tile.host_log is not None:
-            self.released = (list(tile.host_log), tile.soft_reset)
-            tile.host_log = None
         return tile
 
     def until_conditions(self, tile):
@@ -196,9 +191,8 @@ class Session:
     # -- the oracle ---------------------------------------------------------------------
     def _oracle(self, tile, result, dumped, expects, until):
         """Run the same set on ttsim and compare every dumped and expected region."""
-        soft_reset = tile.soft_reset
         from .. import tiles
-        from .oracle import compare_region, plan_from_tile, run_ttsim
+        from . import oracle
 
         regions = []  # (name, addr, length, fmt, shape)
         for d in dumped:
@@ -207,15 +201,7 @@ class Session:
                 regions.append((f"dump 0x{j['addr']:x}", j["addr"], j["len"], None, None))
         for name, addr, fmt, shape, *_ in expects:
             regions.append((name, addr, tiles.nbytes(fmt, shape), fmt, shape))
-        tile.host_log, tile.soft_reset = self.released  # the state at release, for the plan
-        try:
-            plan = plan_from_tile(tile, until=until, reads=[(a, n, None) for _, a, n, _, _ in regions])
-        finally:
-            tile.host_log, tile.soft_reset = None, soft_reset
-        plan.bound_clocks(max((c.steps for c in result.cores.values()), default=0))
-        res = run_ttsim(self.o.oracle, plan)
-        diffs = [compare_region(name, addr, tile.read(addr, n), theirs, fmt, shape)
-                 for (name, addr, n, fmt, shape), theirs in zip(regions, res.regions)]
+        diffs, res = oracle.cross_check(tile, self.o.oracle, regions, until=[(a, v) for a, v, _ in until])
         return {"ok": all(d.ok for d in diffs), "diffs": diffs, "clocks": res.clocks,
                 "seconds": res.seconds}
 

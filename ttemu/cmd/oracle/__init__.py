@@ -14,4 +14,29 @@ from .compare import RegionDiff, compare_region
 from .plan import Plan, plan_from_tile
 from .ttsim import TtsimResult, run_ttsim
 
-__all__ = ["Plan", "plan_from_tile", "run_ttsim", "TtsimResult", "RegionDiff", "compare_region"]
+
+def cross_check(tile, lib_path, regions, *, until=()):
+    """Run on ttsim what ``tile`` (built with ``record=True``, released and run) was
+    given, and compare ``regions`` bit for bit.
+
+    ``regions``: (name, addr, length) or (name, addr, length, tile format, shape) for a
+    report as tiles and values; ``until``: the done condition, (addr, value) pairs.
+    Returns (list of :class:`RegionDiff`, :class:`TtsimResult`); raises
+    ``OracleUnable`` when ttsim cannot make the comparison.
+
+        tile = Tile("wormhole_b0", record=True)
+        ...load, write, release, tile.run(...)
+        diffs, res = cross_check(tile, "libttsim_wh.so", [("out", 0x23000, 4096)])
+        assert all(d.ok for d in diffs), "\n".join(d.text() for d in diffs)
+    """
+    regions = [tuple(r) + (None,) * (5 - len(r)) for r in regions]
+    plan = plan_from_tile(tile, until=[(a, v, None) for a, v, *_ in until],
+                          reads=[(a, n, None) for _, a, n, _, _ in regions])
+    plan.bound_clocks(max((h.steps for h in tile.harts.values()), default=0))
+    res = run_ttsim(lib_path, plan)
+    diffs = [compare_region(name, addr, tile.read(addr, n), theirs, fmt, shape)
+             for (name, addr, n, fmt, shape), theirs in zip(regions, res.regions)]
+    return diffs, res
+
+
+__all__ = ["Plan", "plan_from_tile", "run_ttsim", "TtsimResult", "RegionDiff", "compare_region", "cross_check"]

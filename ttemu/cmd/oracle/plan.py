@@ -58,20 +58,26 @@ def _is_local(tile, addr):
 
 
 def plan_from_tile(tile, *, until=(), reads=()) -> Plan:
-    """The plan of a tile that recorded its host writes (``tile.host_log``) and has just
-    been released (before it runs: the soft-reset value is read here). ``until``:
-    [(addr, value, core)]; ``reads``: [(addr, length, core)]. Bound ttsim's clocks with
-    :meth:`Plan.bound_clocks` once ttemu's run is known."""
+    """The plan of a tile built with ``record=True``: the host writes made before its
+    first release, and the soft-reset value that release wrote. ``until``:
+    [(addr, value, core)]; ``reads``: [(addr, length, core)]. Bound ttsim's clocks
+    with :meth:`Plan.bound_clocks` once ttemu's run is known."""
     if tile.host_log is None:
-        raise ValueError("the tile did not record its host writes (set tile.host_log = [] before loading)")
-    writes = []
-    for addr, data, core, staged in tile.host_log:
+        raise ValueError("the tile did not record its host writes (Tile(..., record=True))")
+    writes, release = [], None
+    for entry in tile.host_log:
+        if entry[0] == "release":
+            release = entry[1]
+            break
+        _, addr, data, core, staged = entry
         if _is_local(tile, addr):
             if staged:
                 continue
             raise OracleUnable(f"ttsim cannot be given the host write to {core or 'core'}-local "
                                f"0x{addr:08x} ({len(data)} bytes): the host reaches a tile only through the NoC")
         writes.append((addr, data))
+    if release is None:
+        raise ValueError("the tile was never released (Tile.release)")
     for what, items in (("--until", until), ("dump", reads)):
         for item in items:
             if _is_local(tile, item[0]):
@@ -81,7 +87,7 @@ def plan_from_tile(tile, *, until=(), reads=()) -> Plan:
         arch=tile.arch.name,
         writes=writes,
         initial_soft_reset=tile.arch.soft_reset_value,
-        release_soft_reset=tile.soft_reset,
+        release_soft_reset=release,
         until=[(a, v & 0xFFFFFFFF) for a, v, _ in until],
         reads=[(a, n) for a, n, _ in reads],
     )
