@@ -168,6 +168,8 @@ def run(tile, *, max_steps=None, until=(), idle_steps=None) -> RunResult:
     def done(outcome, detail=""):
         return _result(tile, outcome, detail)
 
+    if tile.debug is not None:
+        tile.debug.begin()  # a debugger (ttemu.debug) holds the tile before the first instruction
     if holds():
         return done("until")
     while True:
@@ -180,7 +182,9 @@ def run(tile, *, max_steps=None, until=(), idle_steps=None) -> RunResult:
                 break
             budget = min(tile.quantum, left)
             before = hart.steps
-            if tracer is not None:
+            if tile.debug is not None:
+                tile.debug.turn(hart, budget, left - budget < MAX_BLOCK)
+            elif tracer is not None:
                 _run_single(tile, hart, budget, tracer)
             else:
                 _run_blocks(tile, hart, budget, exact=left - budget < MAX_BLOCK)

@@ -1,0 +1,121 @@
+"""ttemu's GDB server driven by the real gdb-multiarch in batch mode, against shipped
+programs: breakpoints at symbols, registers and memory, thread switching between
+cores, stepi across a .ttinsn word, an L1 watchpoint (a RISC-V store and a Tensix
+packer's write), ``monitor`` commands, ebreak, and a debugged run giving the same
+trace bytes as an undebugged one."""
+
+import os
+import re
+
+import pytest
+
+from gdb_harness import GDB, ROOT, Ttemu, run_gdb
+from ttemu.cli import main
+
+pytestmark = pytest.mark.skipif(GDB is None, reason="gdb-multiarch is not installed (apt-get install gdb-multiarch)")
+
+HELLO = [f"firmware/build/hello/{c}.elf" for c in ("brisc", "trisc0", "trisc1", "trisc2")]
+HANDSHAKE = [f"firmware/build/handshake/{c}.elf" for c in ("brisc", "trisc1", "trisc2")]
+MATMUL = "firmware/matmul_block/matmul_block.toml"
+
+
+def has(out, text):
+    """gdb names threads by its own numbers (order of discovery): match any."""
+    return re.search(r"Thread \d+ " + re.escape(text), out) is not None
+
+
+@pytest.fixture(autouse=True)
+def _repo_root(monkeypatch):
+    monkeypatch.chdir(ROOT)
+
+
+def test_break_at_symbol_registers_memory_and_threads():
+    with Ttemu(*HELLO, "--dump-l1", "0x20000:16") as t:
+        out = run_gdb(t, "firmware/build/hello/trisc1.elf",
+                      "break main", "continue", "info registers pc sp",
+                      "x/wx 0x20000", "x/wx 0x20008", "info threads", "thread 1", "p/x $pc", "continue")
+        rc, stdout, err = t.finish()
+        # BRISC released the TRISCs; trisc1 (thread 3) stopped at main, its stack in local memory
+        assert has(out, '"trisc1" hit Breakpoint 1, 0x0000a03c in main ()'), out
+        assert "pc             0xa03c" in out and "sp             0xffb00800" in out
+        assert "0x20000:\t0xb215c0de" in out  # brisc's value is in L1 ...
+        assert "0x20008:\t0x00000000" in out  # ... trisc1's store has not happened yet
+        assert 'Thread 1 "brisc"' in out and 'Thread 2 "trisc0"' in out
+        assert "[Switching to thread 1 (Thread 1)]" in out and "$1 = 0x24" in out  # brisc parked in _park
+        assert "[Inferior 1 (Remote target) exited normally]" in out
+        assert rc == 0 and "0x00020000:  0xb215c0de 0x7215c000 0x7215c001 0x7215c002" in stdout
+
+
+def test_stepi_across_ttinsn_monitor_tensix_at_a_semaphore_wait_and_watch():
+    with Ttemu(*HANDSHAKE, "--dump-l1", "0x20000:16") as t:
+        out = run_gdb(t, "firmware/build/handshake/trisc2.elf",
+                      "break *0xe034", "continue", "monitor tensix",
+                      "stepi", "p/x $pc", "stepi", "p/x $pc", "delete",
+                      "watch *(int*)0x20004", "continue", "continue")
+        rc, stdout, err = t.finish()
+        assert has(out, '"trisc2" hit Breakpoint 1, 0x0000e034 in main ()'), out
+        # T1 (math) posted twice and holds its third SEMPOST behind SEMWAIT STALL_ON_MAX
+        assert "wait gate: SEMWAIT sem1 STALL_ON_MAX (value 2, max 2)" in out
+        assert "held: held at SEMWAIT sem1 STALL_ON_MAX (value 2, max 2): ttsempost 2 waits" in out
+        assert "    0xa6a1000a ttsemwait 322,2,2  (.ttinsn pc 0x0000a040)" in out
+        assert "semaphores: sem0 0/0  sem1 2/2" in out
+        # e034 and e038 are .ttinsn words (SEMWAIT, SEMGET): one instruction each
+        assert "$1 = 0xe038" in out and "$2 = 0xe03c" in out
+        # trisc1 stores the tile count after TTSync: stopped right after the sw at 0xa060
+        assert has(out, '"trisc1" hit Hardware watchpoint 2: *(int*)0x20004')
+        assert "Old value = 0\nNew value = 5\n0x0000a064 in ?? ()" in out
+        assert rc == 0 and "0x00020000:  0x00000005 0x00000005 0x00000000 0x00000000" in stdout
+
+
+def test_kernel_session_watch_output_tile_and_monitor_dst():
+    """The issue's session: a manifest, the TRISC's ELF, break in the kernel, step,
+    watch the output tile's first word (written by the packer), look at Dst."""
+    with Ttemu(MATMUL) as t:
+        out = run_gdb(t, "firmware/build/matmul_block/trisc1.elf",
+                      "break main", "continue", "stepi", "p/x $pc", "watch *(int*)0x50000", "continue",
+                      "monitor l1 0x50000:8:fp32", "monitor dst 0:16:raw", "monitor gpr 1", "monitor cfg nosuchfield",
+                      "delete", "continue")
+        rc, stdout, err = t.finish()
+        assert has(out, '"trisc1" hit Breakpoint 1, 0x00008090 in main ()'), out
+        assert "$1 = 0x8094" in out
+        # the first output word comes from T2's packer, inside trisc2's push
+        assert has(out, '"trisc2" hit Hardware watchpoint 2: *(int*)0x50000')
+        new = int(out.split("New value = ")[1].split()[0])
+        l1 = out.split("fp32 dump of 0x00050000 (8 bytes):\n0x00050000:")[1].split()
+        import struct
+
+        assert struct.unpack("<f", struct.pack("<i", new))[0] == pytest.approx(float(l1[0]), rel=1e-6)
+        # Dst row 0 holds the first output row; the packer just wrote it out
+        dst_row0 = out.split("Dst32b row 0:")[1].split("\n")[0].split() if "Dst32b row 0:" in out else None
+        assert "T1 GPRs:" in out and "T0 GPRs:" not in out
+        assert "(no non-zero field matches 'nosuchfield')" in out
+        assert dst_row0 is None or float(dst_row0[0]) == pytest.approx(float(l1[0]), rel=1e-6)
+        assert rc == 0 and "expect out: ok" in stdout
+
+
+def test_ebreak_stops_with_sigtrap_then_ends_the_run_with_its_exit_code():
+    # an ebreak (an LLK_ASSERT) at trisc1 main+12
+    with Ttemu(*HELLO, "--write", "0xa03c=0x00100073") as t:
+        out = run_gdb(t, "firmware/build/hello/trisc1.elf", "continue", "p/x $pc", "continue")
+        rc, stdout, err = t.finish()
+        assert has(out, '"trisc1" received signal SIGTRAP, Trace/breakpoint trap.'), out
+        assert "0x0000a03c in main ()" in out and "$1 = 0xa03c" in out
+        assert "[Inferior 1 (Remote target) exited with code 05]" in out
+        assert rc == 5 and "ttemu: error: assertion: trisc1 pc 0x0000a03c: ebreak (LLK_ASSERT) in main+0xc" in err
+
+
+def test_debugged_run_gives_the_same_trace_and_results(tmp_path, capsys):
+    plain = tmp_path / "plain.trace"
+    assert main(["run", MATMUL, "--trace", str(plain)]) == 0
+    summary = capsys.readouterr().out
+    debugged = tmp_path / "debugged.trace"
+    with Ttemu(MATMUL, "--trace", str(debugged)) as t:
+        out = run_gdb(t, "firmware/build/matmul_block/trisc1.elf",
+                      "break main", "continue", *["stepi"] * 5, "thread 4", *["stepi"] * 5,
+                      "watch *(int*)0x50000", "continue", "delete", "thread 2", "stepi", "continue")
+        rc, stdout, err = t.finish()
+        assert out.count("in main ()") >= 5 and "Hardware watchpoint 2" in out, out
+        assert rc == 0
+        assert plain.read_bytes() == debugged.read_bytes()
+        assert stdout == summary
+        assert os.path.getsize(plain) > 10000
