@@ -93,6 +93,23 @@ def test_kernel_session_watch_output_tile_and_monitor_dst():
         assert rc == 0 and "expect out: ok" in stdout
 
 
+def test_access_watch_on_one_cores_local_memory_and_read_watch_on_l1():
+    with Ttemu(MATMUL) as t:
+        # at trisc1's main; trisc2 (gdb's thread 4) has not run yet. Both store s0 to local
+        # 0xffb007fc in their prologues (trisc1 first): the watch set in trisc2's view sees only
+        # trisc2's store. Then trisc2 reads the params' N (2) at 0x64018 (trisc1 did earlier).
+        out = run_gdb(t, "firmware/build/matmul_block/trisc1.elf",
+                      "break *0x8060", "continue", "delete", "thread 4", "awatch *(int*)0xffb007fc",
+                      "continue", "p/x $pc", "delete", "rwatch *(int*)0x64018", "continue", "p/x $pc",
+                      "delete", "continue")
+        rc, stdout, err = t.finish()
+    assert has(out, '"trisc2" hit Hardware access (read/write) watchpoint 2: *(int*)0xffb007fc'), out
+    assert "$1 = 0xc07c" in out  # just after trisc2's sw s0,44(sp) at 0xc078
+    assert has(out, '"trisc2" hit Hardware read watchpoint 3: *(int*)0x64018')
+    assert "Value = 2" in out and "$2 = 0xc088" in out  # after trisc2's lw t6,24(a4) at 0xc084
+    assert rc == 0
+
+
 def test_ebreak_stops_with_sigtrap_then_ends_the_run_with_its_exit_code():
     # an ebreak (an LLK_ASSERT) at trisc1 main+12
     with Ttemu(*HELLO, "--write", "0xa03c=0x00100073") as t:
@@ -119,3 +136,13 @@ def test_debugged_run_gives_the_same_trace_and_results(tmp_path, capsys):
         assert plain.read_bytes() == debugged.read_bytes()
         assert stdout == summary
         assert os.path.getsize(plain) > 10000
+
+
+def test_quitting_gdb_while_stopped_lets_the_run_finish():
+    with Ttemu(*HELLO, "--dump-l1", "0x20000:16") as t:
+        out = run_gdb(t, "firmware/build/hello/trisc1.elf", "break main", "continue")
+        rc, stdout, err = t.finish()
+    assert has(out, '"trisc1" hit Breakpoint 1'), out
+    assert rc == 0 and "ttemu: halted after 63 instructions" in stdout
+    assert "0x00020000:  0xb215c0de 0x7215c000 0x7215c001 0x7215c002" in stdout
+    assert "gdb detached; the run continues" in err

@@ -79,7 +79,9 @@ def _run_blocks(tile, hart, budget, exact):
             if pc >= 0:
                 break
             kind = pc
-            n += hart.exit_delta - _BIG
+            if n >= _BIG >> 1:  # the exit's entry ran (it counts _BIG); not when the budget ran out first
+                n -= _BIG
+            n += hart.exit_delta
             pc = hart.exit_pc
             if kind == EXIT_RESUME:
                 continue
