@@ -122,7 +122,7 @@ static inline void llk_kernel_matmul_unpack(uint32_t fmt, int dst32)
     uint32_t in1 = LLK_PARAMS_PTR->in1;
     uint32_t tiles = LLK_PARAMS_PTR->tiles;
 
-    llk_unpack_alu_config(fmt, fmt, dst32);
+    llk_unpack_alu_config(fmt, fmt, dst32, dst32 ? LLK_FMT_FLOAT32 : fmt);
     llk_unpack_config(0, fmt, fmt, 0);
     llk_unpack_config(1, fmt, fmt, 0);
     for (uint32_t i = 0; i < tiles; ++i) {
