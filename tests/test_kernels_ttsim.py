@@ -61,6 +61,8 @@ TTSIM_REFUSES = {
                      "WormholeB0/TensixTile/TensixCoprocessor/DOTPV.md"),
     "shiftxa": ("ERROR: UnsupportedFunctionality: tensix_decode_shiftxa",
                 "WormholeB0/TensixTile/TensixCoprocessor/SHIFTXA.md"),
+    "scalar_loadind": ("ERROR: UnsupportedFunctionality: tensix_decode_loadind",
+                       "WormholeB0/TensixTile/TensixCoprocessor/LOADIND.md, STOREIND.md"),
     "sfpu_loadmacro": ("ERROR: UnsupportedFunctionality: tensix_sfploadmacro: explicitly out of scope: "
                        "set TT_METAL_DISABLE_SFPLOADMACRO=1 to disable usage",
                        "WormholeB0/TensixTile/TensixCoprocessor/SFPLOADMACRO.md"),
