@@ -5,20 +5,24 @@
  * UNPACR_Regular.md (functional model and TileDescriptor layout), ADCs.md,
  * SrcASrcB.md, Dst.md, and docs/unpack-pack-config.md for the fields ttemu reads.
  *
- * One UNPACR moves one whole tile (1024 datums):
- *  - TileDescriptor: XDim = 1024, YDim = ZDim = WDim = 1, IsUncompressed = 1, so the
- *    first datum is ADC Channel[0].X = 0 and the count is Channel[1].X + 1 - 0 = 1024
- *    (SETADCXX); Y/Z/W stay 0.
+ * One UNPACR moves one whole tile (1024 datums), with OvrdThreadId set (the
+ * per-context fields of context 0, as tt-llk's UNPACRs) and Last:
+ *  - TileDescriptor: YDim = 1, ZDim = 4 faces, IsUncompressed = 1; XDim is
+ *    Tile_x_dim_cntx0 = 256 for unpacker 0 (tt-llk leaves the descriptor's XDim 0)
+ *    and the descriptor's 256 for unpacker 1. The first datum is ADC Channel[0].X = 0
+ *    and the count Channel[1].X + 1 - 0 = 1024 (SETADCXX): the tile's four faces,
+ *    contiguous.
  *  - Input address: (Base_address + Offset_address + 1 + DigestSize) * 16 bytes, i.e.
  *    the datums follow a 16-byte tile header. The kernels' tiles have no header, so
  *    Base_address = l1_addr / 16 - 1 (l1_addr must be 16-byte aligned; Offset = 0).
  *    For BFP inputs the exponent section comes first and the datums after it.
- *  - Output address: UNP<u>_ADDR_BASE_REG_1_Base in bytes of the output format
- *    (/4 for 32-bit, /2 for 16-bit formats); SrcA and Dst rows are that datum index /16
- *    minus 4, SrcB rows the index / 16 (no offset). To reach all 64 SrcA rows with one
+ *  - Output address: the ADC channel-1 terms (0 here) plus, for unpacker 0,
+ *    THCON_SEC0_REG5_Dest_cntx0_address (UNP0_ADD_DEST_ADDR_CNTR set), in datums;
+ *    SrcA and Dst rows are that datum index / 16 minus 4 (Dest_cntx0_address = 64 +
+ *    16 * the Dst row), SrcB rows the index / 16. To reach all 64 SrcA rows with one
  *    instruction, ThreadConfig SRCA_SET_SetOvrdWithAddr is set (rows up to 63 are
  *    then taken from the address alone). It must be clear when unpacking to Dst,
- *    where it would wrap rows to 0..15.
+ *    where it would wrap rows to 0..15 (tt-llk clears it there too).
  *  - FlipSrc hands the written SrcA / SrcB bank to the Matrix Unit (its instructions
  *    wait for it) and moves the unpacker to the other bank; the unpacker waits by
  *    itself until the Matrix Unit gives a bank back. That is the unpack -> math
@@ -78,7 +82,8 @@ static inline uint32_t llk_unpack_out_unit(uint32_t fmt)
  * Dst is 32-bit (ALU_ACC_CTRL_Fp32_enabled: FPU results as FP32, and the SFPU reads
  * Dst as FP32), and ALU_FORMAT_SPEC_REG2_Dstacc = the packer's In_data_format
  * llk_pack_src_fmt(out_fmt) for the L1 format `out_fmt` the pack thread writes (the
- * packer's intermediate format, Packers/FormatConversion.md; no Dstacc_override). Stochastic rounding, INT8 math and unsigned INT8 stay off. */
+ * packer's intermediate format, Packers/FormatConversion.md; no Dstacc_override).
+ * Stochastic rounding, INT8 math and unsigned INT8 stay off. */
 static inline void llk_unpack_alu_config(uint32_t srca_fmt, uint32_t srcb_fmt, int dst32, uint32_t out_fmt)
 {
     llk_cfg_write(TTE_CFG_ALU_FORMAT_SPEC_REG0_SrcA_IDX,
