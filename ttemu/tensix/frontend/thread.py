@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections import deque
 
-from ...errors import GuestFault, UndefinedBehaviour, Unimplemented
+from ...errors import GuestFault, Unimplemented
 from .gate import WaitGate
 from .mop import MOP_CFG_OPCODE, MOP_OPCODE, MopExpander
 from .replay import ReplayExpander
@@ -137,8 +137,10 @@ class TensixThread:
                     self._hold(item, f"held at {gate.describe(cop, self.index)}: {table.disasm(word)} waits")
                     return moved
             if spec.unit == "frontend":
-                raise UndefinedBehaviour(f"t{self.index}: {spec.mnemonic} 0x{word:08x} reached the wait gate "
-                                         f"(from {item[1]}); a replayed sequence cannot contain MOP or MOP_CFG")
+                raise GuestFault(f"t{self.index}: {spec.mnemonic} 0x{word:08x} reached the wait gate "
+                                 f"(from {item[1]}): MOP and MOP_CFG must pass the MOP expander, which sits before "
+                                 "the replay expander and before RISCV B's pushes (REPLAY.md); there is no backend "
+                                 "unit for them")
             handler = cop.handlers[spec.opcode]
             if handler is None:
                 raise Unimplemented(f"t{self.index}: {table.disasm(word)} (pushed by {item[1]}): "
