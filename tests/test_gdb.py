@@ -11,6 +11,7 @@ import pytest
 
 from gdb_harness import GDB, ROOT, Ttemu, run_gdb
 from ttemu.cli import main
+from ttemu.elf import read_elf
 
 pytestmark = pytest.mark.skipif(GDB is None, reason="gdb-multiarch is not installed (apt-get install gdb-multiarch)")
 
@@ -93,20 +94,67 @@ def test_kernel_session_watch_output_tile_and_monitor_dst():
         assert rc == 0 and "expect out: ok" in stdout
 
 
+def _main_code(core):
+    """[(pc, word)] of matmul_block's ``main`` on ``core``, up to its ``ret``."""
+    img = read_elf(f"firmware/build/matmul_block/{core}.elf")
+    pc = img.symbols["main"]
+    seg = next(s for s in img.segments if s.vaddr <= pc < s.vaddr + len(s.data))
+    out = []
+    while True:
+        word = int.from_bytes(seg.data[pc - seg.vaddr:pc - seg.vaddr + 4], "little")
+        out.append((pc, word))
+        if word == 0x00008067:  # ret
+            return out
+        pc += 4
+
+
+def _imm_i(word):
+    return (word >> 20) - ((word >> 31) << 12)
+
+
+def _first(code, want):
+    """pc of the first (pc, word) in ``code`` for which want(word, sp) holds, where sp
+    follows the prologue's addi sp, sp, -N from the stack top 0xffb00800."""
+    sp = 0xFFB00800
+    for pc, word in code:
+        if word & 0xFFFFF == 0x10113:  # addi sp, sp, imm
+            sp += _imm_i(word)
+        elif want(word, sp):
+            return pc
+    raise AssertionError("not in the code")
+
+
+def _load_imm(imm):
+    return lambda word, sp: word & 0x707F == 0x2003 and _imm_i(word) == imm  # lw rd, imm(rs)
+
+
+def _store_to(addr):
+    def want(word, sp):
+        imm = (((word >> 25) << 5) | ((word >> 7) & 31)) - ((word >> 31) << 12)
+        return word & 0x707F == 0x2023 and (word >> 15) & 31 == 2 and sp + imm == addr  # sw rs2, imm(sp)
+    return want
+
+
 def test_access_watch_on_one_cores_local_memory_and_read_watch_on_l1():
+    """At trisc1's main (trisc2, gdb's thread 4, has not run yet): a read watch on the
+    params' N (0x64018, read by both) and an access watch on local 0xffb007fc set in
+    trisc2's view. Both cores save s0 there in their prologues, trisc1 first; only
+    trisc2's store is in the watched memory."""
+    t1, t2 = _main_code("trisc1"), _main_code("trisc2")
+    local = 0xFFB007FC
+    t1_store, t1_read = _first(t1, _store_to(local)), _first(t1, _load_imm(24))
+    t2_read, t2_store = _first(t2, _load_imm(24)), _first(t2, _store_to(local))
+    assert t1_store < t1_read  # trisc1 stores to its own 0xffb007fc before it reads N
     with Ttemu(MATMUL) as t:
-        # at trisc1's main; trisc2 (gdb's thread 4) has not run yet. Both store s0 to local
-        # 0xffb007fc in their prologues (trisc1 first): the watch set in trisc2's view sees only
-        # trisc2's store. Then trisc2 reads the params' N (2) at 0x64018 (trisc1 did earlier).
         out = run_gdb(t, "firmware/build/matmul_block/trisc1.elf",
-                      "break *0x8060", "continue", "delete", "thread 4", "awatch *(int*)0xffb007fc",
-                      "continue", "p/x $pc", "delete", "rwatch *(int*)0x64018", "continue", "p/x $pc",
-                      "delete", "continue")
+                      "break *main", "continue", "delete", "rwatch *(int*)0x64018", "thread 4",
+                      "awatch *(int*)0xffb007fc", *["continue", "p/x $pc"] * 3, "delete", "continue")
         rc, stdout, err = t.finish()
-    assert has(out, '"trisc2" hit Hardware access (read/write) watchpoint 2: *(int*)0xffb007fc'), out
-    assert "$1 = 0xc07c" in out  # just after trisc2's sw s0,44(sp) at 0xc078
-    assert has(out, '"trisc2" hit Hardware read watchpoint 3: *(int*)0x64018')
-    assert "Value = 2" in out and "$2 = 0xc088" in out  # after trisc2's lw t6,24(a4) at 0xc084
+    stops = re.findall(r'Thread \d+ "(\w+)" hit Hardware (read|access \(read/write\)) watchpoint', out)
+    pcs = [int(v, 16) for v in re.findall(r"\$\d+ = (0x[0-9a-f]+)", out)]
+    assert stops == [("trisc1", "read"), ("trisc2", "read"), ("trisc2", "access (read/write)")], out
+    assert pcs == [t1_read + 4, t2_read + 4, t2_store + 4]  # right after each access
+    assert out.count("Value = 2") == 2  # N = 2 output tile columns
     assert rc == 0
 
 

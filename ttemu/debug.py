@@ -76,22 +76,28 @@ def fault_signal(err) -> int:
 
 
 def _access(word, x):
-    """(address, width, is_store) of a RISC-V load/store word, from the registers
-    before it executes; None for anything else."""
+    """(address, width, what) of a RISC-V load ("load"), store ("store") or atomic
+    read-modify-write ("amo") word, from the registers before it executes; None for
+    anything else."""
     op = word & 0x7F
+    rs1 = (word >> 15) & 31
+    if op == 0x2F:
+        return x[rs1], 4, "amo"
     if op == 0x03:
         imm = word >> 20
-        width = 1 << ((word >> 12) & 3)
-        store = False
+        what = "load"
     elif op == 0x23:
         imm = ((word >> 25) << 5) | ((word >> 7) & 31)
-        width = 1 << ((word >> 12) & 3)
-        store = True
+        what = "store"
     else:
         return None
     imm -= (imm & 0x800) << 1
-    rs1 = (word >> 15) & 31
-    return (x[rs1] + imm) & 0xFFFFFFFF, width, store
+    return (x[rs1] + imm) & 0xFFFFFFFF, 1 << ((word >> 12) & 3), what
+
+
+def _matches(kind, what):
+    """Does a watchpoint of ``kind`` fire on an access of ``what``?"""
+    return kind == "access" or what == "amo" or (kind == "write") == (what == "store")
 
 
 class DebugControl:
@@ -225,12 +231,9 @@ class DebugControl:
         return n
 
     def _has_store(self, hart, pc, c):
-        fetch = self.tile.translators[hart.name].fetch
-        for k in range(c):
-            word = fetch(pc + 4 * k)
-            if word & 3 != 3 or word & 0x7F == 0x23:
-                return True
-        return False
+        """Does the block store (so its code marks activity on entry)? As the translator says."""
+        tr = self.tile.translators[hart.name]
+        return any(tr.decode(pc + 4 * k, tr.fetch(pc + 4 * k), k, c).kind == "store" for k in range(c))
 
     def _emulate(self, hart, pc, c):
         """Run the ``c`` instructions of the block at ``pc`` one at a time.
@@ -266,9 +269,9 @@ class DebugControl:
                 self._stop(Stop(hart, "watch", watch=w, watch_addr=w.addr))
             access = _access(self.tile.translators[hart.name].fetch(pc), hart.x)
             if access is not None and not skip and hart.pc == pc:
-                addr, width, store = access
+                addr, width, what = access
                 for w in self.watches:
-                    if (w.kind == "access" or (w.kind == "write") == store) and w.hits(addr, width, hart.name):
+                    if _matches(w.kind, what) and w.hits(addr, width, hart.name):
                         self._stop(Stop(hart, "watch", watch=w, watch_addr=max(w.addr, addr)))
                         self._skip = (hart, pc)  # the access has not happened: do not stop for it twice
                         break
