@@ -66,8 +66,8 @@ def _run(elfs, trace, debug=None):
     return state, ctl
 
 
-@pytest.mark.parametrize("elfs", [(MATMUL,), HANDSHAKE], ids=["matmul_block", "handshake"])
-@pytest.mark.parametrize("trace", [False, True], ids=["blocks", "traced"])
+@pytest.mark.parametrize("elfs,trace", [((MATMUL,), False), (HANDSHAKE, False), (HANDSHAKE, True)],
+                         ids=["matmul_block", "handshake", "handshake-traced"])
 def test_stepping_and_breakpoints_keep_the_schedule(elfs, trace):
     plain, _ = _run(elfs, trace)
 

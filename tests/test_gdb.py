@@ -30,11 +30,11 @@ def _repo_root(monkeypatch):
     monkeypatch.chdir(ROOT)
 
 
-def test_break_at_symbol_registers_memory_and_threads():
+def test_break_at_symbol_registers_memory_threads_and_quitting_gdb():
     with Ttemu(*HELLO, "--dump-l1", "0x20000:16") as t:
         out = run_gdb(t, "firmware/build/hello/trisc1.elf",
                       "break main", "continue", "info registers pc sp",
-                      "x/wx 0x20000", "x/wx 0x20008", "info threads", "thread 1", "p/x $pc", "continue")
+                      "x/wx 0x20000", "x/wx 0x20008", "info threads", "thread 1", "p/x $pc")
         rc, stdout, err = t.finish()
         # BRISC released the TRISCs; trisc1 (thread 3) stopped at main, its stack in local memory
         assert has(out, '"trisc1" hit Breakpoint 1, 0x0000a03c in main ()'), out
@@ -43,8 +43,10 @@ def test_break_at_symbol_registers_memory_and_threads():
         assert "0x20008:\t0x00000000" in out  # ... trisc1's store has not happened yet
         assert 'Thread 1 "brisc"' in out and 'Thread 2 "trisc0"' in out
         assert "[Switching to thread 1 (Thread 1)]" in out and "$1 = 0x24" in out  # brisc parked in _park
-        assert "[Inferior 1 (Remote target) exited normally]" in out
-        assert rc == 0 and "0x00020000:  0xb215c0de 0x7215c000 0x7215c001 0x7215c002" in stdout
+        # gdb quits while the tile is stopped: it detaches and the run goes on to its end
+        assert rc == 0 and "ttemu: halted after 63 instructions" in stdout
+        assert "0x00020000:  0xb215c0de 0x7215c000 0x7215c001 0x7215c002" in stdout
+        assert "gdb detached; the run continues" in err
 
 
 def test_stepi_across_ttinsn_monitor_tensix_at_a_semaphore_wait_and_watch():
@@ -185,12 +187,3 @@ def test_debugged_run_gives_the_same_trace_and_results(tmp_path, capsys):
         assert stdout == summary
         assert os.path.getsize(plain) > 10000
 
-
-def test_quitting_gdb_while_stopped_lets_the_run_finish():
-    with Ttemu(*HELLO, "--dump-l1", "0x20000:16") as t:
-        out = run_gdb(t, "firmware/build/hello/trisc1.elf", "break main", "continue")
-        rc, stdout, err = t.finish()
-    assert has(out, '"trisc1" hit Breakpoint 1'), out
-    assert rc == 0 and "ttemu: halted after 63 instructions" in stdout
-    assert "0x00020000:  0xb215c0de 0x7215c000 0x7215c001 0x7215c002" in stdout
-    assert "gdb detached; the run continues" in err
