@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .errors import GuestAssertion, GuestFault, TtemuError, Unimplemented
+from .errors import GuestAssertion, TtemuError, Unimplemented
 from .riscv.hart import HALTED
 from .riscv.translate import EXIT_HALT, EXIT_RESUME, EXIT_STALL, EXIT_SYNC, MAX_BLOCK
 

@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import socket
 import sys
+from xml.sax.saxutils import escape
 
 from ...arch import CORE_NAMES
-from ...debug import SIGINT, SIGTRAP, DebugControl, Interrupted, Stop, Watch
+from ...debug import SIGINT, DebugControl, Interrupted, Stop, Watch
 from ...errors import TtemuError
 from ...riscv.hart import RUNNING
 from . import monitor, target
@@ -362,7 +363,7 @@ class GdbServer(DebugControl):
         return f"{h.name}: {h.state}"
 
     def _threads_xml(self) -> str:
-        rows = [f'<thread id="{self.tid(h):x}" core="{h.index}" name="{h.name}">{self._describe(h)}</thread>'
+        rows = [f'<thread id="{self.tid(h):x}" core="{h.index}" name="{h.name}">{escape(self._describe(h))}</thread>'
                 for h in self.threads()]
         return '<?xml version="1.0"?>\n<threads>\n' + "\n".join(rows) + "\n</threads>\n"
 
@@ -396,5 +397,3 @@ class GdbServer(DebugControl):
         self.snapshot()
         return "OK"
 
-
-__all__ = ["GdbServer", "GdbError", "listen", "SIGTRAP"]
