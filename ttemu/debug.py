@@ -170,6 +170,7 @@ class DebugControl:
         n = 0
         hart.stall = None
         lim = budget - MAX_BLOCK if exact else budget
+        bps = self.breakpoints  # the same set object while the debugger changes it
         try:
             while n < lim:
                 entry = blocks.get(pc)
@@ -178,7 +179,7 @@ class DebugControl:
                 f, c = entry
                 end = pc + 4 * c
                 if (self.step_hart is hart or self.watches or self.interrupt
-                        or any(pc <= b < end for b in self.breakpoints)):
+                        or (bps and any(pc <= b < end for b in bps))):
                     hart.pc = pc
                     if self._has_store(hart, pc, c):
                         tile.activity[0] = 1  # as the block sets it on entry
