@@ -171,6 +171,22 @@ def test_ebreak_stops_with_sigtrap_then_ends_the_run_with_its_exit_code():
         assert rc == 5 and "ttemu: error: assertion: trisc1 pc 0x0000a03c: ebreak (LLK_ASSERT) in main+0xc" in err
 
 
+def test_a_hang_stops_with_sigstop_for_a_look_then_ends_with_exit_3():
+    # trisc1's SEMPOST (.ttinsn at 0xa044) becomes a NOP: T2 waits at SEMWAIT forever
+    with Ttemu(*HANDSHAKE, "--write", "0xa044=0x08000000") as t:
+        out = run_gdb(t, "firmware/build/handshake/trisc2.elf", "break *0xe034", "continue", "delete", "continue",
+                      "info threads", "monitor tensix", "continue")
+        rc, stdout, err = t.finish()
+    assert has(out, '"trisc2" received signal SIGSTOP, Stopped (signal).'), out
+    assert "ttemu: hang after 91 instructions" in out  # the diagnosis, on gdb's console
+    assert "  blocked: t2 held at SEMWAIT sem1 STALL_ON_ZERO (value 0, max 2): ttsemget 2 waits" in out
+    assert re.search(r'"trisc2" \(trisc2: blocked in TTSync at pc 0xe04c: waiting for Tensix T2 to drain\)', out)
+    assert "  wait gate: SEMWAIT sem1 STALL_ON_ZERO (value 0, max 2)" in out
+    assert "semaphores: sem0 0/0  sem1 0/2" in out
+    assert "[Inferior 1 (Remote target) exited with code 03]" in out
+    assert rc == 3 and "ttemu: hang after 91 instructions" in stdout
+
+
 def test_debugged_run_gives_the_same_trace_and_results(tmp_path, capsys):
     plain = tmp_path / "plain.trace"
     assert main(["run", MATMUL, "--trace", str(plain)]) == 0

@@ -33,7 +33,7 @@ from .errors import GuestAssertion, TtemuError, Unimplemented
 from .riscv.hart import HALTED
 from .riscv.translate import EXIT_HALT, EXIT_RESUME, EXIT_STALL, EXIT_SYNC, MAX_BLOCK
 
-SIGILL, SIGTRAP, SIGSEGV, SIGINT = 4, 5, 11, 2
+SIGILL, SIGTRAP, SIGSEGV, SIGINT, SIGSTOP = 4, 5, 11, 2, 17  # gdb's numbers
 MOVED = -100  # _one: the debugger moved the pc
 
 

@@ -188,6 +188,8 @@ class Session:
             progress = tile.progress = Progress(sys.stderr)
         try:
             result = tile.run(max_steps=max_steps, until=until, idle_steps=idle_steps)
+            if self.gdb is not None:
+                self.gdb.run_ended(result)
         except TtemuError as e:
             if o.as_json and o.summary:
                 json.dump({"outcome": "error", "exit_code": e.exit_code, "category": e.category,

@@ -16,7 +16,7 @@ import sys
 from xml.sax.saxutils import escape
 
 from ...arch import CORE_NAMES
-from ...debug import SIGINT, DebugControl, Interrupted, Stop, Watch
+from ...debug import SIGINT, SIGSTOP, DebugControl, Interrupted, Stop, Watch
 from ...errors import TtemuError
 from ...riscv.hart import RUNNING
 from . import monitor, target
@@ -86,6 +86,21 @@ class GdbServer(DebugControl):
         conn._recv(timeout=1.0)  # let gdb read it and hang up first
         conn.close()
         self.conn = None
+
+    def run_ended(self, result) -> None:
+        """The scheduler stopped. A hang, the step limit or idleness is shown to gdb as a
+        stop (SIGSTOP, the diagnosis on gdb's console) so the stuck state can be looked
+        at; continuing (or detaching) then ends the run (``W`` with its exit code)."""
+        if self.conn is None or result.outcome not in ("hang", "step-limit", "idle"):
+            return
+        text = f"ttemu: {result.outcome} after {result.steps} instructions"
+        text += f" ({result.detail})\n" if result.detail else "\n"
+        text += "".join(f"  blocked: {line}\n" for line in result.blocked)
+        self.conn.send("O" + _hex(text))
+        running = [h for h in self.threads() if h.state == RUNNING]
+        hart = self.cur if self.cur in running or not running else running[0]
+        self.step_hart = None
+        self.stopped(Stop(hart, "end", SIGSTOP))
 
     def _detach(self, why: str) -> None:
         self.breakpoints.clear()
