@@ -521,3 +521,18 @@ def test_mvmul_hot_path_speed():
         unit.MVMUL(t, clear_dvalid=0, instr_mod19=0, addr_mode=0, dst=(i * 8) & 0x3F8)
     per = (time.perf_counter() - t0) / n
     assert per < 1e-3, f"{per * 1e6:.0f} us per MVMUL"
+
+
+@pytest.mark.parametrize("style", ["BF16", "FP16", "TF32"])
+def test_phase_tables_equal_the_fidelity_functions(style):
+    """The per-style lookup tables MVMUL / ELWMUL read (built as sign x mantissa part x
+    power of two) hold exactly what SrcAFidelityBits / SrcBFidelityBits give for every
+    19-bit Src pattern, bit for bit (-0.0 included)."""
+    from ttemu.tensix.units import math as M
+
+    allbits = np.arange(1 << 19, dtype=np.uint32)
+    for part in (0, 1):
+        for operand, ref in (("A", M._srca_phase(allbits, style, part)),
+                             ("B", M._srcb_phase(allbits, style, part << 1))):
+            table = M._build_phase_table(style, operand, part)
+            assert (table.view(np.uint64) == ref.view(np.uint64)).all(), (operand, part)

@@ -151,13 +151,29 @@ def _phase_table(style, operand, part):
     key = (style, operand, part)
     t = _TABLES.get(key)
     if t is None:
-        allbits = np.arange(1 << 19, dtype=np.uint32)
-        if operand == "A":
-            t = _srca_phase(allbits, style, part)
-        else:
-            t = _srcb_phase(allbits, style, part << 1)
-        _TABLES[key] = t
+        t = _TABLES[key] = _build_phase_table(style, operand, part)
     return t
+
+
+def _build_phase_table(style, operand, part):
+    """The table of :func:`_phase_table`, built as sign x mantissa part x 2**exponent
+    (the bit pattern is sign[18] man[17:8] exp[7:0]): the same values as
+    ``_srca_phase`` / ``_srcb_phase`` on all 2**19 patterns, every product exact."""
+    man = np.arange(1024, dtype=np.int64)
+    if style == BF16:
+        man = man & 0x3F8
+    if operand == "A":
+        m, k = (((man >> 1) & 0x1F), 9) if part & 1 else (((man >> 6) | 0x10), 4)
+    else:
+        m, k = ((man & 0xF), 10) if part & 1 else (((man >> 4) | 0x40), 6)
+    exp = np.arange(256, dtype=np.int64)
+    if style == FP16:
+        exp, bias = exp & 0x1F, 15
+    else:
+        bias = 127
+    scale = np.where(exp == 0, 0.0, np.ldexp(1.0, exp - bias - k))
+    sign = np.array([1.0, -1.0])
+    return (sign[:, None, None] * m.astype(np.float64)[None, :, None] * scale[None, None, :]).reshape(-1)
 
 
 def _src_int8(x, mask=0x7FFFF):
