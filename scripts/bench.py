@@ -21,6 +21,20 @@ sfpu       an SFPU stream (SFPLOAD, SFPMAD, SFPNOP, SFPSTORE per 32 datums: 128
            instructions per 32x32 tile) over 64 tiles of Dst: instructions and tiles per second.
 
 Each figure is the best of ``--repeat`` runs.
+
+    python scripts/bench.py --vs-ttsim [--repeat N] [MANIFEST ...]
+
+vs_ttsim   every shipped kernel (firmware/*/*.toml) and every Wormhole corpus set
+           (corpus/*.toml) that runs on both ttemu and Tenstorrent's ttsim (ttemu exits
+           0 and its ``--oracle`` comparison is bit-identical; sets ttsim refuses are listed
+           as skipped): ``ttemu run MANIFEST`` against ttsim running the same plan (the
+           oracle's child process, ``python -m ttemu.cmd.oracle.child``), both timed as
+           whole processes, in turn, ``--repeat`` pairs (default 3): one line per set with
+           the medians and the median of the pair ratios, then the median and maximum of
+           those ratios. Targets: median <= 2.0, each <= 3.0. ttsim is built with
+           ``shared/oracles/ttsim/build.sh`` (into $TTEMU_TTSIM_DIR, default
+           /tmp/ttemu-ttsim-oracle); when it cannot be built the benchmark says why and
+           is skipped.
 """
 
 from __future__ import annotations
@@ -159,6 +173,96 @@ def bench_sfpu_kernel(shared, repeat):
     return _kernel("sfpu_kernel", "sfpu_exp_64.toml", repeat)
 
 
+def _ttsim_lib(shared):
+    script = shared / "oracles" / "ttsim" / "build.sh"
+    if not script.exists():
+        return None, f"no ttsim sources ({script} is missing)"
+    out = os.environ.get("TTEMU_TTSIM_DIR", "/tmp/ttemu-ttsim-oracle")
+    p = subprocess.run(["bash", str(script), out], capture_output=True, text=True)
+    if p.returncode != 0:
+        return None, f"ttsim did not build: {p.stderr.strip()[-300:]}"
+    return p.stdout.split()[0], None
+
+
+def _oracle_plan(manifest, lib, plan_path):
+    """Run ``manifest`` in this process with ``--oracle lib`` (which also checks that it runs
+    the same on ttsim) and keep the plan handed to ttsim. -> None when it ran on both, else
+    the reason it did not."""
+    import contextlib
+    import io
+
+    sys.path.insert(0, str(ROOT))
+    from ttemu.cmd import oracle
+    from ttemu.cmd.cli import main as cli_main
+
+    real = oracle.run_ttsim
+
+    def keep(lib_path, plan, **kw):
+        with open(plan_path, "w") as f:
+            json.dump(plan.to_json(), f)
+        return real(lib_path, plan, **kw)
+
+    oracle.run_ttsim = keep
+    out, err = io.StringIO(), io.StringIO()
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            rc = cli_main(["run", str(manifest), "--oracle", lib, "--json", "--no-progress"])
+    finally:
+        oracle.run_ttsim = real
+    if rc != 0:
+        last = (err.getvalue().strip().splitlines() or ["?"])[-1]
+        return f"exit {rc}: {last}"
+    doc = json.loads(out.getvalue())
+    if not doc.get("oracle", {}).get("ok"):
+        return "not compared on ttsim"
+    return None
+
+
+def _median(xs):
+    xs = sorted(xs)
+    n = len(xs)
+    return xs[n // 2] if n % 2 else (xs[n // 2 - 1] + xs[n // 2]) / 2
+
+
+def bench_vs_ttsim(shared, repeat, manifests=None):
+    import tempfile
+
+    lib, why = _ttsim_lib(shared)
+    if lib is None:
+        return {"name": "vs_ttsim", "skipped": why}
+    if not manifests:
+        manifests = sorted(ROOT.glob("firmware/*/*.toml"))
+        manifests += sorted(p for p in ROOT.glob("corpus/*.toml") if "blackhole" not in p.name)
+    ratios, rows, skipped = [], [], {}
+    with tempfile.TemporaryDirectory(prefix="ttemu-vs-ttsim-") as tmp:
+        for m in map(pathlib.Path, manifests):
+            plan = os.path.join(tmp, m.stem + ".plan.json")
+            why = _oracle_plan(m, lib, plan)
+            if why is not None:
+                skipped[m.stem] = why
+                print(json.dumps({"name": "vs_ttsim", "set": m.stem, "skipped": why}))
+                continue
+            ttemu_cmd = [sys.executable, "-m", "ttemu", "run", str(m), "--no-progress"]
+            ttsim_cmd = [sys.executable, "-m", "ttemu.cmd.oracle.child", lib, plan, os.path.join(tmp, "out.json")]
+            pairs = []
+            for _ in range(max(repeat, 1)):
+                a, _ = timed(ttemu_cmd)
+                b, _ = timed(ttsim_cmd)
+                pairs.append((a, b))
+            ratio = _median([a / b for a, b in pairs])
+            ratios.append(ratio)
+            row = {"name": "vs_ttsim", "set": m.stem, "ttemu_seconds": round(_median([a for a, _ in pairs]), 3),
+                   "ttsim_seconds": round(_median([b for _, b in pairs]), 3), "ratio": round(ratio, 2)}
+            rows.append(row)
+            print(json.dumps(row))
+            sys.stdout.flush()
+    return {"name": "vs_ttsim", "sets": len(ratios), "skipped": sorted(skipped),
+            "median_ratio": round(_median(ratios), 2) if ratios else None,
+            "max_ratio": round(max(ratios), 2) if ratios else None,
+            "worst": max(rows, key=lambda r: r["ratio"])["set"] if rows else None,
+            "target": "median <= 2.0, each <= 3.0"}
+
+
 BENCHES = {"riscv": bench_riscv, "startup": bench_startup, "mvmul": bench_mvmul, "sfpu": bench_sfpu,
            "matmul_kernel": bench_matmul_kernel, "sfpu_kernel": bench_sfpu_kernel}
 
@@ -167,10 +271,16 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--shared", default=str(ROOT.parent / "shared"))
     ap.add_argument("--only", nargs="*", default=None)
-    ap.add_argument("--repeat", type=int, default=1)
+    ap.add_argument("--repeat", type=int, default=None, help="runs per figure (default 1; 3 with --vs-ttsim)")
+    ap.add_argument("--vs-ttsim", action="store_true", help="whole runs against ttsim (see vs_ttsim above)")
+    ap.add_argument("manifests", nargs="*", help="with --vs-ttsim: these sets only")
     args = ap.parse_args(argv)
     shared = pathlib.Path(args.shared)
     os.environ.setdefault("PYTHONPATH", str(ROOT))
+    if args.vs_ttsim:
+        print(json.dumps(bench_vs_ttsim(shared, args.repeat or 3, args.manifests)))
+        return 0
+    args.repeat = args.repeat or 1
     for name, fn in BENCHES.items():
         if args.only and name not in args.only:
             continue
