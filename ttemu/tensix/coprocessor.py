@@ -87,6 +87,7 @@ class Coprocessor:
         # word -> (spec, handler, args, kwargs, fence): each Tensix word decoded once and
         # bound to its handler (see dispatch_entry); the table is per coprocessor.
         self.dispatch = {}
+        self._params = {}  # opcode -> its handler's parameter names (see _params)
         self.prefer_after_release = None
         self.issuing = None  # the TensixThread whose instruction is executing (set by its pump)
         self.pcbufs = [deque(), deque(), deque()]  # PCBuf[i]: RISCV B -> RISCV T_i
@@ -139,7 +140,9 @@ class Coprocessor:
         if spec is not None:
             handler = None if spec.unit == "frontend" else self.handlers[spec.opcode]
             if handler is not None:
-                names = _params(handler)
+                names = self._params.get(spec.opcode, False)
+                if names is False:
+                    names = self._params[spec.opcode] = _params(handler)
                 if names is not None and sorted(names) == sorted(fields):
                     args = tuple(fields[n] for n in names)
                 else:
