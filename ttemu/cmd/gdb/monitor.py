@@ -16,7 +16,6 @@
 from __future__ import annotations
 
 from ...errors import TtemuError, UsageError
-from ...tensix.dump_dst import FORMATS
 
 HELP = __doc__.split("\n", 2)[2].rstrip() + "\n"
 
@@ -56,7 +55,7 @@ def _tensix(tile, args, core):
 
 
 def _dst(tile, args, core):
-    from ...tensix.dump_dst import dst_report
+    from ...tensix.dump_dst import FORMATS, dst_report
 
     rows, fmt = "all", "fp32"
     for a in args:
@@ -69,7 +68,7 @@ def _dst(tile, args, core):
 
 
 def _src(tile, args, core):
-    from ...tensix.dump_dst import src_report
+    from ...tensix.dump_dst import FORMATS, src_report
 
     fmt = args[0] if args else "fp32"
     if fmt not in FORMATS:
