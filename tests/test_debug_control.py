@@ -112,3 +112,27 @@ def test_a_block_that_stalls_as_the_turn_runs_out_is_counted_once():
     assert outcome == "halted" and steps == 107
     assert {n: c[2] for n, c in cores.items() if c[0] != "reset"} == {"brisc": 26, "trisc1": 40, "trisc2": 41}
     assert tensix["t1"]["core_riscv"] == 40 and tensix["t1"]["held_steps"] >= 0
+
+
+def test_a_watched_load_or_store_stops_once_before_the_access():
+    from ttemu import Tile
+
+    tile = Tile("wormhole_b0")
+    tile.load_elf("firmware/build/negate/brisc.elf")  # out[i] = in[i] ^ 0x80008000, 2048 words
+    tile.write(0x21000, bytes(range(256)) * 32)
+    tile.release(["brisc"])
+    seen = []
+
+    class Looker(DebugControl):
+        def stopped(self, stop):
+            if stop.reason == "watch":
+                pc = stop.hart.pc
+                seen.append((stop.watch.kind, pc, tile.read_u32(pc) & 0x7F, tile.read_u32(0x23004)))
+            self.resume()
+
+    tile.debug = Looker(tile)
+    tile.debug.watches += [Watch("write", 0x23004, 4), Watch("read", 0x21008, 4)]
+    assert tile.run(max_steps=100_000, until=[(0x20000, 1)]).outcome == "until"
+    # the lw of in[2] (opcode 0x03), then the sw of out[1] (0x23) before it wrote: one stop each
+    assert [(k, op, out) for k, _, op, out in seen] == [("write", 0x23, 0), ("read", 0x03, 0x07060504 ^ 0x80008000)]
+    assert tile.read_u32(0x23004) == 0x07060504 ^ 0x80008000

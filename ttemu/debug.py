@@ -111,7 +111,7 @@ class DebugControl:
         self.step_hart = None  # stop once this core retired one instruction
         self.interrupt = False
         self._snap: list = []
-        self._skip = None  # (hart, pc) of a load/store reported before its access
+        self._skip = {}  # core -> pc of its load/store reported before the access (not again)
 
     # -- what a debugger implements -------------------------------------------------
     def stopped(self, stop: Stop) -> None:
@@ -262,8 +262,8 @@ class DebugControl:
             self._stop(Stop(hart, "breakpoint"))
         elif self.interrupt:
             self._stop(Stop(hart, "interrupt", SIGINT))
-        skip = self._skip == (hart, pc)
-        self._skip = None
+        skip = self._skip.pop(hart.name, None) == pc
+        reported = False
         if self.watches and hart.pc == pc:
             w = self._changed()
             if w is not None:
@@ -274,7 +274,8 @@ class DebugControl:
                 for w in self.watches:
                     if _matches(w.kind, what) and w.hits(addr, width, hart.name):
                         self._stop(Stop(hart, "watch", watch=w, watch_addr=max(w.addr, addr)))
-                        self._skip = (hart, pc)  # the access has not happened: do not stop for it twice
+                        self._skip[hart.name] = pc  # the access has not happened: not twice if it stalls
+                        reported = True
                         break
         if hart.pc != pc:
             return MOVED, hart.pc, 0
@@ -288,8 +289,8 @@ class DebugControl:
         except TtemuError as e:
             self._fault(hart, e)
             raise
-        if skip and self.watches:
-            self.snapshot()
+        if (skip or reported) and self.watches:
+            self.snapshot()  # the change this reported access makes is not another stop
         if npc >= 0:
             if tracer:
                 tracer.riscv(mark, hart, pc)
