@@ -113,13 +113,14 @@ class TensixThread:
             if item is not None:
                 return item
 
-    def pump(self) -> bool:
+    def pump(self, limit: int | None = None) -> bool:
         """Move instructions through the gate into the backend until the gate holds
-        one or the input runs dry. Returns True if anything moved."""
+        one, the input runs dry or ``limit`` instructions issued. Returns True if
+        anything moved."""
         cop = self.cop
         table = cop.table
         moved = False
-        while True:
+        while limit is None or limit > 0:
             item = self.held
             if item is None:
                 item = self._next()
@@ -154,6 +155,9 @@ class TensixThread:
                 self.fpu_fence = self.issued  # STALLWAIT B8 (SFPU) + C7 (FPU busy)
             moved = True
             cop.after_issue()
+            if limit is not None:
+                limit -= 1
+        return moved
 
     def _hold(self, item, reason):
         if self.held is None:
