@@ -503,7 +503,9 @@ class Packers(Unit):
             v = v[:full]
             if not v.size:
                 return
-            datums, exps = packer_late(v, late_inter, out_fmt)
+            # A magnitude that rounds up to 128 is not defined by the pages; ttsim (and
+            # tt-metal's host converter) clamp it to 127, and tt-llk's pack kernels hit it.
+            datums, exps = packer_late(v, late_inter, out_fmt, bfp_overflow="saturate")
             self._emit(t, i, st.exp, exps.astype(np.uint8), out_fmt, acc, what, exp_stream=True)
         else:
             datums, _ = packer_late(v, late_inter, out_fmt)
