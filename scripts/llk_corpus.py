@@ -399,12 +399,12 @@ def catalogue():
         V(dc, "Float16_b", "Float16_b", shape=(64, 64), reference="a", ci=True),
         V(dc, "Float16", "Float16", shape=(64, 64), reference="a"),
         V(dc, "Float32", "Float32", True, shape=(64, 64), reference="a", to_dest=True),
-        V(dc, "Bfp8_b", "Float16_b", shape=(64, 64), reference="a"),
+        V(dc, "Bfp8_b", "Float16_b", shape=(64, 64), reference="a", ci=True),
         V(eb, "Float16_b", "Float16_b", label="elwadd", reference="a + b", ci=True,
           params=dict(ELTWISE_BINARY_OP="ckernel::EltwiseBinaryType::ELWADD")),
-        V(eb, "Float16", "Float16", label="elwsub", reference="a - b",
+        V(eb, "Float16", "Float16", label="elwsub", reference="a - b", ci=True,
           params=dict(ELTWISE_BINARY_OP="ckernel::EltwiseBinaryType::ELWSUB")),
-        V(eb, "Float16_b", "Float16_b", label="elwmul-HiFi4", reference="a * b",
+        V(eb, "Float16_b", "Float16_b", label="elwmul-HiFi4", reference="a * b", ci=True,
           params=dict(ELTWISE_BINARY_OP="ckernel::EltwiseBinaryType::ELWMUL", MATH_FIDELITY=fid("HiFi4"))),
         V(eb, "Float16_b", "Float16_b", label="elwmul-LoFi",
           params=dict(ELTWISE_BINARY_OP="ckernel::EltwiseBinaryType::ELWMUL")),
@@ -412,12 +412,12 @@ def catalogue():
             res_tiles=rt * ct, reference="a @ b", ref_shape=(32 * rt, 32 * ct), rtol=0.05, atol=0.1, ci=ci,
             params=dict(MATH_FIDELITY=fid(f), TILE_CNT=rt * ct, RT_DIM=rt, CT_DIM=ct, KT_DIM=kt))
           for i, o, acc, f, rt, kt, ct, ci in [("Float16_b", "Float16_b", False, "HiFi4", 1, 2, 1, True),
-                                               ("Float16", "Float16", False, "HiFi2", 1, 2, 1, False),
-                                               ("Float16_b", "Float32", True, "HiFi4", 2, 2, 2, False)]],
+                                               ("Float16", "Float16", False, "HiFi2", 1, 2, 1, True),
+                                               ("Float16_b", "Float32", True, "HiFi4", 2, 2, 2, True)]],
         *[V("reduce_test", i, o, False, shape=(256, 32), label=f"{dim}-{pool}", b_shape=(32, 32), b_generate="ones",
             ci=ci, params=dict(REDUCE_DIM=f"ckernel::ReduceDim::REDUCE_{dim}", POOL_TYPE=f"ckernel::PoolType::{pool}",
                                MATH_FIDELITY=fid("HiFi4")))
-          for i, o, dim, pool, ci in [("Float16_b", "Float16_b", "ROW", "SUM", False),
+          for i, o, dim, pool, ci in [("Float16_b", "Float16_b", "ROW", "SUM", True),
                                       ("Float16_b", "Float16_b", "COL", "MAX", True),
                                       ("Float16", "Float16", "SCALAR", "SUM", False),
                                       ("Bfp8_b", "Float16_b", "COL", "SUM", False)]],
@@ -437,7 +437,7 @@ def catalogue():
         *[V("pack_rows_test", i, o, shape=(32, 64), label=f"{n}rows", params=dict(NUM_ROWS_TO_PACK=n)) for i, o, n in
           [("Float16_b", "Float16_b", 8), ("Float16", "Float16", 16)]],
         *[V("unpack_A_test", i, o, shape=(32, 64), reference="a" if b == "NONE" else None, label=f"bcast{b}",
-            params=dict(BROADCAST_TYPE=f"ckernel::BroadcastType::{b}")) for i, o, b in
+            ci=b == "COL", params=dict(BROADCAST_TYPE=f"ckernel::BroadcastType::{b}")) for i, o, b in
           [("Float16_b", "Float16_b", "NONE"), ("Float16", "Float16", "NONE"), ("Float16_b", "Float16_b", "COL"),
            ("Float16_b", "Float16_b", "ROW"), ("Float16_b", "Float16_b", "SCALAR")]],
         *[V(k, i, o, acc, shape=(32, 64), label=f"{f}", b_shape=(64, 32), res_tiles=1,
@@ -450,7 +450,8 @@ def catalogue():
         *[V(k, i, o, acc, shape=(32, 64)) for k in ("matmul_pack_untilize_test", "fp32_dest_acc_release_order_test",
                                                     "unpack_canonical_baseline_check_test", "pack_dest_reinit_test")
           for i, o, acc in [("Float16_b", "Float16_b", False), ("Float16", "Float16", False)]],
-        *[V("unpack_a_bcast_eltwise_test", i, o, shape=(32, 64), label=f"reuse{n}", params=dict(SRCA_REUSE_COUNT=n))
+        *[V("unpack_a_bcast_eltwise_test", i, o, shape=(32, 64), label=f"reuse{n}", params=dict(SRCA_REUSE_COUNT=n),
+            ci=n == 4)
           for i, o, n in [("Float16_b", "Float16_b", 4), ("Float16", "Float16", 2)]],
     ]
 
