@@ -136,3 +136,12 @@ def test_a_watched_load_or_store_stops_once_before_the_access():
     # the lw of in[2] (opcode 0x03), then the sw of out[1] (0x23) before it wrote: one stop each
     assert [(k, op, out) for k, _, op, out in seen] == [("write", 0x23, 0), ("read", 0x03, 0x07060504 ^ 0x80008000)]
     assert tile.read_u32(0x23004) == 0x07060504 ^ 0x80008000
+
+
+def test_the_first_stop_comes_once_however_many_times_the_tile_runs():
+    """A manifest's 'when' writes run the tile in phases (tile.run more than once)."""
+    tile, _ = _tile(HANDSHAKE)
+    ctl = tile.debug = Stepper(tile, 0)
+    assert tile.run(until=[(0x20004, 5)]).outcome == "until"  # trisc1 is done (phase 1)
+    assert tile.run().outcome == "halted"
+    assert [s[0] for s in ctl.stops] == ["start"]

@@ -111,6 +111,7 @@ class DebugControl:
         self.step_hart = None  # stop once this core retired one instruction
         self.interrupt = False
         self._snap: list = []
+        self._begun = False
         self._skip = {}  # core -> pc of its load/store reported before the access (not again)
 
     # -- what a debugger implements -------------------------------------------------
@@ -148,8 +149,13 @@ class DebugControl:
 
     # -- the scheduler's entry points ---------------------------------------------------
     def begin(self) -> None:
-        """Before the first instruction of the run."""
-        self._stop(Stop(None, "start"))
+        """Before the first instruction (once: a manifest's phases run the tile more than once)."""
+        if not self._begun:
+            self._begun = True
+            self._stop(self.first_stop())
+
+    def first_stop(self) -> Stop:
+        return Stop(None, "start")
 
     def _stop(self, stop):
         self.stopped(stop)

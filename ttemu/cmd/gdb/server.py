@@ -139,7 +139,7 @@ class GdbServer(DebugControl):
         return h
 
     # -- run control hooks ---------------------------------------------------------------
-    def begin(self) -> None:
+    def first_stop(self) -> Stop:
         released = self.threads()
         first = None
         if self.first_core:
@@ -148,7 +148,7 @@ class GdbServer(DebugControl):
                 first = hart
             else:
                 self.first_of = hart
-        self._stop(Stop(first or (released[0] if released else None), "start"))
+        return Stop(first or (released[0] if released else None), "start")
 
     def turn(self, hart, budget, exact):
         if self.first_of is hart:
