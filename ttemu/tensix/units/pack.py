@@ -357,7 +357,8 @@ class Packers(Unit):
         else:
             n = cop.adcs.channel(which_adc, PACKERS, 1).X - adc.X + 1
             if n < 0:
-                raise UndefinedBehaviour(f"{what}: InputNumDatums = Channel[1].X - Channel[0].X + 1 is negative")
+                raise GuestFault(f"{what}: InputNumDatums = Channel[1].X - Channel[0].X + 1 is negative (it wraps "
+                                 "around 2**32: billions of datums)")
         from_dst = not (zero_write or flush)
         if from_dst and i == 0 and g(pc + "Source_interface_selection") == 1:
             raise Unimplemented(f"{what}: packer 0 reading from L1 (Source_interface_selection = 1) is not "
