@@ -25,6 +25,15 @@ class Diagnostics:
             raise UndefinedBehaviour(text + " (--strict: stopped here instead)")
         self._note(site, text, "undefined behaviour")
 
+    def again(self, site: str) -> bool:
+        """Count one more occurrence of a site already reported (cheap: callers skip
+        building its text). False if the site is new, or when strict."""
+        entry = self.sites.get(site)
+        if entry is None or self.strict:
+            return False
+        entry[1] += 1
+        return True
+
     def warn(self, text: str, site: str | None = None) -> None:
         """Something worth knowing that is not undefined (e.g. a write racing a MOP)."""
         self._note(site or text, text, "warning")

@@ -565,10 +565,12 @@ class Packers(Unit):
             if sign_bit is None:  # UINT8: never negative
                 return v
             return np.where((v >> sign_bit) & 1, U32(0), v).astype(U32)
-        if relu >= 2 and thr & 0x8000:
+        negative_thr = relu >= 2 and thr & 0x8000
+        if negative_thr:
             self.cop.undefined(f"PACR ReLU mode {relu} negative threshold",
-                               f"{what}: ReLU threshold 0x{thr:04x} is negative (ReLU.md: undefined); ttemu "
-                               "applies ReLUStage's formula with the negative threshold")
+                               f"{what}: ReLU threshold 0x{thr:04x} is negative (ReLU.md: undefined); ttemu does "
+                               "what ttsim does: the threshold is compared as an unsigned bit pattern, above "
+                               "every positive value (mode 2 writes zeros, mode 3 is plain ReLU)")
         if (inter.exponent_bits == 5) != fp16_thr:
             raise UndefinedBehaviour(f"{what}: IntermediateFormat code {inter_code} and the early conversion's "
                                      f"{inter.name} disagree on the exponent width")
@@ -583,12 +585,11 @@ class Packers(Unit):
             sign = (v >> 15) & 1
             mag = v & 0x7FFF
             le0 = (sign == 1) | (mag == 0)
-            if thr & 0x8000:  # negative threshold (undefined, reported above): x <= T
-                le_t = (sign == 1) & (mag >= (thr & 0x7FFF))
-                gt_t = ~le_t
-            else:
-                le_t = (sign == 1) | (mag <= thr)
-                gt_t = (sign == 0) & (mag > thr)
+            le_t = (sign == 1) | (mag <= thr)
+            gt_t = (sign == 0) & (mag > thr)
+        if negative_thr:  # every value is <= the threshold, none above it
+            le_t = np.ones(v.shape, dtype=bool)
+            gt_t = np.zeros(v.shape, dtype=bool)
         clamp = U32((thr << 16) & _float_mask(inter)) if inter.exponent_bits == 8 else U32(thr & _float_mask(inter))
         if relu == 1:
             return np.where(le0, U32(0), v).astype(U32)
