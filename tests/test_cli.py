@@ -181,6 +181,7 @@ def test_undefined_behaviour_warns_once_per_site_and_strict_exits_5(capsys, tmp_
     assert "warnings: 1 sites, 3 occurrences" in out
     site_lines = [ln for ln in out.splitlines() if "undefined behaviour: t0 SETC16" in ln]
     assert len(site_lines) == 1 and "(3 times)" in site_lines[0] and "discards the write" in site_lines[0]
+    assert "pushed by .ttinsn pc 0x00006000" in site_lines[0]  # where it happened first
     rc, out, err = run(capsys, "run", elf, "--json")
     doc = json.loads(out)
     assert rc == 0 and doc["warning_count"] == 1

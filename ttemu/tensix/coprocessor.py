@@ -90,7 +90,9 @@ class Coprocessor:
         if self.tile.diagnostics.again(site):  # a known site: counted, no disassembly needed
             return
         spec = self.table.decode(t.word)[0]
-        insn = f" {spec.mnemonic} ({self.table.disasm(t.word)})" if spec is not None else ""
+        origin = getattr(t, "origin", None)
+        pushed = f", pushed by {origin}" if origin else ""
+        insn = f" {spec.mnemonic} ({self.table.disasm(t.word)}{pushed})" if spec is not None else ""
         self.tile.undefined(site, f"t{t.index}{insn}: {text}")
 
     def attach(self, router):
