@@ -242,8 +242,15 @@ def test_bfp_blocks_span_pacrs_and_a_split_block_is_undefined():
         pacr(issue, Last=int(k == 31))
     assert np.array_equal(l1(tile, L1B, 16), e)
     assert np.array_equal(l1(tile, L1B + 16, 256), ((s << 7) | mag).astype(np.uint8))
+    # Last with half a block (8 datums of row 15): undefined; padded with zero datums
     ch0.set("X", 0)
     ch1.set("X", 7)
+    pacr(issue)
+    warned(tile, "PACR partial BFP block")
+    assert l1(tile, L1B, 1)[0] == e[15]  # zeros take no part in the shared exponent
+    want = np.r_[((s << 7) | mag)[240:248], np.zeros(8)].astype(np.uint8)
+    assert np.array_equal(l1(tile, L1B + 16, 16), want)
+    tile.diagnostics.strict = True
     with pytest.raises(UndefinedBehaviour, match="BFP block"):
         pacr(issue)
 

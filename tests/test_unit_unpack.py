@@ -667,10 +667,6 @@ def test_unpack_fifo_wrap():
 
 def test_undefined_conversions_and_l1_bounds():
     tile, issue = make()
-    setup(tile, in_fmt=FP32, out_fmt=FP16, out_base=128)
-    with pytest.raises(UndefinedBehaviour):
-        unpacr(issue)
-    tile, issue = make()
     setup(tile, in_fmt=BF16, out_fmt=FP16, out_base=128)
     with pytest.raises(UndefinedBehaviour):
         unpacr(issue)

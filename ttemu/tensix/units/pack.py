@@ -406,8 +406,7 @@ class Packers(Unit):
             self._pipeline(t, i, g, bank, what, n, from_dst, src_addr, in_code, out_fmt, acc)
         if last or flush:
             if st.pending is not None and st.pending.size:
-                raise UndefinedBehaviour(f"{what}: Last/Flush with {st.pending.size} datums of an incomplete "
-                                         "BFP block of 16")
+                self._flush_partial_block(t, i, st, acc, what)
             st.pending = st.pending_key = None
             for s in (st.exp, st.data):
                 if s.buf:
@@ -513,6 +512,20 @@ class Packers(Unit):
         else:
             datums, _ = packer_late(v, late_inter, out_fmt, bfp_overflow="saturate",
                                          undefined=self.cop.undefined)
+        self._emit(t, i, st.data, write_datums(datums, out_fmt), out_fmt, acc, what)
+
+    def _flush_partial_block(self, t, i, st, acc, what):
+        """Last/Flush with fewer than 16 datums of a BFP block: undefined (no page says how
+        a block is completed). Like the output buffers (OutputAddressGenerator.md: "padded
+        with zeroes"), ttemu pads the block with zero datums, which take no part in the
+        shared exponent, and writes it."""
+        late_inter, out_fmt = st.pending_key
+        self.cop.undefined("PACR partial BFP block",
+                           f"{what}: Last/Flush with {st.pending.size} datums of an incomplete BFP block of 16 "
+                           "(undefined); ttemu pads it with zero datums and writes it")
+        v = np.concatenate([st.pending, np.zeros(16 - st.pending.size, dtype=U32)])
+        datums, exps = packer_late(v, late_inter, out_fmt, bfp_overflow="saturate", undefined=self.cop.undefined)
+        self._emit(t, i, st.exp, exps.astype(np.uint8), out_fmt, acc, what, exp_stream=True)
         self._emit(t, i, st.data, write_datums(datums, out_fmt), out_fmt, acc, what)
 
     def _edge_mask(self, i, g, n, col):
