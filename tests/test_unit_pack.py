@@ -607,6 +607,31 @@ def test_data_dependent_undefined_conversions_warn():
     assert l1(tile, L1B, 1)[0] == 127 and l1(tile, L1B + 16, 2).tolist() == [127, 64]
 
 
+def test_fp16_denormal_widened_to_fp32_warns_and_follows_ttsim():
+    """FormatConversion.md: when the exponent widens, denormals are "mishandled"; ttemu
+    warns and writes what ttsim does: the mantissa widened without rebiasing (an FP32
+    denormal, which the page tells consumers to treat as zero)."""
+    tile, issue = make()
+    v = np.array([0x0001, 0x8200, 0x3C00, 0] * 64, dtype=np.uint32)
+    cop = setup(tile, in_fmt=FP16, out_fmt=FP32, raw=True)
+    cop.dst.bits[:16] = dst_fp16(v).reshape(16, 16)
+    pacr(issue)
+    warned(tile, "packer late FP16->FP32 denormal")
+    assert l1(tile, L1B, 16).view("<u4").tolist() == [0x2000, 0x80400000, 0x3F800000, 0]
+    tile.diagnostics.strict = True
+    with pytest.raises(UndefinedBehaviour, match="denormal"):
+        pacr(issue)
+
+
+def test_negative_input_datum_count_is_a_guest_fault():
+    tile, issue = make()
+    cop = setup(tile, in_fmt=BF16, out_fmt=BF16, raw=True)
+    cop.adcs.channel(0, 2, 0).set("X", 10)
+    cop.adcs.channel(0, 2, 1).set("X", 5)
+    with pytest.raises(GuestFault, match="negative"):
+        pacr(issue)
+
+
 def test_l1_accumulation_of_bfp_is_undefined():
     tile, issue = make()
     cop = setup(tile, in_fmt=BFP8, out_fmt=BFP8, exp_section=1)
