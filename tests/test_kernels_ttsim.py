@@ -64,6 +64,8 @@ TTSIM_REFUSES = {
                      "WormholeB0/TensixTile/TensixCoprocessor/DOTPV.md"),
     "shiftxa": ("ERROR: UnsupportedFunctionality: tensix_decode_shiftxa",
                 "WormholeB0/TensixTile/TensixCoprocessor/SHIFTXA.md"),
+    "shiftxb": ("ERROR: UnsupportedFunctionality: tensix_decode_shiftxb",
+                "WormholeB0/TensixTile/TensixCoprocessor/SHIFTXB.md"),
     "scalar_loadind": ("ERROR: UnsupportedFunctionality: tensix_decode_loadind",
                        "WormholeB0/TensixTile/TensixCoprocessor/LOADIND.md, STOREIND.md"),
     "sfpu_loadmacro": ("ERROR: UnsupportedFunctionality: tensix_sfploadmacro: explicitly out of scope: "

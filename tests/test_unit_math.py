@@ -535,3 +535,42 @@ def test_mvmul_hot_path_speed():
         unit.MVMUL(t, clear_dvalid=0, instr_mod19=0, addr_mode=0, dst=(i * 8) & 0x3F8)
     per = (time.perf_counter() - t0) / n
     assert per < 1e-3, f"{per * 1e6:.0f} us per MVMUL"
+
+
+@pytest.mark.parametrize("style", ["BF16", "FP16", "TF32"])
+def test_phase_tables_equal_the_fidelity_functions(style):
+    """The per-style lookup tables MVMUL / ELWMUL read (built as sign x mantissa part x
+    power of two) hold exactly what SrcAFidelityBits / SrcBFidelityBits give for every
+    19-bit Src pattern, bit for bit (-0.0 included)."""
+    from ttemu.tensix.units import math as M
+
+    allbits = np.arange(1 << 19, dtype=np.uint32)
+    for part in (0, 1):
+        for operand, ref in (("A", M._srca_phase(allbits, style, part)),
+                             ("B", M._srcb_phase(allbits, style, part << 1))):
+            table = M._build_phase_table(style, operand, part)
+            assert (table.view(np.uint64) == ref.view(np.uint64)).all(), (operand, part)
+
+
+def test_dst_tables_equal_the_number_functions():
+    """The Dst tables the Matrix Unit accumulates through give exactly what the number
+    functions give: BF16 Dst16 read (_decode_f32 of the unshuffled bits), BF16 rounding
+    and write (_encode to BF16, shuffled) on random, tie and edge values, and the FP32
+    Dst32 read from its two halves (exponent 0 and 255 included)."""
+    from ttemu.tensix.units import math as M
+
+    rng = np.random.default_rng(7)
+    dec, enc = M._dst16_bf16_tables()
+    d = np.arange(1 << 16, dtype=np.uint16)
+    assert (dec.view(np.uint64) == M._decode_f32(M._UNSHUF_BF16[d]).view(np.uint64)).all()
+    v = np.concatenate([
+        rng.standard_normal(50000) * 2.0 ** rng.integers(-140, 140, 50000),
+        np.ldexp(rng.integers(0, 1 << 9, 20000).astype(np.float64) + 0.5, rng.integers(-140, 135, 20000)),
+        [0.0, -0.0, 2.0 ** 128, -2.0 ** 128, 2.0 ** -126, -(2.0 ** -127), (2 - 2 ** -8) * 2 ** 127,
+         (2 - 2 ** -9) * 2 ** 127, (2 - 2 ** -9) * 2 ** -127]])
+    assert (enc[M._round_index_bf16(v)] == M._SHUF_BF16[M._encode(v, M._BF16)]).all()
+    hi, lo = M._dst32_tables()
+    h = np.concatenate([d, rng.integers(0, 1 << 16, 50000).astype(np.uint16)])
+    low = rng.integers(0, 1 << 16, h.size).astype(np.uint16)
+    ref = M._decode(M._UNSHUF_BF16[h] | low, M._F32)
+    assert ((hi[h] + low * lo[h]).view(np.uint64) == ref.view(np.uint64)).all()

@@ -13,11 +13,12 @@ from __future__ import annotations
 import os
 import tomllib
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-import numpy as np
-
-from .. import tiles
 from ..errors import BadInput, UsageError
+
+if TYPE_CHECKING:
+    import numpy as np
 
 CORES = ("brisc", "trisc0", "trisc1", "trisc2", "ncrisc")
 TOP_KEYS = {"name", "description", "arch", "release", "max_steps", "idle_steps", "seed", "cores", "input",
@@ -93,6 +94,8 @@ def _shape(v, path, what):
 
 
 def _format_and_addr(spec, path, what):
+    from .. import tiles
+
     """The tile format (checked) and L1 address (number or symbol) of an input/expect."""
     fmt = spec.get("format")
     if fmt is None:
@@ -103,6 +106,8 @@ def _format_and_addr(spec, path, what):
 
 def generate(spec, shape, seed):
     """Generate input numbers (float64) from a manifest input spec."""
+    import numpy as np
+
     kind = spec.get("generate", "uniform")
     rng = np.random.default_rng(seed)
     lo, hi = spec.get("range", [-1.0, 1.0])
@@ -167,6 +172,10 @@ def load(path: str, seed_override: int | None = None) -> Manifest:
     m.dumps = list(doc.get("dump", []))
 
     named = {}
+    if doc.get("input") or doc.get("expect"):  # numpy only for manifests with numbers
+        import numpy as np
+
+        from .. import tiles
     for k, spec in enumerate(doc.get("input", [])):
         what = f"input[{k}]"
         name = spec.get("name", f"in{k}")
@@ -235,6 +244,8 @@ def _tolerance(fmt, spec):
 def evaluate(expr, named, path, what):
     """A numpy expression over the inputs (by name): the reference comes from numpy,
     not from ttemu."""
+    import numpy as np
+
     env = {"np": np, **named}
     try:
         # a manifest is the user's own file (like a Makefile): full Python is allowed
@@ -245,6 +256,10 @@ def evaluate(expr, named, path, what):
 
 def load_expected(path, fmt, shape=None):
     """A .npy array of numbers, or raw L1 bytes in ``fmt`` (shape needed, default 32x32)."""
+    import numpy as np
+
+    from .. import tiles
+
     try:
         if path.endswith(".npy"):
             arr = np.load(path).astype(np.float64)

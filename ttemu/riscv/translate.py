@@ -26,6 +26,8 @@ behaviour: misaligned accesses, ``ecall``, illegal instructions (README.md lists
 
 from __future__ import annotations
 
+from .codecache import CodeCache
+
 M32 = 0xFFFFFFFF
 EXIT_HALT = -1  # parked in jal x0, 0
 EXIT_STALL = -2  # an access was not ready; retry at exit_pc
@@ -95,6 +97,7 @@ class Translator:
         self.can_push = can_push
         self.on_translate = on_translate  # callback(start_pc, [pcs]) for code tracking
         self.argnames = tuple(sorted(env))
+        self.code_cache = CodeCache()  # compiled blocks kept on disk between runs
 
     # -- decoding -----------------------------------------------------------------
     def decode(self, pc, word, k, count):
@@ -335,7 +338,7 @@ class Translator:
         else:
             src += ["    " + line for line in body]
         ns = dict(self.env)
-        code = compile("\n".join(src) + "\n", f"<block 0x{start:08x}>", "exec")
+        code = self.code_cache.compile("\n".join(src) + "\n", f"<block 0x{start:08x}>")
         exec(code, ns)
         if self.on_translate is not None:
             self.on_translate(start, pcs)

@@ -35,6 +35,20 @@ from .units.unpack import Unpackers
 PUSH_REGIONS = ("tensix_inst", "tensix_inst1", "tensix_inst2")
 
 
+def _params(handler):
+    """The parameter names of a bound unit method after the thread, when all are plain
+    positional-or-keyword parameters without defaults; else None."""
+    import inspect
+
+    try:
+        params = list(inspect.signature(handler, follow_wrapped=False).parameters.values())[1:]
+    except (TypeError, ValueError):
+        return None
+    if any(p.kind is not p.POSITIONAL_OR_KEYWORD or p.default is not p.empty for p in params):
+        return None
+    return [p.name for p in params]
+
+
 class Coprocessor:
     def __init__(self, tile):
         self.tile = tile
@@ -70,6 +84,10 @@ class Coprocessor:
         for spec in self.table:
             self.handlers[spec.opcode] = impl.get(spec.mnemonic)
         self.implemented = frozenset(m for m in impl if m in self.table.by_mnemonic)
+        # word -> (spec, handler, args, kwargs, fence): each Tensix word decoded once and
+        # bound to its handler (see dispatch_entry); the table is per coprocessor.
+        self.dispatch = {}
+        self._params = {}  # opcode -> its handler's parameter names (see _params)
         self.prefer_after_release = None
         self.issuing = None  # the TensixThread whose instruction is executing (set by its pump)
         self.pcbufs = [deque(), deque(), deque()]  # PCBuf[i]: RISCV B -> RISCV T_i
@@ -126,6 +144,34 @@ class Coprocessor:
         self.tile.activity[0] = 1
         self.kick()
         return True
+
+    def dispatch_entry(self, word):
+        """Decode ``word`` once for the frontend: ``(spec, handler, args, kwargs, fence)``.
+        ``spec`` is None for an unknown opcode; ``handler`` None when no unit implements
+        the instruction (or it is a frontend instruction, which never reaches a unit);
+        the handler is called ``handler(thread, *args)``, or ``handler(thread, **kwargs)``
+        when its parameters are not exactly the instruction's fields; ``fence`` marks a
+        STALLWAIT with block bit B8 (SFPU) and condition C7 (FPU busy)."""
+        spec, fields = self.table.decode(word)
+        handler = args = kwargs = None
+        fence = False
+        if spec is not None:
+            handler = None if spec.unit == "frontend" else self.handlers[spec.opcode]
+            if handler is not None:
+                names = self._params.get(spec.opcode, False)
+                if names is False:
+                    names = self._params[spec.opcode] = _params(handler)
+                if names is not None and sorted(names) == sorted(fields):
+                    args = tuple(fields[n] for n in names)
+                else:
+                    kwargs = dict(fields)
+            if spec.mnemonic == "STALLWAIT":
+                fence = bool((fields["stall_res"] >> 8) & (fields["wait_res"] >> 7) & 1)
+        entry = (spec, handler, args, kwargs, fence)
+        if len(self.dispatch) >= 1 << 16:
+            self.dispatch.clear()
+        self.dispatch[word] = entry
+        return entry
 
     # -- running ---------------------------------------------------------------------------
     def kick(self) -> bool:

@@ -59,6 +59,7 @@ PENDING_BLACKHOLE = frozenset({
 })
 
 U32 = np.uint32
+_MASK19 = U32(0x7FFFF)
 MATH = "math"
 UNPACK = "unpack"
 
@@ -151,13 +152,29 @@ def _phase_table(style, operand, part):
     key = (style, operand, part)
     t = _TABLES.get(key)
     if t is None:
-        allbits = np.arange(1 << 19, dtype=np.uint32)
-        if operand == "A":
-            t = _srca_phase(allbits, style, part)
-        else:
-            t = _srcb_phase(allbits, style, part << 1)
-        _TABLES[key] = t
+        t = _TABLES[key] = _build_phase_table(style, operand, part)
     return t
+
+
+def _build_phase_table(style, operand, part):
+    """The table of :func:`_phase_table`, built as sign x mantissa part x 2**exponent
+    (the bit pattern is sign[18] man[17:8] exp[7:0]): the same values as
+    ``_srca_phase`` / ``_srcb_phase`` on all 2**19 patterns, every product exact."""
+    man = np.arange(1024, dtype=np.int64)
+    if style == BF16:
+        man = man & 0x3F8
+    if operand == "A":
+        m, k = (((man >> 1) & 0x1F), 9) if part & 1 else (((man >> 6) | 0x10), 4)
+    else:
+        m, k = ((man & 0xF), 10) if part & 1 else (((man >> 4) | 0x40), 6)
+    exp = np.arange(256, dtype=np.int64)
+    if style == FP16:
+        exp, bias = exp & 0x1F, 15
+    else:
+        bias = 127
+    scale = np.where(exp == 0, 0.0, np.ldexp(1.0, exp - bias - k))
+    sign = np.array([1.0, -1.0])
+    return (sign[:, None, None] * m.astype(np.float64)[None, :, None] * scale[None, None, :]).reshape(-1)
 
 
 def _src_int8(x, mask=0x7FFFF):
@@ -231,6 +248,52 @@ _UNSHUF_BF16 = (L.dst16_to_bf16(np.arange(1 << 16, dtype=U32)) << U32(16)).astyp
 _SHUF_BF16 = L.dst16_from_bf16(np.arange(1 << 16, dtype=U32)).astype(np.uint16)
 
 
+_DST_TABLES: dict = {}
+
+
+def _dst16_bf16_tables():
+    """(decode, encode) for BF16 Dst16 rows, built on first use: ``decode[d]`` is
+    ``_decode_f32(_UNSHUF_BF16[d])`` for every Dst16 value d (float64[2**16]);
+    ``encode[_round_index_bf16(v)]`` is ``_SHUF_BF16[_encode(v, _BF16)]`` for every
+    float64 v the Matrix Unit produces (uint16[2**19]; tests/test_unit_math.py checks
+    both against the functions)."""
+    t = _DST_TABLES.get("bf16")
+    if t is None:
+        dec = _decode(_UNSHUF_BF16, _F32)
+        r = np.arange(1 << 19, dtype=np.int64)  # sign | exp11 | man7, rounded
+        ef = ((r >> 7) & 0x7FF) - 1023 + 127
+        man = np.where(ef >= 255, 0, r & 0x7F)
+        ef = np.minimum(ef, 255)
+        out = ((r >> 18) << 15) | (ef << 7) | man
+        enc = _SHUF_BF16[np.where(ef <= 0, 0, out)]
+        t = _DST_TABLES["bf16"] = (dec, enc)
+    return t
+
+
+def _round_index_bf16(v):
+    """float64 -> its sign, 11-bit exponent and 7-bit mantissa rounded to nearest even
+    from the float64 bits (19 bits: the index of ``_dst16_bf16_tables()[1]``). Finite
+    values only (Matrix Unit sums are)."""
+    b = np.ascontiguousarray(v, dtype=np.float64).view(np.uint64)
+    return (b + ((b >> np.uint64(45)) & np.uint64(1)) + np.uint64((1 << 44) - 1)) >> np.uint64(45)
+
+
+def _dst32_tables():
+    """(hi, lo) float64[2**16] tables: for a Dst32 FP32 row held as DstBits high half h
+    and low half l, ``hi[h] + l * lo[h]`` is ``_decode_f32`` of its IEEE bits (sign,
+    exponent and high mantissa bits from h; exponent 0 reads as zero, 255 as a number)."""
+    t = _DST_TABLES.get("f32")
+    if t is None:
+        ieee_hi = _UNSHUF_BF16  # IEEE bits of (h << 16)
+        hi = _decode(ieee_hi, _F32)
+        e = (ieee_hi >> U32(23)) & U32(0xFF)
+        neg = (ieee_hi >> U32(31)) == 1
+        lo = np.where(e == 0, 0.0, np.ldexp(1.0, e.astype(np.int64) - 150))
+        lo = np.where(neg, -lo, lo)
+        t = _DST_TABLES["f32"] = (hi, lo)
+    return t
+
+
 # ---------------------------------------------------------------------------------------
 # The unit
 # ---------------------------------------------------------------------------------------
@@ -245,6 +308,7 @@ class MatrixUnit(Unit):
         self._tf = {n: cfg.thread_fields[n] for n in _TCFG}
         # ZEROACC "undefined" marks, per DstBits row (see the module docstring).
         self.undefined = np.zeros(1024, dtype=bool)
+        self._marks = False  # False: no row is marked (undefined.any() is known False)
         # SHIFTXA.md HardwareBug(): the last (starting) SrcA row address computed.
         self.last_srca_row = 0
         # Recent Dst writes (thread, its issue count before the instruction, kind "16" /
@@ -252,6 +316,25 @@ class MatrixUnit(Unit):
         # SFPLOAD.md's "three unrelated instructions" rule, which the Vector Unit checks
         # (ttemu/tensix/units/sfpu/hazards.py). Only the latest writes are kept.
         self.dst_log = []
+        # Per thread: (config versions, bank, SrcAStyle, UseDst32b, Dst row base,
+        # fidelity phase base), see _view.
+        self._views = [None, None, None]
+
+    def _view(self, ti, mnemonic):
+        """``(bank, style, use32, dst_base, fid_base)`` of thread ``ti``: its Config bank,
+        ``_styles``, DEST_TARGET_REG_CFG_MATH_Offset + DEST_REGW_BASE_Base and
+        FIDELITY_BASE_Phase, recomputed only after a Config or ThreadConfig write."""
+        cfg = self.cop.config
+        v = self._views[ti]
+        if v is not None and v[0] == cfg.version and v[1] == cfg.thread_version:
+            return v[2]
+        bank = self._tc(ti, "CFG_STATE_ID_StateID")
+        style, use32 = self._styles(ti, bank, mnemonic)
+        out = (bank, style, use32,
+               self._tc(ti, "DEST_TARGET_REG_CFG_MATH_Offset") + self._c(bank, "DEST_REGW_BASE_Base"),
+               self._tc(ti, "FIDELITY_BASE_Phase"))
+        self._views[ti] = (cfg.version, cfg.thread_version, out)
+        return out
 
     def _log_dst_write(self, kind, row, n):
         t = self.cop.issuing
@@ -343,15 +426,19 @@ class MatrixUnit(Unit):
     # Every write goes through _forget16 / _forget32, which also log it (dst_log).
     def _forget16(self, row, n):
         self._log_dst_write("16", row, n)
-        if self.undefined.any():
+        if self._marks and self._any_marked():
             self.undefined[np.arange(row, row + n) & 0x3FF] = False
 
     def _forget32(self, row, n):
         self._log_dst_write("32", row, n)
-        if self.undefined.any():
+        if self._marks and self._any_marked():
             adj = adj_rows(np.arange(row, row + n))
             self.undefined[adj] = False
             self.undefined[adj + 8] = False
+
+    def _any_marked(self):
+        self._marks = bool(self.undefined.any())
+        return self._marks
 
     def _read16(self, row, n):
         if row + n <= 1024 and not self.cop.dst.aliased16:
@@ -423,16 +510,24 @@ class MatrixUnit(Unit):
         if step == 1:
             if use32:
                 if add_dst:
-                    result = result + _decode_f32(self._read_ieee32(rows_start, nrows))
+                    if (rows_start & 7) + nrows <= 8:  # _decode_f32(self._read_ieee32(...)), by table
+                        a = ((rows_start & 0x1F8) << 1) | (rows_start & 0x207)
+                        bits = self.cop.dst.bits
+                        hi, lo = _dst32_tables()
+                        h = bits[a:a + nrows]
+                        result = result + (hi[h] + bits[a + 8:a + 8 + nrows] * lo[h])
+                    else:
+                        result = result + _decode_f32(self._read_ieee32(rows_start, nrows))
                 self._write_ieee32(rows_start, _encode(result, _F32))
             elif style == FP16:
                 if add_dst:
                     result = result + _decode(L.dst16_to_fp16(self._read16(rows_start, nrows)), _F16)
                 self._write16(rows_start, L.dst16_from_fp16(_encode(result, _F16)))
             else:
-                if add_dst:
-                    result = result + _decode_f32(_UNSHUF_BF16[self._read16(rows_start, nrows)])
-                self._write16(rows_start, _SHUF_BF16[_encode(result, _BF16)])
+                dec, enc = _dst16_bf16_tables()
+                if add_dst:  # _decode_f32(_UNSHUF_BF16[...]), by table
+                    result = result + dec[self._read16(rows_start, nrows)]
+                self._write16(rows_start, enc[_round_index_bf16(result)])  # _SHUF_BF16[_encode(result, _BF16)]
             return
         for k in range(nrows):  # broadcast rows (MVMUL BroadcastSrcBRow): 4 separate rows
             self._accumulate(rows_start + step * k, 1, 1, result[k:k + 1], style, use32, add_dst)
@@ -458,24 +553,23 @@ class MatrixUnit(Unit):
             return w
         cop = self.cop
         ti = t.index
-        bank = self._tc(ti, "CFG_STATE_ID_StateID")
-        style, use32 = self._styles(ti, bank, mnemonic)
-        rwc = cop.rwcs[ti]
+        _, style, use32, dst_base, fid_base = self._view(ti, mnemonic)
+        rwc = cop.rwcs.rwc[ti]
         srca_row = rwc.SrcA & 0x38
         srcb_row = rwc.SrcB & (0x3F if broadcast else 0x38)
         nrows = 7 if broadcast else num_rows
-        dst_row = self._dst_row(ti, bank, dst) & (0x400 - nrows)
-        phase = self._phase(ti)
+        dst_row = (dst + dst_base + rwc.Dst) & (0x400 - nrows)  # _dst_row
+        phase = (rwc.FidelityPhase + fid_base) & 3  # _phase
         if srca_row + 16 > 64:
             cop.undefined(f"{mnemonic} SrcA rows past 63",
                           f"SrcA rows {srca_row}..{srca_row + 15} run past row 63 (RWC SrcA = {rwc.SrcA}; "
                           f"{mnemonic}.md indexes SrcA[SrcARow + i] out of bounds); ttemu wraps the row "
                           "index to the 64-row bank")
-            a = cop.src.math_view("A")[(srca_row + np.arange(16)) & 63] & U32(0x7FFFF)
+            a = cop.src.math_view("A")[(srca_row + np.arange(16)) & 63] & _MASK19
         else:
-            a = cop.src.math_view("A")[srca_row:srca_row + 16] & U32(0x7FFFF)
+            a = cop.src.math_view("A")[srca_row:srca_row + 16] & _MASK19
         b_rows = 1 if broadcast else min(nrows, 8)
-        b = cop.src.math_view("B")[srcb_row:srcb_row + b_rows] & U32(0x7FFFF)
+        b = cop.src.math_view("B")[srcb_row:srcb_row + b_rows] & _MASK19
         self.last_srca_row = srca_row
         if style == INT8:
             ai = _src_int8(a, 0x41FFF if phase & 1 else 0x4E0FF)
@@ -545,10 +639,10 @@ class MatrixUnit(Unit):
             return w
         cop = self.cop
         ti = t.index
-        bank = self._tc(ti, "CFG_STATE_ID_StateID")
-        style, use32 = self._styles(ti, bank, mnemonic)
-        dst_row = self._dst_row(ti, bank, dst) & 0x3F8
-        phase = self._phase(ti)
+        _, style, use32, dst_base, fid_base = self._view(ti, mnemonic)
+        rwc = cop.rwcs.rwc[ti]
+        dst_row = (dst + dst_base + rwc.Dst) & 0x3F8  # _dst_row
+        phase = (rwc.FidelityPhase + fid_base) & 3  # _phase
         a, b = self._elw_operands(ti, instr_mod19)
         if style == INT8:
             if kind == "mul":
@@ -992,6 +1086,7 @@ class MatrixUnit(Unit):
         elif rows is not None:
             cop.dst.bits[rows] = 0
             self.undefined[rows] = True
+            self._marks = True
             self._log_dst_write("rows", rows, len(rows))
         if mode in (0, 1):
             cop.rwcs.apply_addr_mod(ti, AddrMode)

@@ -73,7 +73,7 @@ class MacroOps:
     def issue(self, t, mnemonic: str, fields) -> None:
         ins = Insn(mnemonic, {k: v for k, v in fields.items() if k not in ("self", "t")}, t.index)
         word = getattr(t, "word", None)
-        if isinstance(word, int) and word >> 24 == self.cop.table.spec(mnemonic).opcode:
+        if isinstance(word, int) and word >> 24 == self.cop.table.by_mnemonic[mnemonic].opcode:
             ins.word = word
         stalled = self.swap_stall and mnemonic != "SFPNOP"
         cycle = self.hz_cycle(t, stalled)  # hazards.py: the cycle this instruction runs in
