@@ -428,11 +428,11 @@ def catalogue():
             params=dict(MATH_TRANSPOSE_FACES=True))
           for i, o, acc, td, ci in [("Float16_b", "Float16_b", False, False, True), ("Float16", "Float16", False, False, False),
                                     ("Float32", "Float32", True, True, False)]],
-        *[V("unpack_tilize_test", i, o, shape=(32, 64), ci=ci) for i, o, ci in
+        *[V("unpack_tilize_test", i, o, shape=(32, 64), ci=ci, reference=TILIZE) for i, o, ci in
           [("Float16_b", "Float16_b", True), ("Float16", "Float16", False), ("Float32", "Float16_b", False)]],
         *[V("unpack_tilize_sweep_test", i, o, shape=(64, 64)) for i, o in
           [("Float16_b", "Float16_b"), ("Float16", "Float16")]],
-        *[V("pack_untilize_test", i, o, shape=(32, 64), ci=ci) for i, o, ci in
+        *[V("pack_untilize_test", i, o, shape=(32, 64), ci=ci, reference=UNTILIZE) for i, o, ci in
           [("Float16_b", "Float16_b", True), ("Float16", "Float16", False), ("Float16_b", "Float32", False)]],
         *[V("pack_test", i, o, acc, shape=(32, 64), reference="a", ci=ci) for i, o, acc, ci in
           [("Float16_b", "Float16_b", False, False), ("Float16", "Float16", False, False),
@@ -463,6 +463,10 @@ def catalogue():
     ]
 
 
+#: The manifest stores ``a`` tile by tile (faces in order); a tilize kernel reads those
+#: bytes as a row-major matrix, an untilize kernel writes ``a`` row-major (32 x 64 here)
+TILIZE = "a.reshape(1, 2, 16, 2, 2, 16).transpose(0, 3, 1, 4, 2, 5).reshape(32, 64)"
+UNTILIZE = "a.reshape(1, 2, 2, 2, 16, 16).transpose(0, 2, 4, 1, 3, 5).reshape(32, 64)"
 #: per-tile transpose of a one-tile-high matrix
 TRANSPOSE = "a.reshape(32, -1, 32).transpose(2, 1, 0).reshape(32, -1)"
 
