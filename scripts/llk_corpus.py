@@ -5,6 +5,7 @@ compiler and compare ttemu with ttsim (and a numpy golden) on each.
     python scripts/llk_corpus.py                      # every variant, table on stdout
     python scripts/llk_corpus.py -k matmul_test       # kernels whose name contains a word
     python scripts/llk_corpus.py --ci                 # the variants CI runs
+    python scripts/llk_corpus.py --slow               # also the ones that take minutes
     python scripts/llk_corpus.py --markdown           # the table as Markdown (README)
     python scripts/llk_corpus.py --keep DIR           # build and manifests under DIR
 
@@ -265,8 +266,12 @@ class Variant:
     a_range: tuple = (-1.0, 1.0)
     b_range: tuple = (-1.0, 1.0)
     b_generate: str = "uniform"
+    b_values: list | None = None  # explicit B (row-major numbers) instead of b_generate
     atol: float | None = None
     rtol: float | None = None
+    slow: bool = False  # minutes, not seconds: only with --slow
+    self_check: bool = False  # no golden: the kernel checks itself with LLK_ASSERT (ebreak)
+    iterations: int = 1  # L1_to_L1_iterations: one FormatConfig per fused L1-to-L1 run
     ci: bool = False
     max_steps: int = 30_000_000
 
@@ -320,8 +325,11 @@ class Variant:
         lines = [f"{t} {n};" for t, n, _ in fields]
         fmt = "@III"
         values = [v for _, _, v in fields]
-        lines.append("FormatConfig formats;")
-        fmt += "I" * 13
+        n = self.iterations
+        lines.append("FormatConfig formats;" if n == 1 else f"FormatConfig formats[{n}];")
+        fmt += "I" * 13 * n
+        # data_formats(): the runs before the last convert input -> input, the last input -> output
+        values += infer_formats(self.inp, self.inp, self.dest_acc(), self.to_dest, self.inp_b).words() * (n - 1)
         values += self.formats().words()
         for op in ("a", "b", "res"):
             lines.append(f"Operand buffer_{'Res' if op == 'res' else op.upper()};")
@@ -409,7 +417,7 @@ def catalogue():
           params=dict(ELTWISE_BINARY_OP="ckernel::EltwiseBinaryType::ELWSUB")),
         V(eb, "Float16_b", "Float16_b", label="elwmul-HiFi4", reference="a * b", ci=True,
           params=dict(ELTWISE_BINARY_OP="ckernel::EltwiseBinaryType::ELWMUL", MATH_FIDELITY=fid("HiFi4"))),
-        V(eb, "Float16_b", "Float16_b", label="elwmul-LoFi",
+        V(eb, "Float16_b", "Float16_b", label="elwmul-LoFi", reference=ELWMUL_LOFI_BF16,
           params=dict(ELTWISE_BINARY_OP="ckernel::EltwiseBinaryType::ELWMUL")),
         *[V(mm, i, o, acc, shape=(32 * rt, 32 * kt), label=f"{f}-{rt}x{kt}x{ct}", b_shape=(32 * kt, 32 * ct),
             res_tiles=rt * ct, reference="a @ b", ref_shape=(32 * rt, 32 * ct), rtol=0.05, atol=0.1, ci=ci,
@@ -418,12 +426,12 @@ def catalogue():
                                                ("Float16", "Float16", False, "HiFi2", 1, 2, 1, True),
                                                ("Float16_b", "Float32", True, "HiFi4", 2, 2, 2, True)]],
         *[V("reduce_test", i, o, False, shape=(256, 32), label=f"{dim}-{pool}", b_shape=(32, 32), b_generate="ones",
-            ci=ci, params=dict(REDUCE_DIM=f"ckernel::ReduceDim::REDUCE_{dim}", POOL_TYPE=f"ckernel::PoolType::{pool}",
+            ci=ci, reference=reduce_ref(dim, pool, 8), atol=tol[0], rtol=tol[1], params=dict(REDUCE_DIM=f"ckernel::ReduceDim::REDUCE_{dim}", POOL_TYPE=f"ckernel::PoolType::{pool}",
                                MATH_FIDELITY=fid("HiFi4")))
-          for i, o, dim, pool, ci in [("Float16_b", "Float16_b", "ROW", "SUM", True),
-                                      ("Float16_b", "Float16_b", "COL", "MAX", True),
-                                      ("Float16", "Float16", "SCALAR", "SUM", False),
-                                      ("Bfp8_b", "Float16_b", "COL", "SUM", False)]],
+          for i, o, dim, pool, ci, tol in [("Float16_b", "Float16_b", "ROW", "SUM", True, SUM32_BF16),
+                                           ("Float16_b", "Float16_b", "COL", "MAX", True, (0, 0)),
+                                           ("Float16", "Float16", "SCALAR", "SUM", False, (0.1, 0.01)),
+                                           ("Bfp8_b", "Float16_b", "COL", "SUM", False, SUM32_BF16)]],
         *[V("transpose_dest_test", i, o, acc, shape=(32, 64), reference=TRANSPOSE, ci=ci, to_dest=td,
             params=dict(MATH_TRANSPOSE_FACES=True))
           for i, o, acc, td, ci in [("Float16_b", "Float16_b", False, False, True), ("Float16", "Float16", False, False, False),
@@ -437,36 +445,142 @@ def catalogue():
         *[V("pack_test", i, o, acc, shape=(32, 64), reference="a", ci=ci) for i, o, acc, ci in
           [("Float16_b", "Float16_b", False, False), ("Float16", "Float16", False, False),
            ("Float16_b", "Bfp8_b", False, True), ("Float32", "Float16_b", True, False)]],
-        *[V("pack_rows_test", i, o, shape=(32, 64), label=f"{n}rows", params=dict(NUM_ROWS_TO_PACK=n)) for i, o, n in
-          [("Float16_b", "Float16_b", 8), ("Float16", "Float16", 16)]],
-        *[V("unpack_A_test", i, o, shape=(32, 64), reference="a" if b == "NONE" else None, label=f"bcast{b}",
-            ci=b == "COL", params=dict(BROADCAST_TYPE=f"ckernel::BroadcastType::{b}")) for i, o, b in
+        # the first n 16-datum rows of each tile (PackRowsGolden); the rest of the output stays as it was (0)
+        *[V("pack_rows_test", i, o, shape=(32, 64), label=f"{n}rows", params=dict(NUM_ROWS_TO_PACK=n),
+            reference=PACK_ROWS.format(n=n), atol=0, rtol=0) for i, o, n in
+          [("Float16_b", "Float16_b", 16), ("Float16", "Float16", 50)]],
+        *[V("unpack_A_test", i, o, shape=(32, 64), reference=BCAST[b], label=f"bcast{b}",
+            atol=None if b == "NONE" else 0, rtol=None if b == "NONE" else 0, ci=b == "COL", params=dict(BROADCAST_TYPE=f"ckernel::BroadcastType::{b}")) for i, o, b in
           [("Float16_b", "Float16_b", "NONE"), ("Float16", "Float16", "NONE"), ("Float16_b", "Float16_b", "COL"),
            ("Float16_b", "Float16_b", "ROW"), ("Float16_b", "Float16_b", "SCALAR")]],
         *[V(k, i, o, acc, shape=(32, 64), label=f"{f}", b_shape=(64, 32), res_tiles=1,
-            reference="a @ b" if f != "LoFi" else None,
-            ref_shape=(32, 32), rtol=0.05, atol=0.1,
+            reference="a @ b" if f != "LoFi" else MATMUL_LOFI_FP16,
+            ref_shape=(32, 32), rtol=0.05 if f != "LoFi" else 0.01, atol=0.1 if f != "LoFi" else 0.02,
             params=dict(MATH_FIDELITY=fid(f), TILE_CNT=1, RT_DIM=1, CT_DIM=1, KT_DIM=2, NUM_BLOCKS=1,
                         NUM_TILES_IN_BLOCK=1))
           for k in ("math_matmul_test", "unpack_matmul_test")
           for i, o, acc, f in [("Float16_b", "Float16_b", False, "HiFi4"), ("Float16", "Float16", False, "LoFi")]],
-        *[V(k, i, o, acc, shape=(32, 64)) for k in ("matmul_pack_untilize_test", "fp32_dest_acc_release_order_test",
-                                                    "unpack_canonical_baseline_check_test", "pack_dest_reinit_test")
+        *[V("matmul_pack_untilize_test", i, o, acc, shape=(32, 32), res_tiles=32, ref_shape=(32, 1024),
+            reference=f"np.tile({untilize_1('a @ b')}, (1, 32))", rtol=0.05, atol=0.1,
+            params=dict(NUM_BLOCKS=32, NUM_TILES_IN_BLOCK=1, TILE_CNT=1, MATH_FIDELITY=fid("HiFi4")))
           for i, o, acc in [("Float16_b", "Float16_b", False), ("Float16", "Float16", False)]],
+        # the kernel counts, per thread, the cycles in which it saw MATH's dest-acc change: all 256
+        V("fp32_dest_acc_release_order_test", "Int32", "Int32", shape=(32, 32),
+          reference="np.pad(np.full((1, 5), 256), ((0, 31), (0, 27)))"),
+        # on-device checks only: the kernel LLK_ASSERTs each canonical SrcA register (ebreak on failure)
+        *[V("unpack_canonical_baseline_check_test", i, o, acc, shape=(32, 64), self_check=True,
+            label=f"{nf}faces-r{r}", params=dict(num_faces=nf, TEST_FACE_R_DIM=r))
+          for i, o, acc, nf, r in [("Float16_b", "Float16_b", False, 4, 16), ("Float16", "Float16", False, 4, 16),
+                                   ("Float32", "Float16_b", True, 2, 8), ("Bfp8_b", "Float16", False, 1, 4)]],
+        # a re-init of the math/pack Dst handshake between blocks: at least two blocks
+        *[V("pack_dest_reinit_test", i, o, False, shape=shape, reference="a")
+          for i, o, shape in [("Float16_b", "Float16_b", (128, 128)), ("Bfp8_b", "Bfp8_b", (64, 512))]],
         *[V("reduce_block_max_test", i, o, acc, shape=(32, 32 * ct), b_shape=(32, 32), b_generate="ones",
-            res_tiles=1, label=f"ct{ct}" + ("-runtime" if rt else ""), params=dict(USE_RUNTIME=rt))
+            res_tiles=1, label=f"ct{ct}" + ("-runtime" if rt else ""), params=dict(USE_RUNTIME=rt), a_range=(0.0, 1.0),
+            reference="np.pad(a.max(1)[:, None], ((0, 0), (0, 31)))", ref_shape=(32, 32), atol=0, rtol=0)
           for i, o, acc, ct, rt in [("Float16_b", "Float16_b", False, 4, False), ("Float16_b", "Float16_b", True, 2, True),
                                     ("Float16", "Float16", False, 2, False)]],
-        *[V("unpack_a_bcast_eltwise_test", i, o, shape=(32, 64), label=f"reuse{n}", params=dict(SRCA_REUSE_COUNT=n),
-            ci=n == 4)
-          for i, o, n in [("Float16_b", "Float16_b", 4), ("Float16", "Float16", 2)]],
+        # A's first row broadcast against SRCA_REUSE_COUNT tiles of B each (test_unpack_a_bcast_eltwise)
+        *[V("unpack_a_bcast_eltwise_test", i, o, shape=(32, 32 * (bs[0] * bs[1] // 1024 // n)),
+            label=f"{op.lower()}-reuse{n}-{bs[0]}x{bs[1]}", b_shape=bs, res_tiles=bs[0] * bs[1] // 1024,
+            reference=bcast_eltwise_ref(bs, n, sign), ci=ci,
+            params=dict(SRCA_REUSE_COUNT=n, ELTWISE_BINARY_OP=f"ckernel::EltwiseBinaryType::{op}",
+                        TILE_CNT=bs[0] * bs[1] // 1024, **dict(zip(("NUM_BLOCKS", "NUM_TILES_IN_BLOCK"),
+                                                                 split_blocks(bs[0] * bs[1] // 1024, False)))))
+          for i, o, n, bs, op, sign, ci in [("Float16_b", "Float16_b", 4, (128, 32), "ELWSUB", "-", True),
+                                            ("Float16_b", "Float16_b", 2, (64, 128), "ELWADD", "+", False)]],
+        *[V("unpack_reduce_col_tilizeA_strided_test", i, o, acc, shape=(32, 32 * n), label=f"COL-{pool}-{n}tiles",
+            b_shape=(32, 32), b_values=face0(1.0 if pool == "MAX" else 1 / 32), res_tiles=n, ci=pool == "MAX",
+            reference=f"np.concatenate([{tilize(n)}.{'max' if pool == 'MAX' else 'mean'}(0)[None], np.zeros((31, {32 * n}))])",
+            a_range=(-1.1, -0.1) if pool == "MAX" else (-1.0, 1.0),
+            params=dict(REDUCE_DIM="ckernel::ReduceDim::REDUCE_COL", POOL_TYPE=f"ckernel::PoolType::{pool}",
+                        MATH_FIDELITY=fid("LoFi" if pool == "MAX" else "HiFi4")))
+          for i, o, acc, pool, n in [("Float16_b", "Float16_b", False, "MAX", 4),
+                                     ("Float16_b", "Float16_b", False, "AVG", 8)]],
+        *[V("tilize_calculate_untilize_L1", i, o, acc, shape=(32, 32), label=op.lower(), iterations=2, res_tiles=32,
+            reference=f"np.tile({tilize(1)} {sign} {tilize(1, 'b')}, (1, 32))", ref_shape=(32, 1024), ci=ci,
+            params=dict(ELTWISE_BINARY_OP=f"ckernel::EltwiseBinaryType::{op}", NUM_BLOCKS=32, NUM_TILES_IN_BLOCK=1,
+                        TILE_CNT=1))
+          for i, o, acc, op, sign, ci in [("Float16_b", "Float16_b", False, "ELWADD", "+", False),
+                                          ("Float16", "Float16", True, "ELWSUB", "-", True),
+                                          ("Float16_b", "Float16_b", True, "ELWADD", "+", False)]],
+        # ~86,000 mailbox round trips between MATH and PACK: about five minutes on ttemu (--slow)
+        V("fp32_dest_acc_cfg_occupancy_test", "Int32", "Int32", shape=(32, 32), max_steps=2_000_000_000, slow=True),
     ]
+
+
+def face0(x):
+    """A 32 x 32 tile, row-major, holding ``x`` in face 0 and zeros elsewhere (the reduce scaler)."""
+    return [x if r < 16 and c < 16 else 0.0 for r in range(32) for c in range(32)]
 
 
 #: The manifest stores ``a`` tile by tile (faces in order); a tilize kernel reads those
 #: bytes as a row-major matrix, an untilize kernel writes ``a`` row-major (32 x 64 here)
 TILIZE = "a.reshape(1, 2, 16, 2, 2, 16).transpose(0, 3, 1, 4, 2, 5).reshape(32, 64)"
 UNTILIZE = "a.reshape(1, 2, 2, 2, 16, 16).transpose(0, 2, 4, 1, 3, 5).reshape(32, 64)"
+#: unpack_A's broadcasts on a row of two tiles (BroadcastGolden): COL repeats each tile's first
+#: column, ROW its first row, SCALAR its first datum (exact copies)
+BCAST = {
+    "NONE": "a",
+    "COL": "np.repeat(a.reshape(32, 2, 32)[:, :, :1], 32, 2).reshape(32, 64)",
+    "ROW": "np.broadcast_to(a.reshape(32, 2, 32)[:1], (32, 2, 32)).reshape(32, 64)",
+    "SCALAR": "np.broadcast_to(a.reshape(32, 2, 32)[:1, :, :1], (32, 2, 32)).reshape(32, 64)",
+}
+#: LoFi is one fidelity phase: FidelityMasking's Wormhole phase 0 keeps the hidden bit and the
+#: top 4 mantissa bits of SrcA and the top 6 of SrcB (of the 10-bit Src mantissa). A matmul
+#: puts its left operand in SrcB and its right one in SrcA (MatmulGolden); FP16 inputs clear
+#: 4 / 6 low mantissa bits, BF16's 7-bit mantissa (top of the 10) clears 1 / 3
+MATMUL_LOFI_FP16 = ("(a.astype(np.float16).view(np.uint16) & 0xFFF0).view(np.float16).astype(np.float64)"
+                    " @ (b.astype(np.float16).view(np.uint16) & 0xFFC0).view(np.float16).astype(np.float64)")
+ELWMUL_LOFI_BF16 = ("(a.astype(np.float32).view(np.uint32) & 0xFFF80000).view(np.float32).astype(np.float64)"
+                    " * (b.astype(np.float32).view(np.uint32) & 0xFFFE0000).view(np.float32).astype(np.float64)")
+
+
+def bcast_eltwise_ref(b_shape, reuse, sign):
+    """Tile t of A's first row, broadcast down the tile, ``sign`` each of B's tiles
+    reuse*t .. reuse*t+reuse-1 (B's tiles in row-major tile order); outputs in a row."""
+    rt, ct = b_shape[0] // 32, b_shape[1] // 32
+    n = rt * ct
+    b_tiles = f"b.reshape({rt}, 32, {ct}, 32).transpose(0, 2, 1, 3).reshape({n}, 32, 32)"
+    a_rows = f"np.repeat(a.reshape(32, {n // reuse}, 32)[0], {reuse}, 0)[:, None, :]"
+    return f"np.hstack({a_rows} {sign} {b_tiles})"
+
+
+#: datum k of a tile (faces in order, 16-datum rows) is kept when k < 16 n: face f, row r of a
+#: 32 x 64 matrix's tiles is row 16 f + r of the tile's data
+PACK_ROWS = ("np.where(((np.arange(32)[:, None] // 16) * 2 + np.arange(64) % 32 // 16) * 16"
+             " + np.arange(32)[:, None] % 16 < {n}, a, 0)")
+
+
+def reduce_ref(dim, pool, tiles):
+    """tt-llk's ReduceGolden on a column of ``tiles`` 32 x 32 tiles: each output tile is zero but
+    for its first column (ROW), first row (COL) or first datum (SCALAR)."""
+    t = f"a.reshape({tiles}, 32, 32)"
+    op = "max" if pool == "MAX" else "sum"
+    if dim == "ROW":
+        body = f"np.concatenate([{t}.{op}(2, keepdims=True), np.zeros(({tiles}, 32, 31))], 2)"
+    elif dim == "COL":
+        body = f"np.concatenate([{t}.{op}(1, keepdims=True), np.zeros(({tiles}, 31, 32))], 1)"
+    else:
+        body = f"np.pad({t}.{op}((1, 2))[:, None, None], ((0, 0), (0, 31), (0, 31)))"
+    return f"{body}.reshape({32 * tiles}, 32)"
+
+
+#: a sum of 32 values in [-1, 1] kept in a 16-bit BF16 Dst: each of the 32 additions rounds to
+#: 8 significant bits (half a unit is 2**-9 relative), so the error grows to a few units
+SUM32_BF16 = (0.06, 0.02)
+
+
+def untilize_1(m):
+    """A 32 x 32 matrix written row-major (an untilizing pack) read back as one tile."""
+    return f"({m}).reshape(2, 2, 16, 16).transpose(0, 2, 1, 3).reshape(32, 32)"
+
+
+def tilize(n, var="a"):
+    """The tile-ordered bytes of a 32 x 32n input read as a row-major matrix (a tilizing kernel's view)."""
+    return f"{var}.reshape(1, 2, 16, {n}, 2, 16).transpose(0, 3, 1, 4, 2, 5).reshape(32, {32 * n})"
+
+
 #: per-tile transpose of a one-tile-high matrix
 TRANSPOSE = "a.reshape(32, -1, 32).transpose(2, 1, 0).reshape(32, -1)"
 
@@ -596,7 +710,9 @@ def manifest(v: Variant, source, brisc, elfs, out_dir=pathlib.Path(".")) -> str:
         "[[input]]", 'name = "a"', f"addr = 0x{lay['a'][0]:x}", f'format = "{v.inp.manifest}"',
         f"shape = {list(v.a_shape)}", 'generate = "uniform"', f"range = {list(v.a_range)}", "",
         "[[input]]", 'name = "b"', f"addr = 0x{lay['b'][0]:x}", f'format = "{(v.inp_b or v.inp).manifest}"',
-        f"shape = {list(b_shape)}", f'generate = "{v.b_generate}"', f"range = {list(v.b_range)}", "",
+        f"shape = {list(b_shape)}",
+        *([f"values = [{', '.join(repr(float(x)) for x in v.b_values)}]"] if v.b_values is not None else
+          [f'generate = "{v.b_generate}"', f"range = {list(v.b_range)}"]), "",
         "[[write]]  # RuntimeParams (build.h)", f"addr = 0x{RUNTIME_ARGS:x}",
         f"values = [{', '.join(f'0x{w:x}' for w in words)}]", "",
         "[[write]]  # TRISC start PCs for BRISC's UPDATE_START_ADDR_CACHE_AND_START",
@@ -674,6 +790,8 @@ def run_variant(tree: Tree, v: Variant, oracle: str | None, out_dir: pathlib.Pat
         row.golden = f"ttemu: {doc.get('outcome', 'error')}"
         row.detail = errline or doc.get("message", "")
         return row
+    if v.self_check:
+        row.golden = "own asserts pass"
     if v.reference is not None:
         exp = doc["expect"][0]
         row.golden = "match" if exp["ok"] else f"differs (max abs {exp.get('max_abs_error', '?')})"
@@ -709,13 +827,15 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("-k", dest="select", action="append", default=[], help="variants whose name contains this")
     ap.add_argument("--ci", action="store_true", help="only the variants CI runs")
+    ap.add_argument("--slow", action="store_true", help="also the variants that take minutes")
     ap.add_argument("--oracle", default=None, help="libttsim_wh.so (default: /tmp/ttemu-ttsim-oracle's, if built)")
     ap.add_argument("--no-oracle", action="store_true")
     ap.add_argument("--keep", default=None, help="work directory to keep (default: a temporary one)")
     ap.add_argument("--markdown", action="store_true")
     ap.add_argument("--list", action="store_true")
     a = ap.parse_args(argv)
-    vs = [v for v in catalogue() if (not a.ci or v.ci) and (not a.select or any(s in v.name for s in a.select))]
+    vs = [v for v in catalogue() if (not a.ci or v.ci) and (a.slow or not v.slow)
+          and (not a.select or any(s in v.name for s in a.select))]
     if a.list:
         print("\n".join(v.name for v in vs))
         return 0

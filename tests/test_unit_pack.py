@@ -120,6 +120,22 @@ def test_fp32_identity_and_fp32_to_bf16_truncation():
     assert np.array_equal(l1(tile, L1B, 512).view("<u2"), ref)
 
 
+def test_fp32_from_the_second_dst_half_uses_the_10_bit_row():
+    """Dst.md: a Dst32b Row stays a 10-bit index (Adj32 keeps bit 9), so a pack from Dst32b
+    row 512 (tt-llk's second Dst half with FP32 Dst: SyncHalf programs
+    DEST_TARGET_REG_CFG_PACK_SEC0_Offset = 512 for it) reads what the Matrix Unit wrote at
+    row 512, not row 0 (EdgeMasking.md's "reduced from 10 bits to 9" is Adj32's 512
+    distinct values); ttsim reads it the same way."""
+    tile, issue = make()
+    w = rng(12).integers(0, 1 << 32, 256, dtype=np.uint64).astype(U32)
+    cop = setup(tile, in_fmt=FP32, out_fmt=FP32, read32=True)
+    cop.dst.write32(512, dst_fp32(w).reshape(16, 16))
+    cop.dst.write32(0, np.zeros((16, 16), dtype=U32))
+    cop.config.set("DEST_TARGET_REG_CFG_PACK_SEC0_Offset", 512)
+    pacr(issue)
+    assert np.array_equal(l1(tile, L1B, 1024).view("<u4"), w)
+
+
 def test_fp32_to_tf32_rounds_ties_away():
     tile, issue = make()
     w = np.array([0x3F801000, 0x3F800FFF, 0xBF803000, 0x3F802000] + [0x40000000] * 252, dtype=np.uint32)

@@ -459,7 +459,11 @@ class Packers(Unit):
             row, col = a >> 4, a & 15
             bits = cop.dst.bits
             if read_32b:
-                adj = adj_rows(row & 0x1FF)
+                # Dst32b[Row] with the 10-bit Row (Dst.md: "Row remains a 10-bit index, though
+                # the mapping down to AdjRow can only yield 512 distinct values", which is what
+                # EdgeMasking.md's "Row will be reduced from 10 bits to 9" refers to): tt-llk's
+                # second Dst half starts at row 512 for the Matrix Unit and the packers alike
+                adj = adj_rows(row)
                 raw = (bits[adj, col].astype(U32) << 16) | bits[adj + 8, col].astype(U32)
             else:
                 raw = bits[row, col].astype(U32)
