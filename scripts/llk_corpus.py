@@ -411,6 +411,9 @@ def catalogue():
         V(dc, "Float16", "Float16", shape=(64, 64), reference="a"),
         V(dc, "Float32", "Float32", True, shape=(64, 64), reference="a", to_dest=True, ci=True),
         V(dc, "Bfp8_b", "Float16_b", shape=(64, 64), reference="a", ci=True),
+        *[V(dc, i, o, acc, shape=shape, reference="a") for i, o, acc, shape in
+          [("Float16_b", "Bfp8_b", False, (32, 256)), ("Float32", "Float16", False, (64, 64)),
+           ("Float16", "Float32", False, (64, 64)), ("Bfp8_b", "Float32", True, (32, 256))]],
         V(eb, "Float16_b", "Float16_b", label="elwadd", reference="a + b", ci=True,
           params=dict(ELTWISE_BINARY_OP="ckernel::EltwiseBinaryType::ELWADD")),
         V(eb, "Float16", "Float16", label="elwsub", reference="a - b", ci=True,
@@ -425,6 +428,13 @@ def catalogue():
           for i, o, acc, f, rt, kt, ct, ci in [("Float16_b", "Float16_b", False, "HiFi4", 1, 2, 1, True),
                                                ("Float16", "Float16", False, "HiFi2", 1, 2, 1, True),
                                                ("Float16_b", "Float32", True, "HiFi4", 2, 2, 2, True)]],
+        # experimental/llk_math_matmul_custom_no_mop.h (test_matmul_custom: inputs in [0, 1))
+        *[V("matmul_custom_test", i, o, acc, shape=(32 * rt, 32 * kt), label=f"{f}-{rt}x{kt}x{ct}",
+            b_shape=(32 * kt, 32 * ct), res_tiles=rt * ct, reference="a @ b", ref_shape=(32 * rt, 32 * ct),
+            rtol=0.05, atol=0.1, a_range=(0.0, 1.0), b_range=(0.0, 1.0),
+            params=dict(MATH_FIDELITY=fid(f), TILE_CNT=rt * ct, RT_DIM=rt, CT_DIM=ct, KT_DIM=kt))
+          for i, o, acc, f, rt, kt, ct in [("Float16_b", "Float16_b", False, "HiFi4", 1, 2, 2),
+                                           ("Float16", "Float32", True, "HiFi2", 2, 1, 2)]],
         *[V("reduce_test", i, o, False, shape=(256, 32), label=f"{dim}-{pool}", b_shape=(32, 32), b_generate="ones",
             ci=ci, reference=reduce_ref(dim, pool, 8), atol=tol[0], rtol=tol[1], params=dict(REDUCE_DIM=f"ckernel::ReduceDim::REDUCE_{dim}", POOL_TYPE=f"ckernel::PoolType::{pool}",
                                MATH_FIDELITY=fid("HiFi4")))
