@@ -427,7 +427,9 @@ def catalogue():
             params=dict(MATH_FIDELITY=fid(f), TILE_CNT=rt * ct, RT_DIM=rt, CT_DIM=ct, KT_DIM=kt))
           for i, o, acc, f, rt, kt, ct, ci in [("Float16_b", "Float16_b", False, "HiFi4", 1, 2, 1, True),
                                                ("Float16", "Float16", False, "HiFi2", 1, 2, 1, True),
-                                               ("Float16_b", "Float32", True, "HiFi4", 2, 2, 2, True)]],
+                                               ("Float16_b", "Float32", True, "HiFi4", 2, 2, 2, True),
+                                               ("Float16_b", "Float16_b", False, "HiFi3", 2, 3, 2, False),
+                                               ("Float16", "Float16", True, "HiFi4", 1, 4, 3, False)]],
         # experimental/llk_math_matmul_custom_no_mop.h (test_matmul_custom: inputs in [0, 1))
         *[V("matmul_custom_test", i, o, acc, shape=(32 * rt, 32 * kt), label=f"{f}-{rt}x{kt}x{ct}",
             b_shape=(32 * kt, 32 * ct), res_tiles=rt * ct, reference="a @ b", ref_shape=(32 * rt, 32 * ct),
