@@ -239,7 +239,15 @@ class Tile:
                     self.is_code[i] = 1
                     self.code_map.setdefault(i, []).append((hart, start))
 
-        return Translator(env, fetch, l1_size, local_base, local_size, spec.can_push, on_translate)
+        def XFAULT(pc, text):
+            raise GuestFault(text, name, pc)
+
+        def XUNIMPL(pc, word, what):
+            raise Unimplemented(f"{name} pc 0x{pc:08x}: instruction 0x{word:08x} ({what}) is not modelled")
+
+        return Translator(env, fetch, l1_size, local_base, local_size, spec.can_push, on_translate,
+                          extensions=a.riscv_extensions, unmodelled=a.riscv_unmodelled,
+                          helpers={"XFAULT": XFAULT, "XUNIMPL": XUNIMPL})
 
     def invalidate_code(self, addr: int) -> None:
         """A store hit translated code: drop every block (of any core) covering the word."""
@@ -292,9 +300,19 @@ class Tile:
             return self.entry_override[core]
         rp = self.specs[core].reset_pc
         if rp.enable_addr is not None:
-            if (self.host_read_u32(rp.enable_addr) >> rp.enable_bit) & 1:
-                return self.host_read_u32(rp.pc_addr)
+            if (self._register_value(rp.enable_addr) >> rp.enable_bit) & 1:
+                return self._register_value(rp.pc_addr)
         return rp.default
+
+    def _register_value(self, addr):
+        """What the hardware latches from a register: the stored value of a plain
+        register (Blackhole's NCRISC reset-PC registers are write-only to software),
+        else what a read returns."""
+        entry = self.router.lookup(addr)
+        dev = entry[1] if entry else None
+        if isinstance(dev, RegisterBank) and addr - dev.base not in dev.hooks and addr - dev.base in dev.values:
+            return dev.values[addr - dev.base]
+        return self.host_read_u32(addr)
 
     def set_start_pc(self, core: str, pc: int) -> None:
         """Make ``core`` leave reset at ``pc`` instead of its reset PC."""

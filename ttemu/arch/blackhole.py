@@ -7,11 +7,61 @@ trisc_reset_pc_override 0xFFB12234, ncrisc_reset_pc 0xFFB12238 with its enable a
 the same source (8 KiB for B/NC, 4 KiB for the TRISCs at 0xFFB00000).
 """
 
-from .spec import ArchSpec, CoreSpec, NocSpec, Region, ResetPC
+from ..riscv import ext as _ext
+from .spec import ArchSpec, CoreSpec, Csr, NocSpec, Region, ResetPC
 from .tables import blackhole_tile as _tile
-from .wormhole_b0 import _CSRS
 
 _DBG = 0xFFB12000
+
+# RISC-V cores (BlackholeA0/TensixTile/BabyRISCV/README.md "Instruction set",
+# InstructionSet.md): RV32IM, Zicsr, Zaamo, Zba, Zbb, pack/brev8 (Zbkb), grevi.
+# The F/Zfh subset (and V on RISCV T2) is documented but not modelled: those opcodes
+# stop a run as unimplemented instead of faulting as illegal.
+RISCV_EXTENSIONS = _ext.ALL
+_FP = "F/Zfh floating point (or V on RISCV T2)"
+RISCV_UNMODELLED = {0x07: _FP, 0x27: _FP, 0x43: _FP, 0x47: _FP, 0x4B: _FP, 0x4F: _FP, 0x53: _FP,
+                    0x57: "V vector extension (RISCV T2)"}
+
+# CSRs (BabyRISCV/CSRs.md). Counters are read/write ("Read/write alias of mcycle");
+# mhartid reads 0 on every core; time/timeh do not exist ("time is not" available).
+_SCRATCH_BNC = ("brisc", "ncrisc")
+_OVERLAY = Csr("tt_cfg_sstatus", "unmodelled",
+               note="on the TRISCs it mirrors a register of some NoC overlay stream (CSRs.md does not say which)")
+_CSRS = {
+    0x003: Csr("fcsr", "scratch", mask=0xFF),
+    0x008: Csr("vstart", "const", 0),
+    0x009: Csr("vxsat", "scratch", mask=0x1),
+    0x00A: Csr("vxrm", "scratch", mask=0x3),
+    0x300: Csr("mstatus", "const", 0x80006600),
+    0x301: Csr("misa", "const", 0x40201123),
+    0x320: Csr("mcountinhibit", "scratch"),
+    0x323: Csr("mhpmevent3", "scratch"),
+    0x324: Csr("mhpmevent4", "scratch"),
+    # cfg0: chicken bits (performance only in a functional model); StMergeTimer resets to 16
+    0x7C0: Csr("cfg0", "scratch", 16 << 13),
+    0x7C1: Csr("pmacfg0", "scratch"),
+    0x7C2: Csr("pmacfg1", "scratch"),
+    0x7C3: Csr("cfg1", "scratch"),
+    0x7C4: Csr("hwa_mask", "scratch"),
+    0x7C5: Csr("hwa_cfg", "scratch"),
+    0x7C6: Csr("vgsrc", "scratch"),
+    0xB00: Csr("mcycle", "cycle", writable=True), 0xB80: Csr("mcycleh", "cycleh", writable=True),
+    0xB02: Csr("minstret", "instret", writable=True), 0xB82: Csr("minstreth", "instreth", writable=True),
+    0xB03: Csr("mhpmcounter3", "unmodelled", note="hardware performance events are not modelled"),
+    0xB04: Csr("mhpmcounter4", "unmodelled", note="hardware performance events are not modelled"),
+    0xB83: Csr("mhpmcounter3h", "unmodelled", note="hardware performance events are not modelled"),
+    0xB84: Csr("mhpmcounter4h", "unmodelled", note="hardware performance events are not modelled"),
+    0xBC0: Csr("tt_cfg_qstatus", "unmodelled", note="Tensix frontend queue status is not modelled"),
+    0xBC1: Csr("tt_cfg_bstatus", "unmodelled", note="Tensix busy status is not modelled"),
+    **{0xBC2 + i: Csr(f"tt_cfg_sstatus{i}", "scratch", cores=_SCRATCH_BNC, other=_OVERLAY) for i in range(8)},
+    0xBCA: Csr("intp_restore_pc", "scratch"),
+    0xC00: Csr("cycle", "cycle", writable=True), 0xC80: Csr("cycleh", "cycleh", writable=True),
+    0xC02: Csr("instret", "instret", writable=True), 0xC82: Csr("instreth", "instreth", writable=True),
+    0xC20: Csr("vl", "scratch"),
+    0xC21: Csr("vtype", "scratch"),
+    0xC22: Csr("vlenb", "scratch", 16),
+    0xF14: Csr("mhartid", "const", 0),
+}
 
 _CORES = (
     CoreSpec("brisc", 8192, 11, ResetPC(0x0), tensix_thread=0, can_push=True),
@@ -63,6 +113,11 @@ NOC = NocSpec(
 ARCH = ArchSpec(
     name="blackhole",
     riscv_arch_hint="bh",
+    # _xtttensixbh1p0 (older _xttbh1p0) on TRISC code; BRISC/NCRISC firmware carries only
+    # the Blackhole toolchain's bit-manipulation tag
+    riscv_arch_markers=("_xttzbkb",),
+    riscv_extensions=RISCV_EXTENSIONS,
+    riscv_unmodelled=RISCV_UNMODELLED,
     l1_size=1536 * 1024,
     local_base=0xFFB00000,
     cores=_CORES,

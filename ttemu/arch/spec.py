@@ -30,6 +30,29 @@ class CoreSpec:
 
 
 @dataclass(frozen=True)
+class Csr:
+    """One CSR of a baby core (``ArchSpec.csrs``: number -> Csr).
+
+    ``kind``: ``cycle``/``cycleh``/``instret``/``instreth`` (the tile clock and the
+    core's retired-instruction count, low and high words), ``hartid`` (ttemu's core
+    number), ``const`` (reads ``value``), ``scratch`` (storage: reset ``value``,
+    writable ``mask``), ``unmodelled`` (listed by the docs, but what it reads depends on
+    state ttemu does not model: an access stops the run, quoting ``note``).
+    ``writable``: counters only: a write moves the counter (Blackhole's are read/write).
+    ``cores``: the cores that have this behaviour (None: all); other cores see ``other``
+    (another Csr) or, when None, no such CSR."""
+
+    name: str
+    kind: str
+    value: int = 0
+    writable: bool = False
+    mask: int = 0xFFFFFFFF
+    cores: tuple | None = None
+    other: "Csr | None" = None
+    note: str = ""
+
+
+@dataclass(frozen=True)
 class Region:
     name: str
     base: int
@@ -73,7 +96,15 @@ class ArchSpec:
     wall_clock_hi: int
     address_map: tuple[Region, ...]  # every MMIO region the tile decodes
     registers: dict = field(default_factory=dict)  # region name -> {offset: (name, rw, reset)}
-    csrs: dict = field(default_factory=dict)  # number -> (name, kind)
+    csrs: dict = field(default_factory=dict)  # number -> Csr
+    # RISC-V extensions beyond RV32IM + Zicsr the cores decode (ttemu/riscv/ext.py names
+    # them); anything else is an illegal instruction. ``riscv_unmodelled``: major opcode
+    # -> the extension the docs list for it that ttemu does not model (stops the run, exit 6).
+    riscv_extensions: frozenset = frozenset()
+    riscv_unmodelled: dict = field(default_factory=dict)
+    # substrings of an ELF's RISC-V arch attribute (beyond ``riscv_arch_hint``) that mark
+    # code built for this arch, e.g. an extension only its toolchain emits
+    riscv_arch_markers: tuple = ()
     # Tensix backend configuration geometry (BackendConfiguration.md): words per
     # Config bank (CFG_STATE_SIZE*4), ThreadConfig entries per thread (THD_STATE_SIZE),
     # and GLOBAL_CFGREG_BASE_ADDR32 (writes at or above it land in both banks).
