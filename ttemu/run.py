@@ -79,7 +79,9 @@ def _run_blocks(tile, hart, budget, exact):
             if pc >= 0:
                 break
             kind = pc
-            n += hart.exit_delta - _BIG
+            if n >= _BIG >> 1:  # the exit's pseudo-block ran (it counts _BIG); not so when the
+                n -= _BIG  # block that exited brought n to the budget's limit by itself
+            n += hart.exit_delta
             pc = hart.exit_pc
             if kind == EXIT_RESUME:
                 continue

@@ -7,6 +7,7 @@ trisc_reset_pc_override 0xFFB12234, ncrisc_reset_pc 0xFFB12238 with its enable a
 the same source (8 KiB for B/NC, 4 KiB for the TRISCs at 0xFFB00000).
 """
 
+from ..errors import Unimplemented
 from ..riscv import ext as _ext
 from .spec import ArchSpec, CoreSpec, Csr, NocSpec, Region, ResetPC
 from .tables import blackhole_tile as _tile
@@ -110,6 +111,48 @@ NOC = NocSpec(
     id_logical=1 | (2 << 6),
 )
 
+
+
+# -- Tensix instruction fields --------------------------------------------------------
+# The Blackhole table names fields as tt-llk's assembly.yaml does; where a name or the
+# packing differs from the Wormhole pages' the implementations follow, these adapters
+# map one onto the other (facts: assembly.yaml, ttsim's Blackhole decode table and its
+# remapping "clear_mode |= use_32_bit_mode << 2", "dst = where").
+def _zeroacc(f):
+    """ZEROACC: Blackhole's ``where`` is Wormhole's Imm10 (wider), ``clear_mode`` bits
+    20:19 the Mode, bit 18 ``use_32_bit_mode`` Wormhole's UseDst32b (clear_mode bit 2);
+    ``addr_mode`` (bits 16:14) selects an ADDR_MOD slot as Wormhole's AddrMode does.
+    ``clear_zero_flags`` (bit 17) has no Wormhole counterpart."""
+    if f["clear_zero_flags"] or f["clear_mode"] >> 2:
+        raise Unimplemented(f"ZEROACC clear_zero_flags={f['clear_zero_flags']} clear_mode={f['clear_mode']} "
+                            "(Blackhole-only ZEROACC modes) is not modelled")
+    return {"dst": f["where"], "AddrMode": f["addr_mode"], "clear_mode": f["use_32_bit_mode"] << 2 | f["clear_mode"]}
+
+
+def _rename(**names):
+    def adapt(f):
+        return {names.get(k, k): v for k, v in f.items()}
+    adapt.renames = names
+    return adapt
+
+
+TENSIX_FIELD_ADAPTERS = {
+    "ZEROACC": _zeroacc,
+    "MOVB2D": _rename(movb2d_instr_mod="instr_mod"),
+    **{m: _rename(pool_addr_mode="addr_mode") for m in ("MPOOL3S1", "APOOL3S1", "MPOOL3S2", "APOOL3S2",
+                                                        "GMPOOL", "GAPOOL")},
+}
+
+# Vector Unit instructions whose BlackholeA0 page is the Wormhole page ("The behavior
+# is identical between Wormhole and Blackhole", or the same text): the Wormhole
+# implementations serve them. The rest of Blackhole's Vector Unit (SFPLOAD/SFPSTORE
+# formats, SFPMAD, SFPSHFT, SFPCAST, the new SFPGT/SFPLE/SFPMUL24/SFPARECIP...) differs.
+SFPU_SHARED = frozenset({
+    "SFPABS", "SFPCOMPC", "SFPCONFIG", "SFPDIVP2", "SFPENCC", "SFPEXEXP", "SFPEXMAN", "SFPIADD", "SFPLOADI",
+    "SFPLZ", "SFPMOV", "SFPNOP", "SFPNOT", "SFPSETCC", "SFPSETEXP", "SFPSETMAN", "SFPSETSGN", "SFPTRANSP",
+    "SFPXOR",
+})
+
 ARCH = ArchSpec(
     name="blackhole",
     riscv_arch_hint="bh",
@@ -131,4 +174,6 @@ ARCH = ArchSpec(
     stallwait_conditions=STALLWAIT_CONDITIONS,
     stallwait_default=0x0F,
     noc=NOC,
+    tensix_field_adapters=TENSIX_FIELD_ADAPTERS,
+    sfpu_shared=SFPU_SHARED,
 )

@@ -116,6 +116,14 @@ class ArchSpec:
     thread_cfg_words: int = 57
     cfg_global_base: int = 152
     noc: NocSpec | None = None
+    # Tensix instructions whose fields this arch's table names or packs differently from
+    # the implementations' parameters (written after the Wormhole ISA pages): mnemonic ->
+    # function(fields dict) -> the implementation's keyword arguments (raising
+    # Unimplemented for field values it cannot map)
+    tensix_field_adapters: dict = field(default_factory=dict)
+    # Vector Unit (SFPU) instructions the Wormhole implementations serve on this arch
+    # (None: all of them, as on Wormhole itself)
+    sfpu_shared: frozenset | None = None
 
     def core(self, name: str) -> CoreSpec:
         for c in self.cores:
