@@ -19,6 +19,11 @@ matmul_kernel  scripts/bench_manifests/matmul_4x4x4_hifi4.toml: the firmware mat
            kernel on 4x4 @ 4x4 tiles, HiFi4, as a whole ``ttemu run`` process:
            seconds, RISC-V and Tensix instructions per second.
 sfpu_kernel    scripts/bench_manifests/sfpu_exp_64.toml: the sfpu_exp kernel on 64 tiles.
+bh_firmware    corpus/metal_fw_blackhole_a.toml (tt-metal's Blackhole firmware booting
+           five cores to the go-message poll) as a whole ``ttemu run`` process, against
+           ttsim's Blackhole library running the same plan in its own process (the
+           ``--oracle`` child; library at $TTEMU_TTSIM_DIR or /tmp/ttemu-ttsim-oracle,
+           built with shared/oracles/ttsim/build.sh when missing).
 sfpu       an SFPU stream (SFPLOAD, SFPMAD, SFPNOP, SFPSTORE per 32 datums: 128
            instructions per 32x32 tile) over 64 tiles of Dst: instructions and tiles per second.
 
@@ -165,8 +170,28 @@ def bench_sfpu_kernel(shared, repeat):
     return _kernel("sfpu_kernel", "sfpu_exp_64.toml", repeat)
 
 
+def bench_bh_firmware(shared, repeat):
+    libdir = pathlib.Path(os.environ.get("TTEMU_TTSIM_DIR", "/tmp/ttemu-ttsim-oracle"))
+    lib = libdir / "libttsim_bh.so"
+    if not lib.exists():
+        subprocess.run(["bash", str(shared / "oracles" / "ttsim" / "build.sh"), str(libdir)], check=True,
+                       capture_output=True)
+    manifest = str(ROOT / "corpus" / "metal_fw_blackhole_a.toml")
+    cmd = [sys.executable, "-m", "ttemu", "run", manifest, "--json"]
+    t, out = best(repeat, lambda: timed(cmd))
+    doc = json.loads(out)
+
+    def oracle():
+        d = json.loads(timed(cmd + ["--oracle", str(lib)])[1])["oracle"]
+        return d["seconds"], d
+    t_sim, o = best(repeat, oracle)
+    return {"name": "bh_firmware", "outcome": doc["outcome"], "riscv_instructions": doc["steps"],
+            "ttemu_seconds": round(t, 3), "ttsim_seconds": round(t_sim, 3), "ttsim_clocks": o["clocks"],
+            "identical": o["ok"], "ratio_ttemu_over_ttsim": round(t / t_sim, 3)}
+
+
 BENCHES = {"riscv": bench_riscv, "startup": bench_startup, "mvmul": bench_mvmul, "sfpu": bench_sfpu,
-           "matmul_kernel": bench_matmul_kernel, "sfpu_kernel": bench_sfpu_kernel}
+           "matmul_kernel": bench_matmul_kernel, "sfpu_kernel": bench_sfpu_kernel, "bh_firmware": bench_bh_firmware}
 
 
 def main(argv=None):

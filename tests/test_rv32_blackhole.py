@@ -487,3 +487,38 @@ def test_extensions_match_ttsim_blackhole():
     # and the reference agrees with both on the first pair
     a, b = pairs[0]
     assert results(tile, 1) == [R_REF[ops[0]](a, b) & M32]
+
+
+# ------------------------------------------------------------------ Blackhole address map
+WINDOWS = {"brisc": 0xFFB14000, "ncrisc": 0xFFB16000, "trisc0": 0xFFB18000, "trisc1": 0xFFB1A000,
+           "trisc2": 0xFFB1C000}
+
+
+@pytest.mark.parametrize("owner", sorted(WINDOWS))
+def test_local_ram_slow_path_windows(owner):
+    """README.md "Local Data RAM": each RAM is also at 0xFFB14000-0xFFB1DFFF, reachable
+    by every core (and the host); a TRISC's 4 KiB RAM fills its 8 KiB window twice."""
+    reader = "trisc0" if owner != "trisc0" else "brisc"
+    size = 8192 if owner in ("brisc", "ncrisc") else 4096
+    w = Program(BASE[owner]).li(gp, RES)
+    w.li(a0, 0x11223344).li(a1, 0xFFB00000 + size - 4).sw(a0, 0, a1)  # its own last word, fast path
+    w.li(a0, 0xA5).li(a1, 0xFFB00000).sb(a0, 1, a1)
+    w.li(t0, 1).sw(t0, 0, gp).halt()
+    r = Program(BASE[reader]).li(gp, RES)
+    r.label("wait").lw(t0, 0, gp).beq(t0, zero, "wait")
+    r.li(a1, WINDOWS[owner] + size - 4).lw(a0, 0, a1).sw(a0, 4, gp)
+    r.li(a1, WINDOWS[owner]).lw(a0, 0, a1).sw(a0, 8, gp)
+    if size == 4096:
+        r.li(a1, WINDOWS[owner] + 4096).lw(a0, 0, a1).sw(a0, 12, gp)  # the mirror
+    r.li(a0, 0x5A5A).sh(a0, 2, a1)  # a store through the window reaches the RAM
+    r.halt()
+    tile = Tile("blackhole")
+    tile.write(w.base, w.assemble())
+    tile.write(r.base, r.assemble())
+    tile.release([owner, reader])
+    assert tile.run(max_steps=100_000).outcome == "halted"
+    got = results(tile, 4)
+    assert got[1:3] == [0x11223344, 0xA500]
+    assert size == 8192 or got[3] == 0xA500
+    assert tile.read(0xFFB00000, 4, owner) == bytes([0, 0xA5, 0x5A, 0x5A])
+    assert tile.read(WINDOWS[owner], 4) == bytes([0, 0xA5, 0x5A, 0x5A])  # the host sees it too

@@ -17,6 +17,7 @@ from .diagnostics import Diagnostics
 from .elf import ElfImage, read_elf
 from .errors import ElfError, GuestFault, Unimplemented, UsageError
 from .mmio.debug import DebugRegs
+from .mmio.localram import LocalRamWindow
 from .mmio.mailbox import Mailboxes
 from .mmio.noc import Niu
 from .mmio.overlay import NocOverlay
@@ -94,6 +95,9 @@ class Tile:
             self.router.attach(name, lazy)
         self.mailboxes = Mailboxes(self)
         self.mailboxes.attach(self.router)
+        for spec in a.cores:
+            if spec.local_window:
+                self.router.attach(spec.local_window, LocalRamWindow(self, a.region(spec.local_window), spec.name))
 
     @property
     def tensix(self):
@@ -123,7 +127,7 @@ class Tile:
         def check(addr, width, verb, pc):
             if addr & (width - 1):
                 raise GuestFault(f"misaligned {width}-byte {verb} at 0x{addr:08x}{where(addr)}", name, pc)
-            if local_base <= addr < local_base + 0x1000 or addr < l1_size:
+            if local_base <= addr < local_base + a.local_window or addr < l1_size:
                 # the part of the local window this core lacks, or an access running off L1's end
                 raise GuestFault(f"{width}-byte {verb} at unmapped address 0x{addr:08x}"
                                  f" ({name} local data RAM is {local_size} bytes)" if addr >= local_base else
@@ -334,7 +338,7 @@ class Tile:
     # -- host memory access -----------------------------------------------------------
     def _locate_local(self, addr, n, core):
         a = self.arch
-        if a.local_base <= addr < a.local_base + 0x1000:
+        if a.local_base <= addr < a.local_base + a.local_window:
             if core is None:
                 raise UsageError(f"address 0x{addr:08x} is core-local memory: name the core (CORE:ADDR)")
             hart = self.harts[core]
@@ -465,7 +469,7 @@ class Tile:
             if hi <= a.l1_size:
                 self._check_overlap(img, core, seg)
                 continue
-            if a.local_base <= lo < a.local_base + 0x1000:
+            if a.local_base <= lo < a.local_base + a.local_window:
                 if hi > a.local_base + spec.local_size:
                     raise ElfError(f"{name}: segment 0x{lo:08x}-0x{hi:08x} does not fit {core}'s "
                                    f"{spec.local_size}-byte local memory (it would overlap another core's)")
@@ -487,7 +491,7 @@ class Tile:
         (vaddr - local base)`` when given (None if not applicable)."""
         a = self.arch
         start = local_data if local_data is not None else img.symbols.get("__loader_init_start")
-        if start is None or not seg.data or not a.local_base <= seg.vaddr < a.local_base + 0x1000:
+        if start is None or not seg.data or not a.local_base <= seg.vaddr < a.local_base + a.local_window:
             return None
         return start + seg.vaddr - a.local_base
 

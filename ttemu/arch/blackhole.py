@@ -65,19 +65,30 @@ _CSRS = {
 }
 
 _CORES = (
-    CoreSpec("brisc", 8192, 11, ResetPC(0x0), tensix_thread=0, can_push=True),
-    CoreSpec("trisc0", 4096, 12, ResetPC(0x6000, _DBG + 0x234, 0, _DBG + 0x228), tensix_thread=0, can_push=True),
-    CoreSpec("trisc1", 4096, 13, ResetPC(0xA000, _DBG + 0x234, 1, _DBG + 0x22C), tensix_thread=1, can_push=True),
-    CoreSpec("trisc2", 4096, 14, ResetPC(0xE000, _DBG + 0x234, 2, _DBG + 0x230), tensix_thread=2, can_push=True),
+    CoreSpec("brisc", 8192, 11, ResetPC(0x0), tensix_thread=0, can_push=True,
+             local_window="brisc_local_mem"),
+    CoreSpec("trisc0", 4096, 12, ResetPC(0x6000, _DBG + 0x234, 0, _DBG + 0x228), tensix_thread=0, can_push=True,
+             local_window="trisc0_local_mem"),
+    CoreSpec("trisc1", 4096, 13, ResetPC(0xA000, _DBG + 0x234, 1, _DBG + 0x22C), tensix_thread=1, can_push=True,
+             local_window="trisc1_local_mem"),
+    CoreSpec("trisc2", 4096, 14, ResetPC(0xE000, _DBG + 0x234, 2, _DBG + 0x230), tensix_thread=2, can_push=True,
+             local_window="trisc2_local_mem"),
     CoreSpec("ncrisc", 8192, 18, ResetPC(0x12000, _DBG + 0x23C, 0, _DBG + 0x238), tensix_thread=None,
-             can_push=False),
+             can_push=False, local_window="ncrisc_local_mem"),
 )
 
-_SKIP = {"brisc_local_mem", "ncrisc_local_mem", "trisc0_local_mem", "trisc1_local_mem", "trisc2_local_mem"}
-# ttsim's map gives the overlay one byte; its streams are 4 KiB apart (64 of them), as on
-# Wormhole (tt-isa-documentation's Wormhole memory map: 0xFFB40000, 256 KiB).
-_SIZES = {"noc_overlay": 0x40000}
-_MAP = tuple(Region(n, b, _SIZES.get(n, s)) for n, b, s in _tile.REGIONS if n not in _SKIP and not n.startswith("eth"))
+# The address map follows ttsim's tile map with the ISA documentation's sizes where
+# they differ (BabyRISCV/README.md "Memory map", which wins): RISCV T<i>'s 4 KiB local
+# RAM fills an 8 KiB slow-path window twice, the instruction-push, PCBuf and config
+# windows are 64 KiB, the overlay 256 KiB (its streams are 4 KiB apart, 64 of them);
+# the PIC registers (0xFFB13000, with the pc snapshots at 0xFFB13138) are documented but
+# absent from ttsim's map. Ethernet-only regions are not part of a Tensix tile.
+_SIZES = {"riscv_local_mem": 0x2000, "noc_overlay": 0x40000, "trisc0_local_mem": 0x2000, "trisc1_local_mem": 0x2000,
+          "trisc2_local_mem": 0x2000, "tensix_inst": 0x10000, "tensix_inst1": 0x10000, "tensix_inst2": 0x10000,
+          "tensix_pc_buf": 0x10000, "tensix_pc1_buf": 0x10000, "tensix_pc2_buf": 0x10000,
+          "tensix_cfg": 0x10000}
+_EXTRA = (Region("pic_regs", 0xFFB13000, 0x1000),)
+_MAP = tuple(Region(n, b, _SIZES.get(n, s)) for n, b, s in _tile.REGIONS if not n.startswith("eth")) + _EXTRA
 
 # STALLWAIT conditions as seed 002 lists them (from tt-llk's Blackhole p_stall):
 # 13 bits, a zero mask means 0x0F.

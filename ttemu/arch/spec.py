@@ -27,6 +27,7 @@ class CoreSpec:
     tensix_thread: int | None  # the Tensix thread this core pushes to by default
     can_push: bool  # may push Tensix instructions (.ttinsn / sw to the push address)
     iram: tuple[int, int] | None = None  # (base, size) of a core-local instruction RAM
+    local_window: str | None = None  # address-map region showing its local data RAM to every core
 
 
 @dataclass(frozen=True)
@@ -124,6 +125,12 @@ class ArchSpec:
     # Vector Unit (SFPU) instructions the Wormhole implementations serve on this arch
     # (None: all of them, as on Wormhole itself)
     sfpu_shared: frozenset | None = None
+
+    @property
+    def local_window(self) -> int:
+        """Bytes of address space at ``local_base`` that belong to core-local data RAM
+        (the largest core's RAM; a smaller core faults on the rest)."""
+        return max(c.local_size for c in self.cores)
 
     def core(self, name: str) -> CoreSpec:
         for c in self.cores:
