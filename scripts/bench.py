@@ -24,10 +24,27 @@ bh_firmware    corpus/metal_fw_blackhole_a.toml (tt-metal's Blackhole firmware b
            ttsim's Blackhole library running the same plan in its own process (the
            ``--oracle`` child; library at $TTEMU_TTSIM_DIR or /tmp/ttemu-ttsim-oracle,
            built with shared/oracles/ttsim/build.sh when missing).
+memory     peak resident memory of ``ttemu run`` on every shipped kernel. Target <= 100 MiB.
 sfpu       an SFPU stream (SFPLOAD, SFPMAD, SFPNOP, SFPSTORE per 32 datums: 128
            instructions per 32x32 tile) over 64 tiles of Dst: instructions and tiles per second.
 
 Each figure is the best of ``--repeat`` runs.
+
+    python scripts/bench.py --vs-ttsim [--repeat N] [MANIFEST ...]
+
+vs_ttsim   every shipped kernel (firmware/*/*.toml) and every Wormhole corpus set
+           (corpus/*.toml) that runs on both ttemu and Tenstorrent's ttsim (ttemu exits
+           0 and its ``--oracle`` comparison is bit-identical; sets ttsim refuses are listed
+           as skipped): ``ttemu run MANIFEST`` against ttsim running the same plan (the
+           oracle's child process, ``python -m ttemu.cmd.oracle.child``), both timed as
+           whole processes, in turn, ``--repeat`` rounds (default 3) after one warm-up
+           round: one line per set with the median wall times, the median of the pair
+           ratios of wall time (``ratio``) and of CPU time (``cpu_ratio``: user + sys, less
+           sensitive to a busy machine), then the median and maximum of those ratios. Targets: median <= 2.0, each <= 3.0. ttsim is built with
+           ``shared/oracles/ttsim/build.sh`` (into $TTEMU_TTSIM_DIR, default
+           /tmp/ttemu-ttsim-oracle); when it cannot be built the benchmark says why and
+           is skipped. ``--baseline CHECKOUT [--baseline-python PY]`` also times another
+           checkout's ttemu in the same loop (its ratio to ttsim as ``baseline_ratio``).
 """
 
 from __future__ import annotations
@@ -38,18 +55,27 @@ import os
 import pathlib
 import subprocess
 import sys
+import tempfile
 import time
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 
-def timed(cmd, ok=(0,)):
+def timed(cmd, ok=(0,), cwd=None, env=None):
     t0 = time.perf_counter()
-    p = subprocess.run(cmd, capture_output=True, text=True)
+    p = subprocess.run(cmd, capture_output=True, text=True, cwd=cwd, env=env)
     dt = time.perf_counter() - t0
     if p.returncode not in ok:
         raise SystemExit(f"command failed ({p.returncode}): {' '.join(cmd)}\n{p.stderr}")
     return dt, p.stdout
+
+
+def measured(cmd, cwd=None, env=None):
+    """Run ``cmd`` (output discarded) -> (wall seconds, CPU seconds user + sys, exit code)."""
+    t0 = time.perf_counter()
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=cwd, env=env)
+    _, status, usage = os.wait4(p.pid, 0)
+    return time.perf_counter() - t0, usage.ru_utime + usage.ru_stime, os.waitstatus_to_exitcode(status)
 
 
 def best(n, fn):
@@ -162,12 +188,140 @@ def _kernel(name, manifest, repeat):
             "riscv_ips": round(doc["steps"] / t), "tensix_ips": round(tensix / t)}
 
 
+def _peak_mib(cmd, cwd=None, env=None):
+    """Run ``cmd`` and return its peak resident memory (MiB, the kernel's accounting)."""
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=cwd, env=env)
+    _, status, usage = os.wait4(p.pid, 0)
+    p.returncode = os.waitstatus_to_exitcode(status)
+    return usage.ru_maxrss / 1024.0, p.returncode
+
+
+def bench_memory(shared, repeat):
+    """Peak memory of ``ttemu run`` on every shipped kernel (firmware/*/*.toml), whole
+    process. Target: <= 100 MiB each."""
+    rows = {}
+    for m in sorted(ROOT.glob("firmware/*/*.toml")):
+        peak, rc = _peak_mib([sys.executable, "-m", "ttemu", "run", str(m), "--no-progress"])
+        rows[m.stem] = round(peak, 1)
+    worst = max(rows, key=rows.get)
+    return {"name": "memory", "max_mib": rows[worst], "worst": worst, "per_kernel_mib": rows,
+            "target": "<= 100 MiB each"}
+
+
 def bench_matmul_kernel(shared, repeat):
     return _kernel("matmul_kernel", "matmul_4x4x4_hifi4.toml", repeat)
 
 
 def bench_sfpu_kernel(shared, repeat):
     return _kernel("sfpu_kernel", "sfpu_exp_64.toml", repeat)
+
+
+def _ttsim_lib(shared):
+    script = shared / "oracles" / "ttsim" / "build.sh"
+    if not script.exists():
+        return None, f"no ttsim sources ({script} is missing)"
+    out = os.environ.get("TTEMU_TTSIM_DIR", "/tmp/ttemu-ttsim-oracle")
+    p = subprocess.run(["bash", str(script), out], capture_output=True, text=True)
+    if p.returncode != 0:
+        return None, f"ttsim did not build: {p.stderr.strip()[-300:]}"
+    return p.stdout.split()[0], None
+
+
+def _oracle_plan(manifest, lib, plan_path):
+    """Run ``manifest`` in this process with ``--oracle lib`` (which also checks that it runs
+    the same on ttsim) and keep the plan handed to ttsim. -> None when it ran on both, else
+    the reason it did not."""
+    import contextlib
+    import io
+
+    sys.path.insert(0, str(ROOT))
+    from ttemu.cmd import oracle
+    from ttemu.cmd.cli import main as cli_main
+
+    real = oracle.run_ttsim
+
+    def keep(lib_path, plan, **kw):
+        with open(plan_path, "w") as f:
+            json.dump(plan.to_json(), f)
+        return real(lib_path, plan, **kw)
+
+    oracle.run_ttsim = keep
+    out, err = io.StringIO(), io.StringIO()
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            rc = cli_main(["run", str(manifest), "--oracle", lib, "--json", "--no-progress"])
+    finally:
+        oracle.run_ttsim = real
+    if rc != 0:
+        last = (err.getvalue().strip().splitlines() or ["?"])[-1]
+        return f"exit {rc}: {last}"
+    doc = json.loads(out.getvalue())
+    if not doc.get("oracle", {}).get("ok"):
+        return "not compared on ttsim"
+    return None
+
+
+def _median(xs):
+    xs = sorted(xs)
+    n = len(xs)
+    return xs[n // 2] if n % 2 else (xs[n // 2 - 1] + xs[n // 2]) / 2
+
+
+def bench_vs_ttsim(shared, repeat, manifests=None, baseline=None):
+    lib, why = _ttsim_lib(shared)
+    if lib is None:
+        return {"name": "vs_ttsim", "skipped": why}
+    if not manifests:
+        manifests = sorted(ROOT.glob("firmware/*/*.toml"))
+        manifests += sorted(p for p in ROOT.glob("corpus/*.toml") if "blackhole" not in p.name)
+    ratios, cpu_ratios, rows, skipped, base_ratios, base_cpu = [], [], [], {}, [], []
+    with tempfile.TemporaryDirectory(prefix="ttemu-vs-ttsim-") as tmp:
+        for m in map(pathlib.Path, manifests):
+            plan = os.path.join(tmp, m.stem + ".plan.json")
+            why = _oracle_plan(m, lib, plan)
+            if why is not None:
+                skipped[m.stem] = why
+                print(json.dumps({"name": "vs_ttsim", "set": m.stem, "skipped": why}))
+                continue
+            ttemu_cmd = [sys.executable, "-m", "ttemu", "run", str(m), "--no-progress"]
+            ttsim_cmd = [sys.executable, "-m", "ttemu.cmd.oracle.child", lib, plan, os.path.join(tmp, "out.json")]
+            runs = {"ttemu": [], "ttsim": [], "baseline": []}
+            cmds = {"ttemu": (ttemu_cmd, None, None), "ttsim": (ttsim_cmd, None, None)}
+            if baseline is not None:  # the same set with another checkout's ttemu
+                rel = str(m.resolve().relative_to(ROOT))
+                cmds["baseline"] = ([baseline[0], "-m", "ttemu", "run", rel], baseline[1], baseline[2])
+            for k in range(max(repeat, 1) + 1):  # the first round warms caches and is not counted
+                for key, (cmd, cwd, env) in cmds.items():
+                    wall, cpu, rc = measured(cmd, cwd, env)
+                    if rc != 0:
+                        raise SystemExit(f"{key} exit {rc}: {' '.join(cmd)}")
+                    if k:
+                        runs[key].append((wall, cpu))
+            tt, ts, tb = runs["ttemu"], runs["ttsim"], runs["baseline"]
+            ratio = _median([a[0] / b[0] for a, b in zip(tt, ts)])
+            ratios.append(ratio)
+            cpu_ratios.append(_median([a[1] / b[1] for a, b in zip(tt, ts)]))
+            row = {"name": "vs_ttsim", "set": m.stem, "ttemu_seconds": round(_median([a for a, _ in tt]), 3),
+                   "ttsim_seconds": round(_median([b for b, _ in ts]), 3), "ratio": round(ratio, 2),
+                   "cpu_ratio": round(cpu_ratios[-1], 2)}
+            if tb:
+                base_ratios.append(_median([c[0] / b[0] for c, b in zip(tb, ts)]))
+                base_cpu.append(_median([c[1] / b[1] for c, b in zip(tb, ts)]))
+                row.update(baseline_seconds=round(_median([c for c, _ in tb]), 3),
+                           baseline_ratio=round(base_ratios[-1], 2), baseline_cpu_ratio=round(base_cpu[-1], 2))
+            rows.append(row)
+            print(json.dumps(row))
+            sys.stdout.flush()
+    return {"name": "vs_ttsim", "sets": len(ratios), "skipped": sorted(skipped),
+            "median_ratio": round(_median(ratios), 2) if ratios else None,
+            "max_ratio": round(max(ratios), 2) if ratios else None,
+            "worst": max(rows, key=lambda r: r["ratio"])["set"] if rows else None,
+            "median_cpu_ratio": round(_median(cpu_ratios), 2) if ratios else None,
+            "max_cpu_ratio": round(max(cpu_ratios), 2) if ratios else None,
+            **({"baseline_median_ratio": round(_median(base_ratios), 2),
+                "baseline_max_ratio": round(max(base_ratios), 2),
+                "baseline_median_cpu_ratio": round(_median(base_cpu), 2)} if base_ratios else {}),
+            "target": "median <= 2.0, each <= 3.0"}
 
 
 def bench_bh_firmware(shared, repeat):
@@ -177,7 +331,7 @@ def bench_bh_firmware(shared, repeat):
         subprocess.run(["bash", str(shared / "oracles" / "ttsim" / "build.sh"), str(libdir)], check=True,
                        capture_output=True)
     manifest = str(ROOT / "corpus" / "metal_fw_blackhole_a.toml")
-    cmd = [sys.executable, "-m", "ttemu", "run", manifest, "--json"]
+    cmd = [sys.executable, "-m", "ttemu", "run", manifest, "--json", "--no-progress"]
     t, out = best(repeat, lambda: timed(cmd))
     doc = json.loads(out)
 
@@ -191,17 +345,32 @@ def bench_bh_firmware(shared, repeat):
 
 
 BENCHES = {"riscv": bench_riscv, "startup": bench_startup, "mvmul": bench_mvmul, "sfpu": bench_sfpu,
-           "matmul_kernel": bench_matmul_kernel, "sfpu_kernel": bench_sfpu_kernel, "bh_firmware": bench_bh_firmware}
+           "matmul_kernel": bench_matmul_kernel, "sfpu_kernel": bench_sfpu_kernel, "memory": bench_memory,
+           "bh_firmware": bench_bh_firmware}
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--shared", default=str(ROOT.parent / "shared"))
     ap.add_argument("--only", nargs="*", default=None)
-    ap.add_argument("--repeat", type=int, default=1)
+    ap.add_argument("--repeat", type=int, default=None, help="runs per figure (default 1; 3 with --vs-ttsim)")
+    ap.add_argument("--vs-ttsim", action="store_true", help="whole runs against ttsim (see vs_ttsim above)")
+    ap.add_argument("manifests", nargs="*", help="with --vs-ttsim: these sets only")
+    ap.add_argument("--baseline", default=None, metavar="CHECKOUT",
+                    help="with --vs-ttsim: also time CHECKOUT's ttemu (run from there with PYTHON) on each set")
+    ap.add_argument("--baseline-python", default="python3", metavar="PYTHON")
     args = ap.parse_args(argv)
     shared = pathlib.Path(args.shared)
     os.environ.setdefault("PYTHONPATH", str(ROOT))
+    if args.vs_ttsim:
+        baseline = None
+        if args.baseline:
+            env = {**os.environ, "PYTHONPATH": os.path.abspath(args.baseline)}
+            env["PYTHONPYCACHEPREFIX"] = os.path.join(tempfile.gettempdir(), "ttemu-bench-baseline-pyc")
+            baseline = (args.baseline_python, os.path.abspath(args.baseline), env)
+        print(json.dumps(bench_vs_ttsim(shared, args.repeat or 3, args.manifests, baseline)))
+        return 0
+    args.repeat = args.repeat or 1
     for name, fn in BENCHES.items():
         if args.only and name not in args.only:
             continue

@@ -67,3 +67,26 @@ def test_local_data_can_be_staged_at_a_given_l1_address(tmp_path):
 
     with pytest.raises(BadInput, match="local_data"):
         manifest.load(str(bad))
+
+
+def _elves():
+    import pathlib
+
+    root = pathlib.Path(__file__).resolve().parent.parent
+    return sorted(root.glob("firmware/build/**/*.elf")) + sorted((root.parent / "shared" / "corpus").glob("**/*.elf"))
+
+
+def test_plain_elf_reader_matches_pyelftools():
+    """read_elf reads ordinary ELFs without pyelftools (start-up time); on every shipped
+    and corpus ELF it must give exactly what the pyelftools path gives."""
+    from ttemu import elf as E
+
+    elves = _elves()
+    assert len(elves) > 20
+    for path in elves:
+        raw = path.read_bytes()
+        assert E._read_plain(raw) is not None, path
+        fast = E.read_elf(str(path))
+        slow = E._read_pyelftools(raw, str(path), path.name)
+        assert (fast.entry, fast.segments, fast.symbols, fast.arch_attr, fast._sorted) == \
+            (slow.entry, slow.segments, slow.symbols, slow.arch_attr, slow._sorted), path

@@ -94,3 +94,18 @@ def test_model_does_not_import_command_layer():
                  if d.startswith("ttemu.cmd") and not m.startswith("ttemu.cmd") and m != "ttemu.cli"
                  and m != "ttemu.__main__")
     assert bad == []
+
+
+def test_riscv_only_run_imports_no_numpy():
+    """A run that never touches the Tensix coprocessor (BRISC-only negate boot code, no
+    manifest, nothing to check) does not import numpy: start-up stays small."""
+    import subprocess
+    import sys
+
+    elf = PKG.parent / "firmware" / "build" / "negate" / "brisc.elf"
+    code = ("import sys\n"
+            "from ttemu.cmd.cli import main\n"
+            f"rc = main(['run', {str(elf)!r}, '--json', '--dump-l1', '0x0:16:hex32'])\n"
+            "print(rc, 'numpy' in sys.modules, 'ttemu.tensix.coprocessor' in sys.modules, file=sys.stderr)\n")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=PKG.parent)
+    assert p.stderr.strip().splitlines()[-1] == "0 False False", p.stderr

@@ -46,7 +46,8 @@ from test_unit_math_helpers import (
     src_tf32,
     tset,
 )
-from ttemu import UndefinedBehaviour
+from tensix_harness import warned
+from ttemu import UndefinedBehaviour, Unimplemented
 
 RNG = np.random.default_rng(1234)
 
@@ -122,8 +123,9 @@ def test_mvmul_bf16_dst_16bit():
     assert not cop.dst.bits[:16].any() and not cop.dst.bits[24:].any()
 
 
-def test_bf16_dst_rounds_to_nearest_even():
-    """RoundToBF16 is not spelt out by the pages; we round to nearest, ties to even."""
+def test_bf16_dst_rounds_half_up():
+    """RoundToBF16 is not spelt out by the pages; the datapath rounds to nearest, ties
+    away from zero (fpu_datapath.py, bit-identical to ttsim on tt-llk's kernels)."""
     tile, issue, cop = setup(FMT_BF16, fp32=False)
     a = np.zeros((16, 16), np.float32)
     a[0, :] = 2.0 ** -8
@@ -139,18 +141,19 @@ def test_bf16_dst_rounds_to_nearest_even():
     mvmul(issue)
     got = dst_bf16(cop, 0, 8)[:, 0]
     ulp = 2.0 ** -7  # BF16 in [1, 2)
-    expect = [1.0,             # 1 + 0.5 ulp: tie -> even (mantissa 0)
-              1.0 + 2 * ulp,   # 1 + 1.5 ulp: tie -> even (2)
-              1.0 + 2 * ulp,   # 1 + 2.5 ulp: tie -> even (2)
-              1.0 + 4 * ulp,   # 1 + 3.5 ulp: tie -> even (4)
+    expect = [1.0 + ulp,       # 1 + 0.5 ulp: tie -> up (1)
+              1.0 + 2 * ulp,   # 1 + 1.5 ulp: tie -> up (2)
+              1.0 + 3 * ulp,   # 1 + 2.5 ulp: tie -> up (3)
+              1.0 + 4 * ulp,   # 1 + 3.5 ulp: tie -> up (4)
               1.0 + ulp,       # 1 + 0.75 ulp: nearest (1)
               1.0 + 2 * ulp,   # 1 + 1.75 ulp: nearest (2)
               1.0 + ulp, 1.0 + ulp]
     np.testing.assert_array_equal(got, np.array(expect, np.float32))
 
 
-def test_fp32_dst_rounds_once_to_nearest_even():
-    """FP32 Dst: (d + sum) rounded once. 2**24 + 1 (a tie) rounds to 2**24; + 3 to +4."""
+def test_fp32_dst_rounds_half_up():
+    """FP32 Dst: the sum is aligned to Dst's exponent rounding half up (fpu_datapath.py,
+    as ttsim): 2**24 + 1 (a tie) becomes 2**24 + 2; + 3 becomes + 4."""
     tile, issue, cop = setup(FMT_BF16, fp32=True)
     a = np.zeros((16, 16), np.float32)
     a[0, 0] = 1.0
@@ -162,7 +165,27 @@ def test_fp32_dst_rounds_once_to_nearest_even():
     put_src(cop, "B", 0, src_bf16(b))
     put_dst_fp32(cop, 0, np.full((8, 16), 2.0 ** 24, np.float32))
     mvmul(issue)
-    assert dst_fp32(cop, 0, 2)[:, 0].tolist() == [2.0 ** 24, 2.0 ** 24 + 4]
+    assert dst_fp32(cop, 0, 2)[:, 0].tolist() == [2.0 ** 24 + 2, 2.0 ** 24 + 4]
+
+
+def test_mvmul_aligns_products_per_group_of_eight():
+    """The datapath sums a dot product's 16 products in two groups of 8, each aligned to
+    its largest product at product precision (fpu_datapath.py, as ttsim): seven products
+    2**-12 below a 1.0 in the same group vanish; in the other group they survive."""
+    tile, issue, cop = setup(FMT_BF16, fp32=True)
+    a = np.zeros((16, 16), np.float32)
+    a[0, 0] = 1.0
+    a[1:8, 0] = 2.0 ** -12   # column 0: small terms in group 0, with the 1.0
+    a[0, 1] = 1.0
+    a[8:15, 1] = 2.0 ** -12  # column 1: small terms in group 1
+    b = np.zeros((8, 16), np.float32)
+    b[0, :] = 1.0
+    put_src(cop, "A", 0, src_bf16(a))
+    put_src(cop, "B", 0, src_bf16(b))
+    put_dst_fp32(cop, 0, np.zeros((8, 16), np.float32))
+    mvmul(issue)
+    got = dst_fp32(cop, 0, 1)[0, :2].tolist()
+    assert got == [1.0, 1.0 + 7 * 2.0 ** -12]
 
 
 # ---------------------------------------------------------------------------------------
@@ -484,16 +507,29 @@ def test_dotpv_is_mvmul():
     np.testing.assert_array_equal(dst_fp32(cop, 0, 8), b @ a)
 
 
-def test_srca_rows_past_63_are_undefined():
+def test_srca_rows_past_63_warn_and_wrap():
+    """MVMUL.md indexes SrcA[SrcARow + i] past row 63 when RWC SrcA is 56: undefined; a
+    warning, and the rows wrap to the 64-row bank (56..63, then 0..7)."""
     tile, issue, cop = setup(FMT_BF16, fp32=True)
+    a = RNG.integers(-4, 5, size=(16, 16)).astype(np.float32)
+    b = RNG.integers(-4, 5, size=(8, 16)).astype(np.float32)
+    put_src(cop, "A", 56, src_bf16(a[:8]))
+    put_src(cop, "A", 0, src_bf16(a[8:]))
+    put_src(cop, "B", 0, src_bf16(b))
     cop.rwcs[0].SrcA = 56
-    with pytest.raises(UndefinedBehaviour):
+    mvmul(issue)
+    assert "MVMUL" in warned(tile, "MVMUL SrcA rows past 63")
+    np.testing.assert_array_equal(dst_fp32(cop, 0, 8), b @ a)
+    tile, issue, cop = setup(FMT_BF16, fp32=True)
+    tile.diagnostics.strict = True
+    cop.rwcs[0].SrcA = 56
+    with pytest.raises(UndefinedBehaviour, match="MVMUL"):
         mvmul(issue)
 
 
-def test_unassigned_format_code_is_undefined():
+def test_unassigned_format_code_is_unimplemented():
     tile, issue, cop = setup(12, fp32=True)
-    with pytest.raises(UndefinedBehaviour):
+    with pytest.raises(Unimplemented, match="format code 12"):
         mvmul(issue)
 
 
@@ -521,3 +557,42 @@ def test_mvmul_hot_path_speed():
         unit.MVMUL(t, clear_dvalid=0, instr_mod19=0, addr_mode=0, dst=(i * 8) & 0x3F8)
     per = (time.perf_counter() - t0) / n
     assert per < 1e-3, f"{per * 1e6:.0f} us per MVMUL"
+
+
+@pytest.mark.parametrize("style", ["BF16", "FP16", "TF32"])
+def test_phase_tables_equal_the_fidelity_functions(style):
+    """The per-style lookup tables MVMUL / ELWMUL read (built as sign x mantissa part x
+    power of two) hold exactly what SrcAFidelityBits / SrcBFidelityBits give for every
+    19-bit Src pattern, bit for bit (-0.0 included)."""
+    from ttemu.tensix.units import math as M
+
+    allbits = np.arange(1 << 19, dtype=np.uint32)
+    for part in (0, 1):
+        for operand, ref in (("A", M._srca_phase(allbits, style, part)),
+                             ("B", M._srcb_phase(allbits, style, part << 1))):
+            table = M._build_phase_table(style, operand, part)
+            assert (table.view(np.uint64) == ref.view(np.uint64)).all(), (operand, part)
+
+
+def test_dst_tables_equal_the_number_functions():
+    """The Dst tables the Matrix Unit accumulates through give exactly what the number
+    functions give: BF16 Dst16 read (_decode_f32 of the unshuffled bits), BF16 rounding
+    and write (_encode to BF16, shuffled) on random, tie and edge values, and the FP32
+    Dst32 read from its two halves (exponent 0 and 255 included)."""
+    from ttemu.tensix.units import math as M
+
+    rng = np.random.default_rng(7)
+    dec, enc = M._dst16_bf16_tables()
+    d = np.arange(1 << 16, dtype=np.uint16)
+    assert (dec.view(np.uint64) == M._decode_f32(M._UNSHUF_BF16[d]).view(np.uint64)).all()
+    v = np.concatenate([
+        rng.standard_normal(50000) * 2.0 ** rng.integers(-140, 140, 50000),
+        np.ldexp(rng.integers(0, 1 << 9, 20000).astype(np.float64) + 0.5, rng.integers(-140, 135, 20000)),
+        [0.0, -0.0, 2.0 ** 128, -2.0 ** 128, 2.0 ** -126, -(2.0 ** -127), (2 - 2 ** -8) * 2 ** 127,
+         (2 - 2 ** -9) * 2 ** 127, (2 - 2 ** -9) * 2 ** -127]])
+    assert (enc[M._round_index_bf16(v)] == M._SHUF_BF16[M._encode(v, M._BF16)]).all()
+    hi, lo = M._dst32_tables()
+    h = np.concatenate([d, rng.integers(0, 1 << 16, 50000).astype(np.uint16)])
+    low = rng.integers(0, 1 << 16, h.size).astype(np.uint16)
+    ref = M._decode(M._UNSHUF_BF16[h] | low, M._F32)
+    assert ((hi[h] + low * lo[h]).view(np.uint64) == ref.view(np.uint64)).all()

@@ -13,6 +13,7 @@ import pytest
 
 from test_unit_sfpu import LANES, U32, b2f, f2b, fbits, mod1, put, setup
 from test_unit_sfpu_loadstore import FP32, dst32, lane_cells, ref_store
+from tensix_harness import warned
 from ttemu import UndefinedBehaviour
 from ttemu.errors import Unimplemented
 from ttemu.isa.table import get_table
@@ -238,6 +239,26 @@ def test_loadmacro_simple_and_round_units_and_vc_override():
     assert np.array_equal(u.lreg[2], np.round(np.arange(32) + 0.6).astype(U32))
 
 
+def test_loadmacro_simple_and_round_in_one_cycle_with_the_same_vd_warns():
+    """SFPLOADMACRO.md (†): a simple and a round instruction in one cycle need different
+    kinds of VD; both writing LReg[2] is undefined: a warning; ttemu runs simple, then
+    round (round's write wins, having read simple's result)."""
+    tile, issue, u = setup()
+    fill_dst(tile, f2b(-np.arange(32, dtype=np.float32) - 0.6))
+    set_template(issue, 0, "SFPABS", instr_mod1=1, lreg_dest=0, lreg_c=0)
+    set_template(issue, 2, "SFP_STOCH_RND", instr_mod1=3, lreg_dest=0, lreg_src_c=0, lreg_src_b=0)
+    set_sequence(issue, 1, simple=seq_byte(4, 0), rnd=seq_byte(6, 0))
+    set_misc(issue)
+    loadmacro(issue, 1, vd=2)
+    nop(issue)
+    warned(tile, "SFPLOADMACRO (†) VD conflict")
+    assert np.array_equal(u.lreg[2], np.round(np.arange(32) + 0.6).astype(U32))
+    tile.diagnostics.strict = True
+    with pytest.raises(UndefinedBehaviour, match="conflicting VD"):
+        loadmacro(issue, 1, vd=2)
+        nop(issue)
+
+
 def test_loadmacro_instruction_delay_kind():
     """SFPLOADMACRO.md WaitForElapsedInstructions: counters move only when Vector Unit
     instructions issue; idle cycles do not run them; the unit stays busy meanwhile."""
@@ -333,25 +354,44 @@ def test_regular_instruction_on_busy_subunit_is_discarded():
 
 
 def test_loadmacro_undefined_cases():
-    """SFPLOADMACRO.md: sequence template 1 is undefined; the store sub-unit fed something
-    other than SFPSTORE is undefined; SFPSWAP on the simple sub-unit needs SFPNOP on MAD."""
-    tile, issue, u = setup()
-    set_sequence(issue, 0, simple=seq_byte(1))
-    with pytest.raises(UndefinedBehaviour):
+    """SFPLOADMACRO.md: sequence kind 1 is undefined, the store sub-unit fed something
+    other than SFPSTORE is undefined (ttemu schedules nothing for that sub-unit);
+    SFPSWAP on the simple sub-unit without SFPNOP on MAD is undefined (ttemu runs both).
+    Each warns once per site; --strict stops."""
+    for kw, key in (({"simple": seq_byte(1)}, "Sequence kind 1"),
+                    ({"store": seq_byte(2)}, "store sub-unit not SFPSTORE")):
+        tile, issue, u = setup()
+        set_sequence(issue, 0, **kw)
         loadmacro(issue, 0, vd=0)
-    tile, issue, u = setup()
-    set_sequence(issue, 0, store=seq_byte(2))
-    with pytest.raises(UndefinedBehaviour):
+        warned(tile, f"SFPLOADMACRO {key}")
+        assert u.scheduled == []
+        tile, issue, u = setup()
+        set_sequence(issue, 0, **kw)
+        tile.diagnostics.strict = True
+        with pytest.raises(UndefinedBehaviour, match="SFPLOADMACRO"):
+            loadmacro(issue, 0, vd=0)
+    results = []
+    for mad in (0, seq_byte(2)):
+        tile, issue, u = setup()
+        set_template(issue, 0, "SFPSWAP", instr_mod1=1, lreg_dest=3, lreg_src_c=0, imm12_math=0)
+        set_sequence(issue, 0, simple=seq_byte(4), mad=mad)
+        put(u, 3, f2b(-1.0))
         loadmacro(issue, 0, vd=0)
+        nop(issue)
+        nop(issue)
+        results.append((u.lreg[0].copy(), u.lreg[3].copy()))
+        if not mad:
+            warned(tile, "SFPLOADMACRO (‡) SFPSWAP without SFPNOP")
+        else:
+            assert not tile.diagnostics.sites
+    assert all(np.array_equal(a, b) for a, b in zip(*results))
     tile, issue, u = setup()
     set_template(issue, 0, "SFPSWAP", instr_mod1=1, lreg_dest=3, lreg_src_c=0, imm12_math=0)
     set_sequence(issue, 0, simple=seq_byte(4))
-    with pytest.raises(UndefinedBehaviour):
+    tile.diagnostics.strict = True
+    with pytest.raises(UndefinedBehaviour, match="SFPSWAP"):
         loadmacro(issue, 0, vd=0)
-    tile, issue, u = setup()
-    set_template(issue, 0, "SFPSWAP", instr_mod1=1, lreg_dest=3, lreg_src_c=0, imm12_math=0)
-    set_sequence(issue, 0, simple=seq_byte(4), mad=seq_byte(2))
-    loadmacro(issue, 0, vd=0)  # fine with SFPNOP on MAD
+        nop(issue)
 
 
 def test_loadmacro_wrong_subunit_becomes_nop():

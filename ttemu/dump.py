@@ -7,7 +7,8 @@ module returns plain data: a list of rows (address, [cell strings]).
 
 from __future__ import annotations
 
-import numpy as np
+import math
+import struct
 
 from .errors import UsageError
 
@@ -19,9 +20,9 @@ SIMPLE_FORMATS = {
 
 
 def _fmt_float(v: float) -> str:
-    if np.isnan(v):
+    if math.isnan(v):
         return "nan"
-    if np.isinf(v):
+    if math.isinf(v):
         return "inf" if v > 0 else "-inf"
     return f"{v:.7g}"
 
@@ -34,11 +35,13 @@ def cells(data: bytes, fmt: str) -> list:
     if len(data) % size:
         raise UsageError(f"dump length {len(data)} is not a multiple of {size} bytes for {fmt}")
     if fmt == "hex32":
-        return [f"0x{v:08x}" for v in np.frombuffer(data, "<u4").tolist()]
+        return [f"0x{v:08x}" for v in struct.unpack(f"<{len(data) // 4}I", data)]
     if fmt == "u32":
-        return [str(v) for v in np.frombuffer(data, "<u4").tolist()]
+        return [str(v) for v in struct.unpack(f"<{len(data) // 4}I", data)]
     if fmt == "i32":
-        return [str(v) for v in np.frombuffer(data, "<i4").tolist()]
+        return [str(v) for v in struct.unpack(f"<{len(data) // 4}i", data)]
+    import numpy as np  # only the float formats need it
+
     if fmt == "fp32":
         return [_fmt_float(v) for v in np.frombuffer(data, "<f4").astype(np.float64).tolist()]
     if fmt == "fp16":
@@ -75,3 +78,18 @@ def hexdump(addr: int, data: bytes) -> str:
         asc = "".join(chr(b) if 32 <= b < 127 else "." for b in chunk)
         out.append(f"{addr + i:08x}  {hx:<48}  |{asc}|")
     return "\n".join(out)
+
+
+def l1_report(tile, addr, n, core, fmt, what="--dump-l1"):
+    """--dump-l1's rendering of ``n`` bytes at ``addr``: -> (text, values)."""
+    data = tile.read(addr, n, core)
+    if fmt.startswith("tile-"):
+        from .tensix.dump_tiles import TILE_FORMATS, tile_report
+
+        if fmt not in TILE_FORMATS:
+            raise UsageError(f"{what}: unknown tile format {fmt!r} (one of {', '.join(TILE_FORMATS)})")
+        try:
+            return tile_report(data, addr, fmt)
+        except ValueError as e:
+            raise UsageError(f"{what} {fmt}: {e}") from None
+    return f"{fmt} dump of 0x{addr:08x} ({n} bytes):\n" + text(addr, data, fmt), cells(data, fmt)

@@ -62,11 +62,93 @@ def _riscv_arch_attribute(data: bytes) -> str | None:
     return data[i:j if j >= 0 else len(data)].decode("ascii", "replace")
 
 
+def _read_plain(raw: bytes):
+    """The common case without pyelftools (start-up cost): a well-formed little-endian
+    ELF32 RISC-V executable. -> (entry, segments, symbols, sortable, arch attribute), or
+    None for anything unusual, which :func:`read_elf` then reads with pyelftools (and
+    its one-line errors). Gives exactly what the pyelftools path gives
+    (tests/test_elf_loading.py compares them on every shipped and corpus ELF)."""
+    import struct
+
+    n = len(raw)
+    e_type, machine, _, entry, phoff, shoff, _, _, phentsize, phnum, shentsize, shnum, shstrndx = \
+        struct.unpack_from("<HHIIIIIHHHHHH", raw, 16)
+    if e_type != 2 or machine != EM_RISCV or (phnum and phentsize != 32) or shentsize != 40 or not shnum:
+        return None
+    if shstrndx >= shnum or shoff + 40 * shnum > n or phoff + 32 * phnum > n:
+        return None
+    segments = []
+    for i in range(phnum):
+        p_type, off, vaddr, _, filesz, memsz = struct.unpack_from("<6I", raw, phoff + 32 * i)
+        if p_type != 1 or memsz == 0:
+            continue
+        if off + filesz > n or filesz > memsz:
+            return None
+        segments.append(Segment(vaddr, raw[off:off + filesz], memsz))
+    secs = [struct.unpack_from("<10I", raw, shoff + 40 * i) for i in range(shnum)]
+    str_off, str_size = secs[shstrndx][4], secs[shstrndx][5]
+    if str_off + str_size > n:
+        return None
+
+    def cstr(base, end, off):
+        if base + off >= end:
+            raise ValueError
+        j = raw.find(b"\0", base + off, end)
+        if j < 0:
+            raise ValueError
+        return raw[base + off:j]
+
+    try:
+        names = [cstr(str_off, str_off + str_size, sec[0]) for sec in secs]
+    except ValueError:
+        return None
+    found = {}
+    for i, nm in enumerate(names):
+        if nm in (b".symtab", b".riscv.attributes"):
+            if nm in found:
+                return None
+            found[nm] = secs[i]
+    symbols, sortable = {}, []
+    sec = found.get(b".symtab")
+    if sec is not None:
+        _, sh_type, _, _, off, size, link, _, _, entsize = sec
+        if sh_type != 2 or entsize != 16 or size % 16 or off + size > n or link >= shnum:
+            return None
+        s_off, s_size = secs[link][4], secs[link][5]
+        if s_off + s_size > n:
+            return None
+        for k in range(size // 16):
+            st_name, value, _, info, _, shndx = struct.unpack_from("<IIIBBH", raw, off + 16 * k)
+            if st_name == 0:
+                continue
+            try:
+                sym = cstr(s_off, s_off + s_size, st_name)
+            except ValueError:
+                return None
+            if not sym:
+                continue
+            st = info & 0xF
+            if st in (3, 4) or shndx == 0:  # STT_SECTION, STT_FILE; SHN_UNDEF
+                continue
+            sym = sym.decode("utf-8", errors="replace")
+            if sym.startswith("$") or sym.startswith(".L"):
+                continue
+            if sym not in symbols or info >> 4 == 1:  # STB_GLOBAL
+                symbols[sym] = value
+            if st in (0, 2) and shndx != 0xFFF1:  # STT_NOTYPE, STT_FUNC; not SHN_ABS
+                sortable.append((value, sym))
+    attr = None
+    sec = found.get(b".riscv.attributes")
+    if sec is not None:
+        _, sh_type, flags, _, off, size = sec[:6]
+        if sh_type == 8 or flags & 0x800 or off + size > n:  # NOBITS, SHF_COMPRESSED
+            return None
+        attr = _riscv_arch_attribute(raw[off:off + size])
+    return entry, segments, symbols, sortable, attr
+
+
 def read_elf(path: str) -> ElfImage:
     """Read and validate; raises :class:`ElfError` with a one-line reason."""
-    from elftools.common.exceptions import ELFError as _PyElfError
-    from elftools.elf.elffile import ELFFile
-
     name = os.path.basename(path)
     try:
         with open(path, "rb") as f:
@@ -94,6 +176,19 @@ def read_elf(path: str) -> ElfImage:
         if count and off + count * size > len(raw):
             raise ElfError(f"{name}: truncated: {what} end at byte {off + count * size}, "
                            f"the file has {len(raw)}")
+    plain = _read_plain(raw)
+    if plain is not None and plain[1]:
+        entry, segments, symbols, sortable, attr = plain
+        img = ElfImage(path=path, entry=entry, segments=segments, symbols=symbols, arch_attr=attr)
+        img._sorted = sorted(set(sortable))
+        return img
+    return _read_pyelftools(raw, path, name)
+
+
+def _read_pyelftools(raw: bytes, path: str, name: str) -> ElfImage:
+    from elftools.common.exceptions import ELFError as _PyElfError
+    from elftools.elf.elffile import ELFFile
+
     try:
         ef = ELFFile(io.BytesIO(raw))
         machine = ef.header["e_machine"]

@@ -13,11 +13,12 @@ from __future__ import annotations
 import os
 import tomllib
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-import numpy as np
-
-from .. import tiles
 from ..errors import BadInput, UsageError
+
+if TYPE_CHECKING:
+    import numpy as np
 
 CORES = ("brisc", "trisc0", "trisc1", "trisc2", "ncrisc")
 TOP_KEYS = {"name", "description", "arch", "release", "max_steps", "idle_steps", "seed", "cores", "input",
@@ -59,6 +60,8 @@ class Manifest:
     seed: int = 0
     inputs: list = field(default_factory=list)
     writes: list = field(default_factory=list)  # (addr or symbol, value, core)
+    #: host writes made after release, once a word holds: ((cond addr, cond value), addr, value, core)
+    later: list = field(default_factory=list)
     until: list = field(default_factory=list)  # (addr or symbol, value, core)
     expects: list = field(default_factory=list)
     dump_l1: list = field(default_factory=list)
@@ -93,6 +96,8 @@ def _shape(v, path, what):
 
 
 def _format_and_addr(spec, path, what):
+    from .. import tiles
+
     """The tile format (checked) and L1 address (number or symbol) of an input/expect."""
     fmt = spec.get("format")
     if fmt is None:
@@ -103,6 +108,8 @@ def _format_and_addr(spec, path, what):
 
 def generate(spec, shape, seed):
     """Generate input numbers (float64) from a manifest input spec."""
+    import numpy as np
+
     kind = spec.get("generate", "uniform")
     rng = np.random.default_rng(seed)
     lo, hi = spec.get("range", [-1.0, 1.0])
@@ -167,6 +174,10 @@ def load(path: str, seed_override: int | None = None) -> Manifest:
     m.dumps = list(doc.get("dump", []))
 
     named = {}
+    if doc.get("input") or doc.get("expect"):  # numpy only for manifests with numbers
+        import numpy as np
+
+        from .. import tiles
     for k, spec in enumerate(doc.get("input", [])):
         what = f"input[{k}]"
         name = spec.get("name", f"in{k}")
@@ -197,14 +208,20 @@ def load(path: str, seed_override: int | None = None) -> Manifest:
         addr = _int(spec.get("addr"), path, f"{what}.addr")
         core = spec.get("core")
         words = spec["values"] if "values" in spec else [spec.get("value")]
+        when = spec.get("when")
+        if when is not None:
+            if not isinstance(when, dict) or set(when) != {"addr", "value"}:
+                raise BadInput(_where(path, f"{what}.when: a table {{addr = ..., value = ...}}"))
+            when = (_int(when["addr"], path, f"{what}.when.addr"), _int(when["value"], path, f"{what}.when.value"))
         for i, v in enumerate(words):
             v = _int(v, path, f"{what}.value")
-            if isinstance(addr, str):
-                if i:
-                    raise BadInput(_where(path, f"{what}: several values need a numeric addr"))
-                m.writes.append((addr, v, core))
+            if isinstance(addr, str) and i:
+                raise BadInput(_where(path, f"{what}: several values need a numeric addr"))
+            a = addr if isinstance(addr, str) else addr + 4 * i
+            if when is None:
+                m.writes.append((a, v, core))
             else:
-                m.writes.append((addr + 4 * i, v, core))
+                m.later.append((when, a, v, core))
     for k, spec in enumerate(doc.get("until", [])):
         m.until.append((_int(spec.get("addr"), path, f"until[{k}].addr"),
                         _int(spec.get("value"), path, f"until[{k}].value"), spec.get("core")))
@@ -235,6 +252,8 @@ def _tolerance(fmt, spec):
 def evaluate(expr, named, path, what):
     """A numpy expression over the inputs (by name): the reference comes from numpy,
     not from ttemu."""
+    import numpy as np
+
     env = {"np": np, **named}
     try:
         # a manifest is the user's own file (like a Makefile): full Python is allowed
@@ -245,6 +264,10 @@ def evaluate(expr, named, path, what):
 
 def load_expected(path, fmt, shape=None):
     """A .npy array of numbers, or raw L1 bytes in ``fmt`` (shape needed, default 32x32)."""
+    import numpy as np
+
+    from .. import tiles
+
     try:
         if path.endswith(".npy"):
             arr = np.load(path).astype(np.float64)

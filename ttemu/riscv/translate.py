@@ -29,6 +29,7 @@ behaviour: misaligned accesses, ``ecall``, illegal instructions (README.md lists
 from __future__ import annotations
 
 from . import ext as _ext
+from .codecache import CodeCache
 
 M32 = 0xFFFFFFFF
 EXIT_HALT = -1  # parked in jal x0, 0
@@ -106,6 +107,7 @@ class Translator:
         self.can_push = can_push
         self.on_translate = on_translate  # callback(start_pc, [pcs]) for code tracking
         self.argnames = tuple(sorted(env))
+        self.code_cache = CodeCache()  # compiled blocks kept on disk between runs
 
     # -- decoding -----------------------------------------------------------------
     def decode(self, pc, word, k, count):
@@ -375,7 +377,7 @@ class Translator:
             src += ["    " + line for line in body]
         ns = dict(self.env)
         ns.update(self.globals)
-        code = compile("\n".join(src) + "\n", f"<block 0x{start:08x}>", "exec")
+        code = self.code_cache.compile("\n".join(src) + "\n", f"<block 0x{start:08x}>")
         exec(code, ns)
         if self.on_translate is not None:
             self.on_translate(start, pcs)

@@ -35,6 +35,20 @@ from .units.unpack import Unpackers
 PUSH_REGIONS = ("tensix_inst", "tensix_inst1", "tensix_inst2")
 
 
+def _params(handler):
+    """The parameter names of a bound unit method after the thread, when all are plain
+    positional-or-keyword parameters without defaults; else None."""
+    import inspect
+
+    try:
+        params = list(inspect.signature(handler, follow_wrapped=False).parameters.values())[1:]
+    except (TypeError, ValueError):
+        return None
+    if any(p.kind is not p.POSITIONAL_OR_KEYWORD or p.default is not p.empty for p in params):
+        return None
+    return [p.name for p in params]
+
+
 class Coprocessor:
     def __init__(self, tile):
         self.tile = tile
@@ -77,12 +91,34 @@ class Coprocessor:
                 fn = None
             self.handlers[spec.opcode] = fn
         self.implemented = frozenset(m for m in impl if m in self.table.by_mnemonic)
+        # word -> (spec, handler, args, kwargs, fence): each Tensix word decoded once and
+        # bound to its handler (see dispatch_entry); the table is per coprocessor.
+        self.dispatch = {}
+        self._params = {}  # opcode -> its handler's parameter names (see _params)
         self.prefer_after_release = None
         self.issuing = None  # the TensixThread whose instruction is executing (set by its pump)
         self.pcbufs = [deque(), deque(), deque()]  # PCBuf[i]: RISCV B -> RISCV T_i
         self.pcbuf_waiting = [False, False, False]  # RISCV T_i waits reading PCBuf[i]
         self._pumping = False
         self._again = False
+
+    def undefined(self, key: str, text: str) -> None:
+        """Behaviour the ISA documentation leaves undefined, done by the instruction
+        issuing now: a warning once per site (the issuing thread + ``key``, a stable
+        name such as mnemonic and condition), an error with ``--strict``. ``text``
+        says what happened and what ttemu does instead (docs/undefined-behaviour.md)."""
+        t = self.issuing
+        if t is None:
+            self.tile.undefined(key, text)
+            return
+        site = f"t{t.index} {key}"
+        if self.tile.diagnostics.again(site):  # a known site: counted, no disassembly needed
+            return
+        spec = self.table.decode(t.word)[0]
+        origin = getattr(t, "origin", None)
+        pushed = f", pushed by {origin}" if origin else ""
+        insn = f" {spec.mnemonic} ({self.table.disasm(t.word)}{pushed})" if spec is not None else ""
+        self.tile.undefined(site, f"t{t.index}{insn}: {text}")
 
     def attach(self, router):
         for i, region in enumerate(PUSH_REGIONS):
@@ -116,10 +152,43 @@ class Coprocessor:
         self.kick()
         return True
 
+    def dispatch_entry(self, word):
+        """Decode ``word`` once for the frontend: ``(spec, handler, args, kwargs, fence)``.
+        ``spec`` is None for an unknown opcode; ``handler`` None when no unit implements
+        the instruction (or it is a frontend instruction, which never reaches a unit);
+        the handler is called ``handler(thread, *args)``, or ``handler(thread, **kwargs)``
+        when its parameters are not exactly the instruction's fields; ``fence`` marks a
+        STALLWAIT with block bit B8 (SFPU) and condition C7 (FPU busy)."""
+        spec, fields = self.table.decode(word)
+        handler = args = kwargs = None
+        fence = False
+        if spec is not None:
+            handler = None if spec.unit == "frontend" else self.handlers[spec.opcode]
+            if handler is not None:
+                names = self._params.get(spec.opcode, False)
+                if names is False:
+                    names = self._params[spec.opcode] = _params(handler)
+                if names is not None and sorted(names) == sorted(fields):
+                    args = tuple(fields[n] for n in names)
+                else:
+                    kwargs = dict(fields)
+            if spec.mnemonic == "STALLWAIT":
+                fence = bool((fields["stall_res"] >> 8) & (fields["wait_res"] >> 7) & 1)
+        entry = (spec, handler, args, kwargs, fence)
+        if len(self.dispatch) >= 1 << 16:
+            self.dispatch.clear()
+        self.dispatch[word] = entry
+        return entry
+
     # -- running ---------------------------------------------------------------------------
     def kick(self) -> bool:
-        """Pump every thread until none moves. Re-entrant calls (a semaphore write from
-        inside a pump) just ask the outer loop for another pass."""
+        """Pump every thread until none moves, one instruction per thread per pass: the
+        three threads issue side by side, as on hardware, so one thread's instruction
+        stream cannot overtake a handshake another thread has queued (tt-llk's
+        datacopy hands SrcB over with two UNPACR_NOPs after its UNPACR to SrcA; the
+        math thread's SETRWC that releases SrcB must not run ahead of them).
+        Re-entrant calls (a semaphore write from inside a pump) just ask the outer loop
+        for another pass."""
         if self._pumping:
             self._again = True
             return False
@@ -132,7 +201,7 @@ class Coprocessor:
                 start = self.prefer_after_release or 0
                 self.prefer_after_release = None
                 for k in range(3):
-                    if self.threads[(start + k) % 3].pump():
+                    if self.threads[(start + k) % 3].pump(1):
                         moved = True
                 moved_any |= moved
                 if not moved and not self._again:

@@ -15,10 +15,10 @@ from __future__ import annotations
 
 from collections import deque
 
-from ...errors import GuestFault, UndefinedBehaviour, Unimplemented
+from ...errors import GuestFault, Unimplemented
 from .gate import WaitGate
 from .mop import MOP_CFG_OPCODE, MOP_OPCODE, MopExpander
-from .replay import ReplayExpander
+from .replay import REPLAY_OPCODE, ReplayExpander
 
 FIFO_DEPTH = 32
 
@@ -36,12 +36,11 @@ class TensixThread:
         self.held_reason = None
         self.held_since = None
         self.word = 0  # the word being executed (for bits the table does not decode)
+        self.origin = None  # where it was pushed ('.ttinsn pc 0x...', 'mmio 0x...', 'mop'), for reports
         # Issue count just after this thread's latest STALLWAIT with block bit B8 (SFPU)
         # and condition C7 (FPU busy): SFPLOAD.md's alternative to three instructions
         # between an FPU write to Dst and an SFPLOAD of it (sfpu/hazards.py).
         self.fpu_fence = -1
-        spec = cop.table.by_mnemonic.get("STALLWAIT")
-        self._stallwait_opcode = spec.opcode if spec is not None else None
         # statistics
         self.pushed = 0
         self.issued = 0
@@ -65,7 +64,8 @@ class TensixThread:
             return False
         queue.append((word, origin))
         self.pushed += 1
-        self.cop.trace(self.index, "push", word, origin)
+        if self.cop.tile.tracer is not None:
+            self.cop.trace(self.index, "push", word, origin)
         return True
 
     def reset(self) -> None:
@@ -82,7 +82,8 @@ class TensixThread:
             if mop.active is not None:
                 word = next(mop.active, None)
                 if word is not None:
-                    self.cop.trace(self.index, "mop", word, "")
+                    if self.cop.tile.tracer is not None:
+                        self.cop.trace(self.index, "mop", word, "")
                     return (word, "mop")
                 mop.active = None
             if self.mid:
@@ -102,24 +103,32 @@ class TensixThread:
         """Next item arriving at the wait gate, or None if nothing is available."""
         replay = self.replay
         while True:
-            item = replay.playback()
-            if item is not None:
-                self.cop.trace(self.index, "replay", item[0], "")
+            if replay.play_left:
+                item = replay.playback()
+                if self.cop.tile.tracer is not None:
+                    self.cop.trace(self.index, "replay", item[0], "")
                 return item
             item = self._from_mop()
             if item is None:
                 return None
-            item = replay.take(item)
-            if item is not None:
-                return item
+            if replay.record_left or item[0] >> 24 == REPLAY_OPCODE:
+                item = replay.take(item)
+                if item is None:
+                    continue
+            return item
 
-    def pump(self) -> bool:
+    def pump(self, limit: int | None = None) -> bool:
         """Move instructions through the gate into the backend until the gate holds
-        one or the input runs dry. Returns True if anything moved."""
+        one, the input runs dry or ``limit`` instructions issued. Returns True if
+        anything moved."""
+        if (self.held is None and not self.fifo and not self.mid and self.mop.active is None
+                and not self.replay.play_left):
+            return False
         cop = self.cop
-        table = cop.table
+        dispatch = cop.dispatch
+        gate = self.gate
         moved = False
-        while True:
+        while limit is None or limit > 0:
             item = self.held
             if item is None:
                 item = self._next()
@@ -127,44 +136,54 @@ class TensixThread:
                     return moved
                 moved = True
             word = item[0]
-            spec, fields = table.decode(word)
+            entry = dispatch.get(word)
+            if entry is None:
+                entry = cop.dispatch_entry(word)
+            spec, handler, args, kwargs, fence = entry
             if spec is None:
                 raise GuestFault(f"t{self.index}: 0x{word:08x} (pushed by {item[1]}) is not a Tensix instruction")
-            gate = self.gate
             if gate.opcode is not None and spec.blocked_by(gate.block_mask):
                 gate.refresh(cop, self.index)
                 if gate.opcode is not None:
-                    self._hold(item, f"held at {gate.describe(cop, self.index)}: {table.disasm(word)} waits")
+                    self._hold(item, f"held at {gate.describe(cop, self.index)}: {cop.table.disasm(word)} waits")
                     return moved
-            if spec.unit == "frontend":
-                raise UndefinedBehaviour(f"t{self.index}: {spec.mnemonic} 0x{word:08x} reached the wait gate "
-                                         f"(from {item[1]}); a replayed sequence cannot contain MOP or MOP_CFG")
-            handler = cop.handlers[spec.opcode]
             if handler is None:
-                raise Unimplemented(f"t{self.index}: {table.disasm(word)} (pushed by {item[1]}): "
+                if spec.unit == "frontend":
+                    raise GuestFault(f"t{self.index}: {spec.mnemonic} 0x{word:08x} reached the wait gate "
+                                     f"(from {item[1]}): MOP and MOP_CFG must pass the MOP expander, which sits "
+                                     "before the replay expander and before RISCV B's pushes (REPLAY.md); there is "
+                                     "no backend unit for them")
+                raise Unimplemented(f"t{self.index}: {cop.table.disasm(word)} (pushed by {item[1]}): "
                                     f"{spec.mnemonic} is not implemented by the {spec.unit} unit yet")
             self.word = word
+            self.origin = item[1]
             cop.issuing = self
-            result = handler(self, **fields)
+            if kwargs is None:
+                result = handler(self, *args)
+            else:
+                result = handler(self, **kwargs)
             if result is not None:
-                self._hold(item, f"held at {spec.unit} unit: {table.disasm(word)} waits for {result.reason}")
+                self._hold(item, f"held at {spec.unit} unit: {cop.table.disasm(word)} waits for {result.reason}")
                 return moved
-            self._issued(item, spec)
-            if spec.opcode == self._stallwait_opcode and (fields["stall_res"] >> 8) & (fields["wait_res"] >> 7) & 1:
+            if self.held is not None:
+                self.held_steps += cop.tile.steps - self.held_since
+                self.held = None
+                self.held_reason = None
+            self.issued += 1
+            if cop.tile.tracer is not None:
+                cop.trace(self.index, "issue", word, f"-> {spec.unit}")
+            if fence:
                 self.fpu_fence = self.issued  # STALLWAIT B8 (SFPU) + C7 (FPU busy)
             moved = True
-            cop.after_issue()
+            for t in cop.threads:  # cop.after_issue(): latched waits may be met now
+                if t.gate.opcode is not None:
+                    t.gate.refresh(cop, t.index)
+            if limit is not None:
+                limit -= 1
+        return moved
 
     def _hold(self, item, reason):
         if self.held is None:
             self.held_since = self.cop.tile.steps
         self.held = item
         self.held_reason = reason
-
-    def _issued(self, item, spec):
-        if self.held is not None:
-            self.held_steps += self.cop.tile.steps - self.held_since
-            self.held = None
-            self.held_reason = None
-        self.issued += 1
-        self.cop.trace(self.index, "issue", item[0], f"-> {spec.unit}")

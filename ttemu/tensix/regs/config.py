@@ -38,6 +38,7 @@ class ConfigSpace(Device):
         self.cfg = np.zeros((2, self.bank_words), dtype=np.uint32)
         self.thread_cfg = np.zeros((3, self.thread_words), dtype=np.uint16)
         self.thread_version = 0  # bumped by every ThreadConfig write (for caches of derived values)
+        self.version = 0  # bumped by every Config word write (write_word)
         self.thread_base = base + 8 * self.bank_words
         self.end = self.thread_base + 3 * self.thread_words * 16
         self.listeners = []  # callables(bank, index, value) after a Config word write
@@ -49,6 +50,7 @@ class ConfigSpace(Device):
     def write_word(self, bank: int, index: int, value: int) -> None:
         """A write from WRCFG / RMWCIB / REG2FLOP / RISC-V ``sw``."""
         value &= 0xFFFFFFFF
+        self.version += 1
         if index >= self.global_base:
             self.cfg[:, index] = value
         else:
@@ -98,6 +100,10 @@ class ConfigSpace(Device):
                 return 0  # padding
             return (int(self.thread_cfg[t, idx]) >> (8 * within)) & ((1 << (8 * width)) - 1)
         raise GuestFault(f"read of {width} bytes at 0x{addr:08x}: beyond the Tensix configuration space")
+
+    def peek(self, core, addr):
+        """A debugger's read (reading Config has no side effect)."""
+        return self.read(core, addr & ~3, 4)
 
     def write(self, core, addr, width, value):
         if width != 4:

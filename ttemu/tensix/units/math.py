@@ -15,16 +15,15 @@ fusing and precision may differ; denormals flush to zero; NaN/Inf are not IEEE):
   or the next five bits (phase odd, the last TF32/FP16 bit is never used); SrcB gives
   ``1.mmmmmm`` (phase 0/1) or the remaining four bits (phase 2/3). Every partial
   product (<= 5 x 7 significant bits) is exact.
-* Sums are carried in float64, in a fixed order (``einsum``, no BLAS): exact unless
-  the products of one dot product span more than ~40 binary orders of magnitude. The
-  result plus the old Dst value is rounded ONCE to the Dst format, round to nearest
-  even. Results below the smallest normal become +0 (the FPU never writes -0 or
-  denormals; for FP32 the rounding is IEEE's, with gradual underflow, before that
-  flush); FP32/BF16 results of 2**128 and above become sign|exp 255|mantissa 0, FP16
-  results beyond the largest value saturate to exp 31 / mantissa 1023
-  (FloatBitPatterns.md, notes (†) and (‡)). This is "higher precision" than the fp32
-  sequential sum of the functional model, which the pages allow; RoundToBF16 /
-  RoundToFP16 are not defined by the pages, round to nearest even is our choice.
+* Floating-point MVMUL / GAPOOL / DOTPV / ELWADD / ELWSUB / ELWMUL (fidelity phase 0
+  for the adds) go through the datapath of ``fpu_datapath.py``: products of one phase
+  summed in groups of 8 aligned to their largest exponent, aligned again with the old
+  Dst value, rounded half up to the Dst format (16-bit Dst: 10 mantissa bits before
+  the add). The pages leave this open ("a rough guide ... precision could be either
+  lower or higher"); ttsim pins it down, and tt-llk's kernels come out bit-identical
+  to ttsim with it (scripts/llk_corpus.py). Results below the smallest normal become
+  +0. The float64 path below remains for ELWADD/ELWSUB in a non-zero fidelity phase
+  (divided by 32 / 128 as the page says) and the helpers other instructions share.
 * Integer "8" x integer "8" -> integer "32" is exact with the documented magnitude
   masks per phase and saturation at +-(2**31-1).
 
@@ -40,10 +39,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...errors import UndefinedBehaviour
+from ...errors import Unimplemented
 from ..formats import layout as L
 from ..regs.dst import adj_rows
 from . import Unit, Wait, op
+from . import fpu_datapath as fpu
 
 #: Instructions of this unit not implemented (each stops a run as unimplemented).
 #: The legacy instructions have no page with a functional model (MatrixUnit.md,
@@ -59,6 +59,7 @@ PENDING_BLACKHOLE = frozenset({
 })
 
 U32 = np.uint32
+_MASK19 = U32(0x7FFFF)
 MATH = "math"
 UNPACK = "unpack"
 
@@ -151,13 +152,29 @@ def _phase_table(style, operand, part):
     key = (style, operand, part)
     t = _TABLES.get(key)
     if t is None:
-        allbits = np.arange(1 << 19, dtype=np.uint32)
-        if operand == "A":
-            t = _srca_phase(allbits, style, part)
-        else:
-            t = _srcb_phase(allbits, style, part << 1)
-        _TABLES[key] = t
+        t = _TABLES[key] = _build_phase_table(style, operand, part)
     return t
+
+
+def _build_phase_table(style, operand, part):
+    """The table of :func:`_phase_table`, built as sign x mantissa part x 2**exponent
+    (the bit pattern is sign[18] man[17:8] exp[7:0]): the same values as
+    ``_srca_phase`` / ``_srcb_phase`` on all 2**19 patterns, every product exact."""
+    man = np.arange(1024, dtype=np.int64)
+    if style == BF16:
+        man = man & 0x3F8
+    if operand == "A":
+        m, k = (((man >> 1) & 0x1F), 9) if part & 1 else (((man >> 6) | 0x10), 4)
+    else:
+        m, k = ((man & 0xF), 10) if part & 1 else (((man >> 4) | 0x40), 6)
+    exp = np.arange(256, dtype=np.int64)
+    if style == FP16:
+        exp, bias = exp & 0x1F, 15
+    else:
+        bias = 127
+    scale = np.where(exp == 0, 0.0, np.ldexp(1.0, exp - bias - k))
+    sign = np.array([1.0, -1.0])
+    return (sign[:, None, None] * m.astype(np.float64)[None, :, None] * scale[None, None, :]).reshape(-1)
 
 
 def _src_int8(x, mask=0x7FFFF):
@@ -231,6 +248,52 @@ _UNSHUF_BF16 = (L.dst16_to_bf16(np.arange(1 << 16, dtype=U32)) << U32(16)).astyp
 _SHUF_BF16 = L.dst16_from_bf16(np.arange(1 << 16, dtype=U32)).astype(np.uint16)
 
 
+_DST_TABLES: dict = {}
+
+
+def _dst16_bf16_tables():
+    """(decode, encode) for BF16 Dst16 rows, built on first use: ``decode[d]`` is
+    ``_decode_f32(_UNSHUF_BF16[d])`` for every Dst16 value d (float64[2**16]);
+    ``encode[_round_index_bf16(v)]`` is ``_SHUF_BF16[_encode(v, _BF16)]`` for every
+    float64 v the Matrix Unit produces (uint16[2**19]; tests/test_unit_math.py checks
+    both against the functions)."""
+    t = _DST_TABLES.get("bf16")
+    if t is None:
+        dec = _decode(_UNSHUF_BF16, _F32)
+        r = np.arange(1 << 19, dtype=np.int64)  # sign | exp11 | man7, rounded
+        ef = ((r >> 7) & 0x7FF) - 1023 + 127
+        man = np.where(ef >= 255, 0, r & 0x7F)
+        ef = np.minimum(ef, 255)
+        out = ((r >> 18) << 15) | (ef << 7) | man
+        enc = _SHUF_BF16[np.where(ef <= 0, 0, out)]
+        t = _DST_TABLES["bf16"] = (dec, enc)
+    return t
+
+
+def _round_index_bf16(v):
+    """float64 -> its sign, 11-bit exponent and 7-bit mantissa rounded to nearest even
+    from the float64 bits (19 bits: the index of ``_dst16_bf16_tables()[1]``). Finite
+    values only (Matrix Unit sums are)."""
+    b = np.ascontiguousarray(v, dtype=np.float64).view(np.uint64)
+    return (b + ((b >> np.uint64(45)) & np.uint64(1)) + np.uint64((1 << 44) - 1)) >> np.uint64(45)
+
+
+def _dst32_tables():
+    """(hi, lo) float64[2**16] tables: for a Dst32 FP32 row held as DstBits high half h
+    and low half l, ``hi[h] + l * lo[h]`` is ``_decode_f32`` of its IEEE bits (sign,
+    exponent and high mantissa bits from h; exponent 0 reads as zero, 255 as a number)."""
+    t = _DST_TABLES.get("f32")
+    if t is None:
+        ieee_hi = _UNSHUF_BF16  # IEEE bits of (h << 16)
+        hi = _decode(ieee_hi, _F32)
+        e = (ieee_hi >> U32(23)) & U32(0xFF)
+        neg = (ieee_hi >> U32(31)) == 1
+        lo = np.where(e == 0, 0.0, np.ldexp(1.0, e.astype(np.int64) - 150))
+        lo = np.where(neg, -lo, lo)
+        t = _DST_TABLES["f32"] = (hi, lo)
+    return t
+
+
 # ---------------------------------------------------------------------------------------
 # The unit
 # ---------------------------------------------------------------------------------------
@@ -245,6 +308,7 @@ class MatrixUnit(Unit):
         self._tf = {n: cfg.thread_fields[n] for n in _TCFG}
         # ZEROACC "undefined" marks, per DstBits row (see the module docstring).
         self.undefined = np.zeros(1024, dtype=bool)
+        self._marks = False  # False: no row is marked (undefined.any() is known False)
         # SHIFTXA.md HardwareBug(): the last (starting) SrcA row address computed.
         self.last_srca_row = 0
         # Recent Dst writes (thread, its issue count before the instruction, kind "16" /
@@ -252,6 +316,25 @@ class MatrixUnit(Unit):
         # SFPLOAD.md's "three unrelated instructions" rule, which the Vector Unit checks
         # (ttemu/tensix/units/sfpu/hazards.py). Only the latest writes are kept.
         self.dst_log = []
+        # Per thread: (config versions, bank, SrcAStyle, UseDst32b, Dst row base,
+        # fidelity phase base), see _view.
+        self._views = [None, None, None]
+
+    def _view(self, ti, mnemonic):
+        """``(bank, style, use32, dst_base, fid_base)`` of thread ``ti``: its Config bank,
+        ``_styles``, DEST_TARGET_REG_CFG_MATH_Offset + DEST_REGW_BASE_Base and
+        FIDELITY_BASE_Phase, recomputed only after a Config or ThreadConfig write."""
+        cfg = self.cop.config
+        v = self._views[ti]
+        if v is not None and v[0] == cfg.version and v[1] == cfg.thread_version:
+            return v[2]
+        bank = self._tc(ti, "CFG_STATE_ID_StateID")
+        style, use32 = self._styles(ti, bank, mnemonic)
+        out = (bank, style, use32,
+               self._tc(ti, "DEST_TARGET_REG_CFG_MATH_Offset") + self._c(bank, "DEST_REGW_BASE_Base"),
+               self._tc(ti, "FIDELITY_BASE_Phase"))
+        self._views[ti] = (cfg.version, cfg.thread_version, out)
+        return out
 
     def _log_dst_write(self, kind, row, n):
         t = self.cop.issuing
@@ -276,7 +359,8 @@ class MatrixUnit(Unit):
         else:
             fmt = self._c(bank, "ALU_FORMAT_SPEC_REG0_SrcA")
         if fmt in (12, 13):
-            raise UndefinedBehaviour(f"{mnemonic}: SrcA data format code {fmt} is not assigned")
+            raise Unimplemented(f"{mnemonic}: SrcA data format code {fmt} is not assigned to any format; "
+                                "nothing documents what the Matrix Unit does with it")
         return fmt
 
     @staticmethod
@@ -342,15 +426,19 @@ class MatrixUnit(Unit):
     # Every write goes through _forget16 / _forget32, which also log it (dst_log).
     def _forget16(self, row, n):
         self._log_dst_write("16", row, n)
-        if self.undefined.any():
+        if self._marks and self._any_marked():
             self.undefined[np.arange(row, row + n) & 0x3FF] = False
 
     def _forget32(self, row, n):
         self._log_dst_write("32", row, n)
-        if self.undefined.any():
+        if self._marks and self._any_marked():
             adj = adj_rows(np.arange(row, row + n))
             self.undefined[adj] = False
             self.undefined[adj + 8] = False
+
+    def _any_marked(self):
+        self._marks = bool(self.undefined.any())
+        return self._marks
 
     def _read16(self, row, n):
         if row + n <= 1024 and not self.cop.dst.aliased16:
@@ -422,19 +510,40 @@ class MatrixUnit(Unit):
         if step == 1:
             if use32:
                 if add_dst:
-                    result = result + _decode_f32(self._read_ieee32(rows_start, nrows))
+                    if (rows_start & 7) + nrows <= 8:  # _decode_f32(self._read_ieee32(...)), by table
+                        a = ((rows_start & 0x1F8) << 1) | (rows_start & 0x207)
+                        bits = self.cop.dst.bits
+                        hi, lo = _dst32_tables()
+                        h = bits[a:a + nrows]
+                        result = result + (hi[h] + bits[a + 8:a + 8 + nrows] * lo[h])
+                    else:
+                        result = result + _decode_f32(self._read_ieee32(rows_start, nrows))
                 self._write_ieee32(rows_start, _encode(result, _F32))
             elif style == FP16:
                 if add_dst:
                     result = result + _decode(L.dst16_to_fp16(self._read16(rows_start, nrows)), _F16)
                 self._write16(rows_start, L.dst16_from_fp16(_encode(result, _F16)))
             else:
-                if add_dst:
-                    result = result + _decode_f32(_UNSHUF_BF16[self._read16(rows_start, nrows)])
-                self._write16(rows_start, _SHUF_BF16[_encode(result, _BF16)])
+                dec, enc = _dst16_bf16_tables()
+                if add_dst:  # _decode_f32(_UNSHUF_BF16[...]), by table
+                    result = result + dec[self._read16(rows_start, nrows)]
+                self._write16(rows_start, enc[_round_index_bf16(result)])  # _SHUF_BF16[_encode(result, _BF16)]
             return
         for k in range(nrows):  # broadcast rows (MVMUL BroadcastSrcBRow): 4 separate rows
             self._accumulate(rows_start + step * k, 1, 1, result[k:k + 1], style, use32, add_dst)
+
+    def _through_datapath(self, row, nrows, style, use32, compute):
+        """Dst[row..row+nrows) = compute(Dst as FP32-layout bits), through the bit-exact
+        datapath (fpu_datapath.py) in the Dst format of ``style`` / ``use32``."""
+        if use32:
+            self._write_ieee32(row, compute(self._read_ieee32(row, nrows)).astype(U32))
+        elif style == FP16:
+            h = L.dst16_to_fp16(self._read16(row, nrows)).astype(np.int64)
+            out = compute(((h & 0x8000) << 16) | ((h & 0x7FFF) << 13))
+            self._write16(row, L.dst16_from_fp16((((out >> 16) & 0x8000) | ((out & 0x0FFFE000) >> 13)).astype(U32)))
+        else:
+            out = compute(_UNSHUF_BF16[self._read16(row, nrows)])
+            self._write16(row, _SHUF_BF16[(out >> 16) & 0xFFFF])
 
     def _accumulate_int(self, row, result, add_dst=True):
         """Dst32b[row..] = Saturate(Dst + result) for integer "32" (ELWMUL.md): sign-
@@ -457,20 +566,23 @@ class MatrixUnit(Unit):
             return w
         cop = self.cop
         ti = t.index
-        bank = self._tc(ti, "CFG_STATE_ID_StateID")
-        style, use32 = self._styles(ti, bank, mnemonic)
-        rwc = cop.rwcs[ti]
+        _, style, use32, dst_base, fid_base = self._view(ti, mnemonic)
+        rwc = cop.rwcs.rwc[ti]
         srca_row = rwc.SrcA & 0x38
         srcb_row = rwc.SrcB & (0x3F if broadcast else 0x38)
         nrows = 7 if broadcast else num_rows
-        dst_row = self._dst_row(ti, bank, dst) & (0x400 - nrows)
+        dst_row = (dst + dst_base + rwc.Dst) & (0x400 - nrows)  # _dst_row
+        phase = (rwc.FidelityPhase + fid_base) & 3  # _phase
         if srca_row + 16 > 64:
-            raise UndefinedBehaviour(f"{mnemonic}: SrcA rows {srca_row}..{srca_row + 15} run past row 63 "
-                                     f"(RWC SrcA = {rwc.SrcA})")
-        phase = self._phase(ti)
-        a = cop.src.math_view("A")[srca_row:srca_row + 16] & U32(0x7FFFF)
+            cop.undefined(f"{mnemonic} SrcA rows past 63",
+                          f"SrcA rows {srca_row}..{srca_row + 15} run past row 63 (RWC SrcA = {rwc.SrcA}; "
+                          f"{mnemonic}.md indexes SrcA[SrcARow + i] out of bounds); ttemu wraps the row "
+                          "index to the 64-row bank")
+            a = cop.src.math_view("A")[(srca_row + np.arange(16)) & 63] & _MASK19
+        else:
+            a = cop.src.math_view("A")[srca_row:srca_row + 16] & _MASK19
         b_rows = 1 if broadcast else min(nrows, 8)
-        b = cop.src.math_view("B")[srcb_row:srcb_row + b_rows] & U32(0x7FFFF)
+        b = cop.src.math_view("B")[srcb_row:srcb_row + b_rows] & _MASK19
         self.last_srca_row = srca_row
         if style == INT8:
             ai = _src_int8(a, 0x41FFF if phase & 1 else 0x4E0FF)
@@ -482,13 +594,17 @@ class MatrixUnit(Unit):
             else:
                 self._accumulate_int(dst_row, prod)
         else:
-            av = _phase_table(style, "A", phase & 1)[a]
-            bv = _phase_table(style, "B", phase >> 1)[b]
-            prod = np.einsum("ik,kj->ij", bv, av)  # fixed summation order (no BLAS)
+            fp16, exp8 = style == FP16, style != FP16
+            ao = fpu.operands(a, fp16, style == BF16)
+            bo = fpu.operands(b, fp16, style == BF16)
+
+            def mv(d):
+                return fpu.mvmul(ao, bo, d, use32, phase, exp8)
             if broadcast:
-                self._accumulate(dst_row, 4, 2, np.repeat(prod, 4, axis=0), style, use32)
+                for k in range(4):
+                    self._through_datapath(dst_row + 2 * k, 1, style, use32, mv)
             else:
-                self._accumulate(dst_row, nrows, 1, prod, style, use32)
+                self._through_datapath(dst_row, nrows, style, use32, mv)
         self._flip(ti, clear_dvalid)
         cop.rwcs.apply_addr_mod(ti, addr_mode)
         return None
@@ -540,10 +656,10 @@ class MatrixUnit(Unit):
             return w
         cop = self.cop
         ti = t.index
-        bank = self._tc(ti, "CFG_STATE_ID_StateID")
-        style, use32 = self._styles(ti, bank, mnemonic)
-        dst_row = self._dst_row(ti, bank, dst) & 0x3F8
-        phase = self._phase(ti)
+        _, style, use32, dst_base, fid_base = self._view(ti, mnemonic)
+        rwc = cop.rwcs.rwc[ti]
+        dst_row = (dst + dst_base + rwc.Dst) & 0x3F8  # _dst_row
+        phase = (rwc.FidelityPhase + fid_base) & 3  # _phase
         a, b = self._elw_operands(ti, instr_mod19)
         if style == INT8:
             if kind == "mul":
@@ -554,6 +670,17 @@ class MatrixUnit(Unit):
             else:
                 r = _src_int8(a) - _src_int8(b)
             self._accumulate_int(dst_row, r, add_dst)
+        elif kind == "mul" or not phase:
+            fp16, exp8 = style == FP16, style != FP16
+            ao = fpu.operands(a, fp16, style == BF16)
+            bo = fpu.operands(b, fp16, style == BF16)
+            if kind == "mul":
+                def op(d):
+                    return fpu.elwmul(ao, bo, d, use32, phase, exp8)
+            else:
+                def op(d):
+                    return fpu.elwadd(ao, bo, d, use32, add_dst, exp8, subtract=kind == "sub")
+            self._through_datapath(dst_row, 8, style, use32, op)
         else:
             if kind == "mul":
                 r = _phase_table(style, "A", phase & 1)[a] * _phase_table(style, "B", phase >> 1)[b]
@@ -845,9 +972,15 @@ class MatrixUnit(Unit):
                          or self._c(bank, "ALU_ACC_CTRL_INT8_math_enabled"))
             style = self._style_of(fmt)
         if not use32 and dest_32b_lo:
-            raise UndefinedBehaviour(f"{mnemonic}: UseDst32bLo with Dst in 16-bit mode")
+            cop.undefined(f"{mnemonic} UseDst32bLo Dst16",
+                          f"UseDst32bLo with Dst in 16-bit mode ({mnemonic}.md: undefined); ttemu ignores "
+                          "UseDst32bLo and moves the 16-bit value")
+            dest_32b_lo = 0
         if not use32 and style == TF32:
-            raise UndefinedBehaviour(f"{mnemonic}: SrcA format TF32 with Dst in 16-bit mode")
+            cop.undefined(f"{mnemonic} TF32 Dst16",
+                          f"SrcA format FP32/TF32 with Dst in 16-bit mode ({mnemonic}.md: undefined); ttemu "
+                          "moves the 16-bit value as BF16 (the same 8-bit exponent)")
+            style = BF16
         rwc = cop.rwcs[ti]
         dst_row = self._dst_row(ti, bank, dst)
         src_row = src + (rwc.SrcA if which == "A" else rwc.SrcB)
@@ -950,8 +1083,12 @@ class MatrixUnit(Unit):
         ti = t.index
         mode = clear_mode & 3
         use32 = bool(clear_mode & 4)
-        if mode != 0 and ((getattr(t, "word", None) or 0) >> 18) & 1:
-            raise UndefinedBehaviour("ZEROACC: Revert (bit 18) set outside ZEROACC_MODE_ONE_ROW")
+        revert = mode != 0 and ((getattr(t, "word", None) or 0) >> 18) & 1
+        if revert:
+            cop.undefined("ZEROACC Revert",
+                          "Revert (bit 18) set outside ZEROACC_MODE_ONE_ROW (ZEROACC.md: undefined; \"all "
+                          "assignments of Undefined are instead un-assigning Undefined\"); ttemu clears the "
+                          "rows' undefined mark and leaves their contents")
         rows = None
         if mode == 0:  # ZEROACC_MODE_ONE_ROW
             bank = self._tc(ti, "CFG_STATE_ID_StateID")
@@ -972,9 +1109,12 @@ class MatrixUnit(Unit):
             rows = np.arange(512, 1024) if dst & 1 else np.arange(0, 512)
         else:  # ZEROACC_MODE_ALL_OF_DST
             rows = np.arange(1024)
-        if rows is not None:
+        if rows is not None and revert:
+            self.undefined[rows] = False
+        elif rows is not None:
             cop.dst.bits[rows] = 0
             self.undefined[rows] = True
+            self._marks = True
             self._log_dst_write("rows", rows, len(rows))
         if mode in (0, 1):
             cop.rwcs.apply_addr_mod(ti, AddrMode)
@@ -1084,11 +1224,11 @@ class MatrixUnit(Unit):
         bits. The documentation does not say whether they honour ClearDvalid or what
         AddrMod bits above the two low ones mean, so those cases stop the run."""
         if clear_dvalid:
-            raise UndefinedBehaviour(f"{mnemonic}: ClearDvalid={clear_dvalid} on a legacy instruction "
-                                     "(the documentation only says it computes Dst += 0)")
+            raise Unimplemented(f"{mnemonic}: ClearDvalid={clear_dvalid} on a legacy instruction "
+                                "(the documentation only says it computes Dst += 0)")
         if addr_mode > 3:
-            raise UndefinedBehaviour(f"{mnemonic}: AddrMod field 0x{addr_mode:x} has bits beyond the two "
-                                     "AddrMod bits the documentation describes")
+            raise Unimplemented(f"{mnemonic}: AddrMod field 0x{addr_mode:x} has bits beyond the two "
+                                "AddrMod bits the documentation describes")
         self.cop.rwcs.apply_addr_mod(t.index, addr_mode)
 
     @op
@@ -1120,13 +1260,13 @@ class MatrixUnit(Unit):
     def MPOOL3S1(self, t, dst, index_en, addr_mode, clear_dvalid):
         """MatrixUnit.md "Legacy instructions": only "something similar to what GMPOOL
         would do if SrcA was entirely zero" -- not defined precisely enough to model."""
-        raise UndefinedBehaviour("MPOOL3S1: the documentation only says it does something similar to GMPOOL "
+        raise Unimplemented("MPOOL3S1: the documentation only says it does something similar to GMPOOL "
                                  "with SrcA all zero; its exact effect on Dst is not defined")
 
     @op
     def MPOOL3S2(self, t, dst, index_en, addr_mode, clear_dvalid):
         """See MPOOL3S1."""
-        raise UndefinedBehaviour("MPOOL3S2: the documentation only says it does something similar to GMPOOL "
+        raise Unimplemented("MPOOL3S2: the documentation only says it does something similar to GMPOOL "
                                  "with SrcA all zero; its exact effect on Dst is not defined")
 
     @op

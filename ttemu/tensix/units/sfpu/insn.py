@@ -48,6 +48,8 @@ _VD = ("lreg_dest", "lreg_ind", "config_dest")
 _VC = ("lreg_c", "lreg_src_c")
 _MOD = ("instr_mod1", "instr_mod0")
 _IMM = ("imm16", "imm16_math", "imm12_math", "imm8_math", "dest_reg_addr")
+#: field names (in order) -> the field names giving VD, VC, Mod, Imm (None: absent); a memo
+_ROLES: dict = {}
 
 
 class Insn:
@@ -59,15 +61,19 @@ class Insn:
 
     def __init__(self, mnemonic: str, fields, thread: int):
         self.mnemonic = mnemonic
-        self.fields = dict(fields)
+        self.fields = f = dict(fields)
         self.thread = thread
-        f = self.fields
-        self.vd = next((f[k] for k in _VD if k in f), None)
-        self.vc = next((f[k] for k in _VC if k in f), None)
+        keys = tuple(f)
+        roles = _ROLES.get(keys)
+        if roles is None:
+            roles = _ROLES[keys] = tuple(next((k for k in names if k in f), None) for names in (_VD, _VC, _MOD, _IMM))
+        vd, vc, mod, imm = roles
+        self.vd = None if vd is None else f[vd]
+        self.vc = None if vc is None else f[vc]
         self.vb = f.get("lreg_src_b")
         self.va = f.get("lreg_src_a")
-        self.mod = next((f[k] for k in _MOD if k in f), 0)
-        self.imm = next((f[k] for k in _IMM if k in f), 0)
+        self.mod = 0 if mod is None else f[mod]
+        self.imm = 0 if imm is None else f[imm]
         self.addr_mod = f.get("sfpu_addr_mode", 0)
         self.rnd = f.get("rnd_mode", 0)
         if mnemonic == "SFPSHFT2":

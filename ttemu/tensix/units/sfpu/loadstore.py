@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ....errors import UndefinedBehaviour
 from ...formats import layout as FL
 from ...regs.dst import adj_rows
 from .state import (BLOCK_DEST_WR_FROM_SFPU, BLOCK_SFPU_RD_FROM_DEST, CAPTURE_DEFAULT_DEST_INDEX, COL,
@@ -28,6 +27,21 @@ class LoadStoreOps:
         SrcB format (SFPLOAD.md / SFPSTORE.md)."""
         if mod0 != MOD0_FMT_SRCB:
             return mod0
+        return self._cfg_view(thread)[0]
+
+    def _cfg_view(self, thread: int):
+        """(resolved MOD0_FMT_SRCB, DEST_TARGET_REG_CFG_MATH_Offset, DEST_REGW_BASE_Base) of
+        ``thread``, recomputed only after a Config or ThreadConfig write."""
+        cfg = self.cop.config
+        views = self.__dict__.setdefault("_cfg_views", {})
+        v = views.get(thread)
+        if v is None or v[0] != cfg.version or v[1] != cfg.thread_version:
+            v = views[thread] = (cfg.version, cfg.thread_version,
+                                 (self._resolve_srcb(thread), cfg.thread_get(thread, "DEST_TARGET_REG_CFG_MATH_Offset"),
+                                  cfg.tget(thread, "DEST_REGW_BASE_Base")))
+        return v[2]
+
+    def _resolve_srcb(self, thread: int) -> int:
         cfg = self.cop.config
         if cfg.tget(thread, "ALU_ACC_CTRL_SFPU_Fp32_enabled"):
             return FL.MOD0_FMT_FP32
@@ -41,9 +55,9 @@ class LoadStoreOps:
         """The 10-bit ``Addr`` of SFPLOAD / SFPSTORE: Imm10 + DEST_TARGET_REG_CFG_MATH_Offset
         + RWC Dst + DEST_REGW_BASE_Base (only the low two bits of the last two for
         MOD0_FMT_INT32_ALL)."""
-        cfg = self.cop.config
-        addr = imm10 + cfg.thread_get(thread, "DEST_TARGET_REG_CFG_MATH_Offset")
-        rel = self.cop.rwcs[thread].Dst + cfg.tget(thread, "DEST_REGW_BASE_Base")
+        _, offset, base = self._cfg_view(thread)
+        addr = imm10 + offset
+        rel = self.cop.rwcs.rwc[thread].Dst + base
         addr += (rel & 3) if mod0 == MOD0_FMT_INT32_ALL else rel
         return addr & 0x3FF
 
@@ -107,7 +121,10 @@ class LoadStoreOps:
         elif mod == 10:
             value = ((old & U32(0xFFFF0000)) | U32(imm)).astype(U32)
         else:
-            raise UndefinedBehaviour(f"SFPLOADI Mod0={mod}: not a documented mode")
+            self.cop.undefined(f"SFPLOADI Mod0={mod}",
+                               f"Mod0={mod} is not a documented mode (SFPLOADI.md: undefined); ttemu leaves "
+                               "LReg[VD] unchanged (no case of the page's switch assigns it)")
+            return
         self.write(ins.vd, value, self.lane_enabled())
 
     def x_SFPSTORE(self, ins):

@@ -74,17 +74,39 @@ class VectorState:
         self.hz_reset()  # hazards.py: nothing pending after reset
 
     # -- lane predication -------------------------------------------------------------
+    def _lane_view(self) -> dict:
+        """Masks derived from the current LaneConfig, computed once per LaneConfig value
+        (read-only arrays; key: its bytes)."""
+        key = self.lane_config.tobytes()
+        cache = self.__dict__.setdefault("_lane_views", {})
+        view = cache.get(key)
+        if view is None:
+            if len(cache) > 64:
+                cache.clear()
+            view = cache[key] = {}
+        return view
+
     def cfg_bit(self, bit: int, by_column: bool = False) -> np.ndarray:
-        """LaneConfig[Lane] & bit (or LaneConfig[Lane & 7] & bit) as a bool per lane."""
-        cfg = self.lane_config[COL] if by_column else self.lane_config
-        return (cfg & U32(bit)) != 0
+        """LaneConfig[Lane] & bit (or LaneConfig[Lane & 7] & bit) as a bool per lane
+        (read-only: combine, do not modify)."""
+        view = self._lane_view()
+        out = view.get((bit, by_column))
+        if out is None:
+            cfg = self.lane_config[COL] if by_column else self.lane_config
+            out = view[(bit, by_column)] = (cfg & U32(bit)) != 0
+            out.setflags(write=False)
+        return out
 
     def lane_enabled(self) -> np.ndarray:
         """``IsLaneEnabled`` (VectorUnit.md): ROW_MASK of LaneConfig[Lane & 7], then the
         lane flags when UseLaneFlagsForLaneEnable."""
-        row_mask = (self.lane_config[COL] >> ROW_MASK_SHIFT) & 0xF
-        masked = ((row_mask >> ROW.astype(U32)) & 1) != 0
-        return ~masked & (~self.use_flags | self.flags)
+        view = self._lane_view()
+        unmasked = view.get("unmasked")
+        if unmasked is None:
+            row_mask = (self.lane_config[COL] >> ROW_MASK_SHIFT) & 0xF
+            unmasked = view["unmasked"] = ~(((row_mask >> ROW.astype(U32)) & 1) != 0)
+            unmasked.setflags(write=False)
+        return unmasked & (~self.use_flags | self.flags)
 
     def gate(self, ins) -> np.ndarray:
         """``VD < 12 || LaneConfig[Lane].DISABLE_BACKDOOR_LOAD`` per lane (``true`` for

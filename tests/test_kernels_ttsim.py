@@ -1,0 +1,92 @@
+"""Every shipped kernel manifest (firmware/*/*.toml) also runs on Tenstorrent's ttsim
+(through ``ttemu.cmd.oracle.cross_check``), and its expected output regions are
+bit-identical there, or ttsim refuses the kernel as pinned below with the reason.
+
+The LLK-style library configures the tile with the Config words and fields tt-llk
+writes (firmware/llk/README.md), so ttsim, which refuses configuration real code
+never makes, runs every kernel to its done condition. Skipped when ttsim cannot be
+built from ../shared (tests/oracle_lib.py).
+"""
+
+import pathlib
+
+import pytest
+
+from oracle_lib import ttsim_lib
+from ttemu import Tile, tiles
+from ttemu.cmd import manifest as manifest_mod
+from ttemu.cmd.oracle import cross_check
+from ttemu.errors import OracleUnable
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+MANIFESTS = sorted((ROOT / "firmware").glob("*/*.toml"))
+
+# Every manifest but the refused ones below is bit-identical to ttsim, the Matrix Unit
+# kernels (ELWADD / ELWSUB / MVMUL / GAPOOL) included since ttemu models the FPU
+# datapath as ttsim does (ttemu/tensix/units/fpu_datapath.py).
+
+
+# Kernels of their own for instructions ttsim does not model: ttsim refuses them
+# (ERROR line quoted exactly), ttemu runs them to the numpy reference in their
+# manifests (tests/test_kernels.py), following the cited pages.
+TTSIM_REFUSES = {
+    # manifest stem: (ttsim's ERROR line, the page ttemu follows)
+    "matmul_dotpv": ("ERROR: UnsupportedFunctionality: tensix_decode_dotpv",
+                     "WormholeB0/TensixTile/TensixCoprocessor/DOTPV.md"),
+    "shiftxa": ("ERROR: UnsupportedFunctionality: tensix_decode_shiftxa",
+                "WormholeB0/TensixTile/TensixCoprocessor/SHIFTXA.md"),
+    "shiftxb": ("ERROR: UnsupportedFunctionality: tensix_decode_shiftxb",
+                "WormholeB0/TensixTile/TensixCoprocessor/SHIFTXB.md"),
+    "scalar_loadind": ("ERROR: UnsupportedFunctionality: tensix_decode_loadind",
+                       "WormholeB0/TensixTile/TensixCoprocessor/LOADIND.md, STOREIND.md"),
+    "sfpu_loadmacro": ("ERROR: UnsupportedFunctionality: tensix_sfploadmacro: explicitly out of scope: "
+                       "set TT_METAL_DISABLE_SFPLOADMACRO=1 to disable usage",
+                       "WormholeB0/TensixTile/TensixCoprocessor/SFPLOADMACRO.md"),
+}
+
+
+@pytest.fixture(scope="module")
+def lib():
+    path, why = ttsim_lib("wormhole_b0")
+    if path is None:
+        pytest.skip(why)
+    return path
+
+
+@pytest.fixture(autouse=True)
+def _repo_root(monkeypatch):
+    monkeypatch.chdir(ROOT)
+
+
+def run_both(path, lib):
+    """Run the manifest on ttemu (as `ttemu run` does) and on ttsim; -> [(expect,
+    ttemu bytes, ttsim bytes, diff)]."""
+    man = manifest_mod.load(str(path))
+    tile = Tile(man.arch or "wormhole_b0", record=True)
+    for core, elf in man.cores:
+        tile.load_elf(elf, core=core, local_data=man.local_data.get(core))
+    for inp in man.inputs:
+        tile.write(inp.addr, inp.data)
+    for addr, value, core in man.writes:
+        tile.write_u32(addr, value, core)
+    tile.release(man.release if man.release is not None else tile.default_release())
+    until = [(addr, value) for addr, value, _ in man.until]
+    result = tile.run(max_steps=man.max_steps, until=until, idle_steps=man.idle_steps)
+    assert result.exit_code == 0, f"{path.name}: ttemu {result.outcome}"
+    regions = [(e.name, e.addr, tiles.nbytes(e.format, e.shape), e.format, e.shape) for e in man.expects]
+    assert regions, f"{path.name}: no [[expect]] region to compare"
+    diffs, res = cross_check(tile, lib, regions, until=until)
+    return [(e, tile.read(e.addr, r[2]), theirs, d) for e, r, theirs, d in zip(man.expects, regions, res.regions, diffs)]
+
+
+@pytest.mark.parametrize("path", MANIFESTS, ids=[p.stem for p in MANIFESTS])
+def test_kernel_on_ttsim(path, lib):
+    """Bit-identical, or the pinned refusal."""
+    if path.stem in TTSIM_REFUSES:
+        line, _page = TTSIM_REFUSES[path.stem]
+        with pytest.raises(OracleUnable) as exc:
+            run_both(path, lib)
+        assert str(exc.value).endswith(line), str(exc.value)
+        return
+    for e, ours, theirs, d in run_both(path, lib):
+        assert d.ok, f"{path.name}: {e.name} differs from ttsim\n{d.text()}"
