@@ -11,10 +11,10 @@ Seed disagreements (shared/seeds/004: "Bits of the MatMul", older prose; the doc
   used and SrcA loses its last bit for TF32/FP16 (test_fidelity_tf32_*).
 * The seed only guesses at the adder ("may" use a multi-term adder aligned to the
   largest exponent, round toward zero or ties-away). The docs give a float32 "rough
-  guide" and allow other orders and precisions without naming a rounding mode; we sum
-  exactly (float64) and round once to nearest even (ttemu/tensix/units/math.py module
-  docstring), pinned by test_bf16_dst_rounds_to_nearest_even and
-  test_fp32_dst_rounds_once_to_nearest_even.
+  guide"; ttemu follows ttsim's datapath (ttemu/tensix/units/fpu_datapath.py, checked
+  bit for bit in tests/test_fpu_ttsim.py): groups of eight products aligned to their
+  largest exponent, ties away from zero, pinned by test_bf16_dst_rounds_ties_away_from_zero
+  and test_fp32_dst_aligns_to_the_larger_exponent_rounding_half_up.
 * The seed suggests denormals may be flushed; the docs say they are (input exponent 0
   reads as zero, tiny results become +0): test_flush_and_overflow.
 """
@@ -123,8 +123,10 @@ def test_mvmul_bf16_dst_16bit():
     assert not cop.dst.bits[:16].any() and not cop.dst.bits[24:].any()
 
 
-def test_bf16_dst_rounds_to_nearest_even():
-    """RoundToBF16 is not spelt out by the pages; we round to nearest, ties to even."""
+def test_bf16_dst_rounds_ties_away_from_zero():
+    """RoundToBF16 is not spelt out by the pages; the FPU's datapath (ttsim's, which
+    tests/test_fpu_ttsim.py checks bit for bit) rounds the sum half away from zero.
+    (ttemu rounded ties to even before following ttsim.)"""
     tile, issue, cop = setup(FMT_BF16, fp32=False)
     a = np.zeros((16, 16), np.float32)
     a[0, :] = 2.0 ** -8
@@ -140,18 +142,26 @@ def test_bf16_dst_rounds_to_nearest_even():
     mvmul(issue)
     got = dst_bf16(cop, 0, 8)[:, 0]
     ulp = 2.0 ** -7  # BF16 in [1, 2)
-    expect = [1.0,             # 1 + 0.5 ulp: tie -> even (mantissa 0)
-              1.0 + 2 * ulp,   # 1 + 1.5 ulp: tie -> even (2)
-              1.0 + 2 * ulp,   # 1 + 2.5 ulp: tie -> even (2)
-              1.0 + 4 * ulp,   # 1 + 3.5 ulp: tie -> even (4)
+    expect = [1.0 + ulp,       # 1 + 0.5 ulp: tie -> away (1)
+              1.0 + 2 * ulp,   # 1 + 1.5 ulp: tie -> away (2)
+              1.0 + 3 * ulp,   # 1 + 2.5 ulp: tie -> away (3)
+              1.0 + 4 * ulp,   # 1 + 3.5 ulp: tie -> away (4)
               1.0 + ulp,       # 1 + 0.75 ulp: nearest (1)
               1.0 + 2 * ulp,   # 1 + 1.75 ulp: nearest (2)
               1.0 + ulp, 1.0 + ulp]
     np.testing.assert_array_equal(got, np.array(expect, np.float32))
+    # negative sums: away from zero too (-1 - 0.5 ulp -> -1 - ulp)
+    put_dst_bf16(cop, 0, -d0)
+    put_src(cop, "A", 0, src_bf16(-a))
+    mvmul(issue)
+    np.testing.assert_array_equal(dst_bf16(cop, 0, 1)[:, 0], [-1.0 - ulp])
 
 
-def test_fp32_dst_rounds_once_to_nearest_even():
-    """FP32 Dst: (d + sum) rounded once. 2**24 + 1 (a tie) rounds to 2**24; + 3 to +4."""
+def test_fp32_dst_aligns_to_the_larger_exponent_rounding_half_up():
+    """FP32 Dst: the product sum is aligned to Dst's exponent, rounded half up, before
+    the add (ttsim's datapath). 2**24 + 1 (half a unit there) gives 2**24 + 2; + 3 gives
+    + 4. (ttemu rounded the exact sum once to nearest even, 2**24, before following
+    ttsim.)"""
     tile, issue, cop = setup(FMT_BF16, fp32=True)
     a = np.zeros((16, 16), np.float32)
     a[0, 0] = 1.0
@@ -163,7 +173,7 @@ def test_fp32_dst_rounds_once_to_nearest_even():
     put_src(cop, "B", 0, src_bf16(b))
     put_dst_fp32(cop, 0, np.full((8, 16), 2.0 ** 24, np.float32))
     mvmul(issue)
-    assert dst_fp32(cop, 0, 2)[:, 0].tolist() == [2.0 ** 24, 2.0 ** 24 + 4]
+    assert dst_fp32(cop, 0, 2)[:, 0].tolist() == [2.0 ** 24 + 2, 2.0 ** 24 + 4]
 
 
 # ---------------------------------------------------------------------------------------
@@ -535,42 +545,3 @@ def test_mvmul_hot_path_speed():
         unit.MVMUL(t, clear_dvalid=0, instr_mod19=0, addr_mode=0, dst=(i * 8) & 0x3F8)
     per = (time.perf_counter() - t0) / n
     assert per < 1e-3, f"{per * 1e6:.0f} us per MVMUL"
-
-
-@pytest.mark.parametrize("style", ["BF16", "FP16", "TF32"])
-def test_phase_tables_equal_the_fidelity_functions(style):
-    """The per-style lookup tables MVMUL / ELWMUL read (built as sign x mantissa part x
-    power of two) hold exactly what SrcAFidelityBits / SrcBFidelityBits give for every
-    19-bit Src pattern, bit for bit (-0.0 included)."""
-    from ttemu.tensix.units import math as M
-
-    allbits = np.arange(1 << 19, dtype=np.uint32)
-    for part in (0, 1):
-        for operand, ref in (("A", M._srca_phase(allbits, style, part)),
-                             ("B", M._srcb_phase(allbits, style, part << 1))):
-            table = M._build_phase_table(style, operand, part)
-            assert (table.view(np.uint64) == ref.view(np.uint64)).all(), (operand, part)
-
-
-def test_dst_tables_equal_the_number_functions():
-    """The Dst tables the Matrix Unit accumulates through give exactly what the number
-    functions give: BF16 Dst16 read (_decode_f32 of the unshuffled bits), BF16 rounding
-    and write (_encode to BF16, shuffled) on random, tie and edge values, and the FP32
-    Dst32 read from its two halves (exponent 0 and 255 included)."""
-    from ttemu.tensix.units import math as M
-
-    rng = np.random.default_rng(7)
-    dec, enc = M._dst16_bf16_tables()
-    d = np.arange(1 << 16, dtype=np.uint16)
-    assert (dec.view(np.uint64) == M._decode_f32(M._UNSHUF_BF16[d]).view(np.uint64)).all()
-    v = np.concatenate([
-        rng.standard_normal(50000) * 2.0 ** rng.integers(-140, 140, 50000),
-        np.ldexp(rng.integers(0, 1 << 9, 20000).astype(np.float64) + 0.5, rng.integers(-140, 135, 20000)),
-        [0.0, -0.0, 2.0 ** 128, -2.0 ** 128, 2.0 ** -126, -(2.0 ** -127), (2 - 2 ** -8) * 2 ** 127,
-         (2 - 2 ** -9) * 2 ** 127, (2 - 2 ** -9) * 2 ** -127]])
-    assert (enc[M._round_index_bf16(v)] == M._SHUF_BF16[M._encode(v, M._BF16)]).all()
-    hi, lo = M._dst32_tables()
-    h = np.concatenate([d, rng.integers(0, 1 << 16, 50000).astype(np.uint16)])
-    low = rng.integers(0, 1 << 16, h.size).astype(np.uint16)
-    ref = M._decode(M._UNSHUF_BF16[h] | low, M._F32)
-    assert ((hi[h] + low * lo[h]).view(np.uint64) == ref.view(np.uint64)).all()
