@@ -31,7 +31,8 @@ behaviour, and its source read for the algorithm):
   exactly -1 unit (FP32 Dst only) comes out as sign|exponent+4|0 (the renormalisation
   of -1 counts one leading sign bit too many on Wormhole).
 
-Values travel as ``(sign, exp, man)`` int64 arrays and Dst values as FP32-layout bits:
+Partial sums travel as ``(exp, signed mantissa)`` int64 arrays (the mantissa at 2**23
+per unit of exp, the Dst mantissa's scale) and Dst values as FP32-layout bits:
 FP32 and BF16 (``bf16 << 16``) as IEEE, FP16 as sign[31] exp5[27:23] man10[22:13]
 (:func:`dst_in_fp16` / :func:`dst_out_fp16`).
 """
@@ -41,6 +42,8 @@ from __future__ import annotations
 import numpy as np
 
 I64 = np.int64
+_ONE = np.int64(1)
+_POW2 = _ONE << np.arange(64, dtype=I64)  # 2**d by lookup (faster than a shift)
 _U32 = np.uint32
 
 
@@ -75,54 +78,50 @@ def srcb_bits(man, phase):
     return (man & 15) << 3 if phase & 2 else man >> 4
 
 
-def _align(man, sign, d):
-    """``man`` shifted right ``d`` places (d >= 0), rounded half up (``sign`` 0) or half
-    down (``sign`` 1, i.e. half towards +inf for a negative term); 0 from 31 places."""
-    dc = np.clip(d, 1, 30)
-    r = (man + (I64(1) << (dc - 1)) - sign) >> dc
-    return np.where(d <= 0, man, np.where(d >= 31, 0, r))
-
-
 def accumulate(terms, dst, fp32_acc, exp8):
-    """Sum the partial sums ``terms`` [(sign, exp, man25), ...] (man at 2**23 per unit of
+    """Sum the partial sums ``terms`` [(exp, man25), ...] (man signed, 2**23 per unit of
     exp, i.e. the Dst mantissa's scale) and the Dst values ``dst`` (FP32-layout bits),
-    returning FP32-layout result bits (uint32), see the module docstring."""
-    dst = np.asarray(dst).astype(I64)
-    sd = dst >> 31
+    returning FP32-layout result bits (uint32), see the module docstring.
+
+    Alignment by d places is ``(2 x + 2**d) >> (d + 1)`` (= floor(x / 2**d + 1/2): half
+    towards +inf for the signed sums; for Dst, applied to the magnitude: half away from
+    zero), exact to 0 from 31 places on; d is capped at 40 to stay in int64."""
+    dst = dst.astype(I64)
     ed = (dst >> 23) & 255
-    md = np.where(ed == 0, 0, (dst & 0x7FFFFF) | 0x800000)
-    e = ed
-    for _, et, _ in terms:
-        e = np.maximum(e, et)
-    emax = e
-    md = _align(md, 0, e - ed)
+    md = ((dst & 0x7FFFFF) | 0x800000) * (ed != 0)
+    emax = ed
+    for et, _ in terms:
+        emax = np.maximum(emax, et)
+    d = np.minimum(emax - ed, 40)
+    md = ((md << 1) + _POW2[d]) >> (d + 1)
     if not fp32_acc:
         md = (md + 4096) & ~0x1FFF
-    total = np.where(sd == 1, -md, md)
-    for st, et, mt in terms:
-        mt = _align(mt, st, e - et)
+    total = np.where(dst >= 0x80000000, -md, md)
+    for et, vt in terms:
+        d = np.minimum(emax - et, 40)
+        vt = ((vt << 1) + _POW2[d]) >> (d + 1)
         if not fp32_acc:
-            mt = (mt + 4096 - st) & ~0x1FFF
-        total = total + np.where(st == 1, -mt, mt)
-    neg = total < 0
+            vt = (vt + 4096) & ~0x1FFF
+        total = total + vt
     mag = np.abs(total)
-    shift = 24 - np.frexp(mag.astype(np.float64))[1]  # clz(mag) - 8 in 32 bits
-    if fp32_acc:
-        shift = np.where(neg & (mag == 1), -4, shift)
-    e = e - shift
+    nb = np.frexp(mag)[1]  # bit length; 32 - nb = clz(mag) in 32 bits
     keep = 0 if fp32_acc else (16 if exp8 else 13)
-    shift = shift - keep
-    rs = np.clip(-shift, 1, 62)
-    man = np.where(shift < 0, (mag + (I64(1) << (rs - 1))) >> rs, mag << np.clip(shift, 0, 40))
-    man = man << keep
-    e_out = e + ((man >> 24) & 1)
+    if fp32_acc:  # -1 renormalises as if 28 bits long (Wormhole)
+        nb = np.where(total == -1, 28, nb)
+    # normalise to 24 bits (exponent emax + nb - 24), keep 24 - keep of them, round half
+    # away from zero (magnitude half up), put back at 24 bits
+    k = nb + keep  # 0 only where mag == 0 (result 0; _POW2[-1] harmless)
+    man = (((mag << 24) + _POW2[k - 1]) >> k) << keep
+    e = emax + nb - 24 + (man >> 24)
     man = man & 0x7FFFFF
-    sign = neg.astype(I64) << 31
     if fp32_acc or exp8:
-        out = np.where(e_out >= 255, sign | (255 << 23), sign | (e_out << 23) | man)
+        over = e >= 255
+        out = np.where(over, 255 << 23, (e << 23) | man)
     else:
-        out = np.where(e_out >= 32, sign | (31 << 23) | (0x3FF << 13), sign | (e_out << 23) | man)
-    out = np.where((emax <= 0) | (mag == 0) | (e_out <= 0), 0, out)
+        over = e >= 32
+        out = np.where(over, (31 << 23) | (0x3FF << 13), (e << 23) | man)
+    out = out | ((total >> 32) & 0x80000000)
+    out = np.where((np.minimum(emax, e) <= 0) | (mag == 0), 0, out)
     return out.astype(_U32)
 
 
@@ -139,7 +138,9 @@ def dst_out_fp16(bits):
 
 
 def elw_add(a, b, sub, fp16, bf16, fp32_acc, phase):
-    """ELWADD / ELWSUB of Src bit arrays -> one partial sum (sign, exp, man25)."""
+    """ELWADD / ELWSUB of Src bit arrays -> one partial sum (exp, signed man25). A
+    non-zero fidelity phase scales the sum by 2**-5 / 2**-7 as ELWADD.md's model
+    divides it (ttsim refuses that case)."""
     sa, ea, ma, _ = src_parts(a, fp16)
     sb, eb, mb, _ = src_parts(b, fp16)
     if bf16:
@@ -163,7 +164,7 @@ def elw_add(a, b, sub, fp16, bf16, fp32_acc, phase):
         e = e - 5
     if phase & 2:
         e = e - 7
-    return sa, e, man
+    return e, np.where(sa == 1, -man, man)
 
 
 def elw_mul(a, b, fp16, bf16, fp32_acc, phase):
@@ -176,36 +177,61 @@ def elw_mul(a, b, fp16, bf16, fp32_acc, phase):
     e = ea + eb + adj
     zero = za | zb | (e <= 0)
     man = (srca_bits(ma, phase) * srcb_bits(mb, phase)) << 13
-    return (np.where(zero, 0, sa ^ sb), np.where(zero, max(adj, 0), e), np.where(zero, 0, man))
+    man = np.where(zero, 0, np.where(sa == sb, man, -man))
+    return np.where(zero, max(adj, 0), e), man
+
+
+_ZERO_EXP = -16000  # exponent-table entry of a zero operand (int16; two still fit)
+_TABLES: dict = {}
+# 2**-i for an int16 group exponent i >= 0 (all-zero groups are negative: 1.0, times 0)
+_INV_POW2 = np.ones(1 << 16)
+_INV_POW2[:1100] = np.ldexp(1.0, -np.arange(1100))
+
+
+def _value_table(fp16, bf16, operand, part):
+    """float64[2**19]: every Src bit pattern -> its signed fidelity-phase bits (SrcA: 5,
+    SrcB: 7) times 2**exponent (0 for a zero operand), built on first use (4 MiB)."""
+    key = (fp16, bf16, operand, part)
+    t = _TABLES.get(key)
+    if t is None:
+        s, e, m, _ = src_parts(np.arange(1 << 19), fp16)
+        if bf16:
+            m = m & 0x7F8
+        bits = srca_bits(m, part) if operand == "A" else srcb_bits(m, part << 1)
+        t = _TABLES[key] = np.where(s == 1, -bits, bits) * np.ldexp(1.0, e)
+    return t
+
+
+def _exp_table(fp16):
+    """int16[2**19]: every Src bit pattern -> its exponent, _ZERO_EXP for a zero."""
+    t = _TABLES.get(fp16)
+    if t is None:
+        _, e, _, z = src_parts(np.arange(1 << 19), fp16)
+        t = _TABLES[fp16] = np.where(z, _ZERO_EXP, e).astype(np.int16)
+    return t
 
 
 def dot(a, b, fp16, bf16, fp32_acc, phase):
-    """MVMUL's products of SrcB rows ``b`` [n, 16] with SrcA ``a`` [16, 16] (one
-    fidelity phase) -> two partial sums (sign, exp, man25) per output [n, 16]."""
-    sa, ea, ma, za = src_parts(a, fp16)
-    sb, eb, mb, zb = src_parts(b, fp16)
-    if bf16:
-        ma, mb = ma & 0x7F8, mb & 0x7F8
+    """MVMUL's products of SrcB rows ``b`` [n, 16] with SrcA ``a`` [16, 16] (19-bit Src
+    values, one fidelity phase) -> two partial sums (exp, signed man25) per output [n, 16].
+
+    Products are formed in float64 (5 x 7 bits times a power of two: exact) and scaled
+    by 2**-(the group's largest ea + eb), so rounding to the group's unit is rounding to
+    an integer: ``trunc(x + copysign(0.5, x))``, half away from zero (exact: the scaled
+    terms have at most ~40 significant bits; beyond that they are < 1/2 and give 0)."""
+    ex = _exp_table(fp16)
+    fa = _value_table(fp16, bf16, "A", phase & 1)[a].T   # [j, k]
+    fb = _value_table(fp16, bf16, "B", phase >> 1)[b]    # [i, k]
+    n = fb.shape[0]
+    v = (fb[:, None, :] * fa[None, :, :]).reshape(n, 16, 2, 8)
+    e = (ex[b][:, None, :] + ex[a].T[None, :, :]).reshape(n, 16, 2, 8)
+    emx = e.max(axis=3)
+    x = v * _INV_POW2[emx][..., None]
+    sums = np.trunc(x + np.copysign(0.5, x)).sum(axis=3)
     adj = prod_adj(fp32_acc, phase, not fp16)
-    big = I64(1) << 40
-    # signed mantissa parts; zero operands get a very small exponent and mantissa 0
-    pa = np.where(sa == 1, -srca_bits(ma, phase), srca_bits(ma, phase)).T  # [j, k]
-    pb = np.where(sb == 1, -srcb_bits(mb, phase), srcb_bits(mb, phase))    # [i, k]
-    xa = np.where(za, -big, ea).T
-    xb = np.where(zb, -big, eb + adj)
-    n = b.shape[0]
-    m = (pb[:, None, :] * pa[None, :, :]).reshape(n, 16, 2, 8)
-    e = (xb[:, None, :] + xa[None, :, :]).reshape(n, 16, 2, 8)
-    esop = e.max(axis=3)
+    esop = emx.astype(I64) + adj
     zte = max(adj, 0)
-    if zte > 0:  # zero products' exponent takes part in the group's exponent
-        anyzero = (e < -(big >> 1)).any(axis=3)
-        esop = np.where(anyzero, np.maximum(esop, zte), esop)
-    d = np.minimum(esop[..., None] - e, 30)
-    r = ((m << 1) + (I64(1) << d) + (m >> 63)) >> (d + 1)
-    s = r.sum(axis=3)
-    live = esop > 0
-    s = np.where(live, s, 0)
-    neg = (s < 0).astype(I64)
-    return ((neg[..., 0], np.where(live[..., 0], esop[..., 0], 0), np.abs(s[..., 0]) << 13),
-            (neg[..., 1], np.where(live[..., 1], esop[..., 1], 0), np.abs(s[..., 1]) << 13))
+    if zte > 0:  # a group of zero products takes the zero products' exponent
+        esop = np.where(emx < _ZERO_EXP // 2, zte, esop)
+    man = np.where(esop > 0, sums, 0.0).astype(I64) << 13
+    return (esop[..., 0], man[..., 0]), (esop[..., 1], man[..., 1])
