@@ -78,25 +78,32 @@ def srcb_bits(man, phase):
     return (man & 15) << 3 if phase & 2 else man >> 4
 
 
-def accumulate(terms, dst, fp32_acc, exp8):
+def dst_decode(dst):
+    """FP32-layout Dst bits -> (exponent, signed 24-bit mantissa with the hidden bit; 0
+    where the exponent is 0) as int64, what :func:`accumulate` takes."""
+    dst = dst.astype(I64)
+    ed = (dst >> 23) & 255
+    md = ((dst & 0x7FFFFF) | 0x800000) * (ed != 0)
+    return ed, np.where(dst >= 0x80000000, -md, md)
+
+
+def accumulate(terms, ed, ds, fp32_acc, exp8):
     """Sum the partial sums ``terms`` [(exp, man25), ...] (man signed, 2**23 per unit of
-    exp, i.e. the Dst mantissa's scale) and the Dst values ``dst`` (FP32-layout bits),
-    returning FP32-layout result bits (uint32), see the module docstring.
+    exp, i.e. the Dst mantissa's scale) and the Dst values (``ed``, ``ds``: see
+    :func:`dst_decode`), returning FP32-layout result bits (uint32), see the module
+    docstring.
 
     Alignment by d places is ``(2 x + 2**d) >> (d + 1)`` (= floor(x / 2**d + 1/2): half
     towards +inf for the signed sums; for Dst, applied to the magnitude: half away from
     zero), exact to 0 from 31 places on; d is capped at 40 to stay in int64."""
-    dst = dst.astype(I64)
-    ed = (dst >> 23) & 255
-    md = ((dst & 0x7FFFFF) | 0x800000) * (ed != 0)
     emax = ed
     for et, _ in terms:
         emax = np.maximum(emax, et)
     d = np.minimum(emax - ed, 40)
-    md = ((md << 1) + _POW2[d]) >> (d + 1)
+    neg = ds >> 63  # -1 for a negative Dst: half away from zero is (2x + 2**d - 1) >> ...
+    total = ((ds << 1) + _POW2[d] + neg) >> (d + 1)
     if not fp32_acc:
-        md = (md + 4096) & ~0x1FFF
-    total = np.where(dst >= 0x80000000, -md, md)
+        total = (total + 4096 + neg) & ~0x1FFF
     for et, vt in terms:
         d = np.minimum(emax - et, 40)
         vt = ((vt << 1) + _POW2[d]) >> (d + 1)

@@ -104,6 +104,12 @@ def _src_int8(x, mask=0x7FFFF):
 # IEEE BF16 (Dst.md; also the high half of Dst32b FP32 / INT32).
 _UNSHUF_BF16 = (L.dst16_to_bf16(np.arange(1 << 16, dtype=U32)) << U32(16)).astype(U32)
 _SHUF_BF16 = L.dst16_from_bf16(np.arange(1 << 16, dtype=U32)).astype(np.uint16)
+# A DstBits value h (BF16 layout; the high half of an FP32 Dst32 row) for the FPU's
+# accumulator (fpu_datapath.dst_decode): exponent, signed mantissa of h << 16, and the
+# sign (0 for a zero) the low half is added with.
+_DST_EXP, _DST_MAN = FD.dst_decode(_UNSHUF_BF16)
+_DST_SIGN = np.where(_DST_EXP == 0, 0, np.where(_DST_MAN < 0, -1, 1)).astype(np.int64)
+_ZEROS16 = np.zeros((16, 16), dtype=np.int64)
 
 
 # ---------------------------------------------------------------------------------------
@@ -322,14 +328,21 @@ class MatrixUnit(Unit):
         ``use32``."""
         fp16 = style == FP16
         if not add_dst:
-            dst = np.zeros((nrows, 16), dtype=U32)
+            ed = ds = _ZEROS16[:nrows]
+        elif use32 and (row & 7) + nrows <= 8:
+            a = ((row & 0x1F8) << 1) | (row & 0x207)
+            bits = self.cop.dst.bits
+            h = bits[a:a + nrows]
+            ed = _DST_EXP[h]
+            ds = _DST_MAN[h] + _DST_SIGN[h] * bits[a + 8:a + 8 + nrows]
         elif use32:
-            dst = self._read_ieee32(row, nrows)
+            ed, ds = FD.dst_decode(self._read_ieee32(row, nrows))
         elif fp16:
-            dst = FD.dst_in_fp16(L.dst16_to_fp16(self._read16(row, nrows)))
+            ed, ds = FD.dst_decode(FD.dst_in_fp16(L.dst16_to_fp16(self._read16(row, nrows))))
         else:
-            dst = _UNSHUF_BF16[self._read16(row, nrows)]
-        bits = FD.accumulate(terms, dst, use32, not fp16)
+            h = self._read16(row, nrows)
+            ed, ds = _DST_EXP[h], _DST_MAN[h]
+        bits = FD.accumulate(terms, ed, ds, use32, not fp16)
         if use32:
             self._write_ieee32(row, bits)
         elif fp16:
