@@ -44,6 +44,7 @@ import numpy as np
 I64 = np.int64
 _ONE = np.int64(1)
 _POW2 = _ONE << np.arange(64, dtype=I64)  # 2**d by lookup (faster than a shift)
+_POW2H = np.concatenate([[0], _POW2[:63]])  # 2**(d - 1)
 _U32 = np.uint32
 
 
@@ -79,34 +80,35 @@ def srcb_bits(man, phase):
 
 
 def dst_decode(dst):
-    """FP32-layout Dst bits -> (exponent, signed 24-bit mantissa with the hidden bit; 0
-    where the exponent is 0) as int64, what :func:`accumulate` takes."""
+    """FP32-layout Dst bits -> (exponent, twice the signed 24-bit mantissa with the
+    hidden bit; 0 where the exponent is 0) as int64, what :func:`accumulate` takes."""
     dst = dst.astype(I64)
     ed = (dst >> 23) & 255
     md = ((dst & 0x7FFFFF) | 0x800000) * (ed != 0)
-    return ed, np.where(dst >= 0x80000000, -md, md)
+    return ed, np.where(dst >= 0x80000000, -md, md) << 1
 
 
 def accumulate(terms, ed, ds, fp32_acc, exp8):
-    """Sum the partial sums ``terms`` [(exp, man25), ...] (man signed, 2**23 per unit of
-    exp, i.e. the Dst mantissa's scale) and the Dst values (``ed``, ``ds``: see
+    """Sum the partial sums ``terms`` [(exp, 2 x man25), ...] (man signed, 2**23 per unit
+    of exp, i.e. the Dst mantissa's scale; doubled) and the Dst values (``ed``, ``ds``: see
     :func:`dst_decode`), returning FP32-layout result bits (uint32), see the module
     docstring.
 
-    Alignment by d places is ``(2 x + 2**d) >> (d + 1)`` (= floor(x / 2**d + 1/2): half
+    Alignment by d places is ``(2 x + 2**d) >> (d + 1)``, with 2 x given (= floor(x / 2**d + 1/2): half
     towards +inf for the signed sums; for Dst, applied to the magnitude: half away from
     zero), exact to 0 from 31 places on; d is capped at 40 to stay in int64."""
     emax = ed
     for et, _ in terms:
         emax = np.maximum(emax, et)
-    d = np.minimum(emax - ed, 40)
+    emax1 = emax + 1
+    d1 = np.minimum(emax1 - ed, 41)  # d + 1
     neg = ds >> 63  # -1 for a negative Dst: half away from zero is (2x + 2**d - 1) >> ...
-    total = ((ds << 1) + _POW2[d] + neg) >> (d + 1)
+    total = (ds + _POW2H[d1] + neg) >> d1
     if not fp32_acc:
         total = (total + 4096 + neg) & ~0x1FFF
     for et, vt in terms:
-        d = np.minimum(emax - et, 40)
-        vt = ((vt << 1) + _POW2[d]) >> (d + 1)
+        d1 = np.minimum(emax1 - et, 41)
+        vt = (vt + _POW2H[d1]) >> d1
         if not fp32_acc:
             vt = (vt + 4096) & ~0x1FFF
         total = total + vt
@@ -145,7 +147,7 @@ def dst_out_fp16(bits):
 
 
 def elw_add(a, b, sub, fp16, bf16, fp32_acc, phase):
-    """ELWADD / ELWSUB of Src bit arrays -> one partial sum (exp, signed man25). A
+    """ELWADD / ELWSUB of Src bit arrays -> one partial sum (exp, 2 x signed man25). A
     non-zero fidelity phase scales the sum by 2**-5 / 2**-7 as ELWADD.md's model
     divides it (ttsim refuses that case)."""
     sa, ea, ma, _ = src_parts(a, fp16)
@@ -163,7 +165,7 @@ def elw_add(a, b, sub, fp16, bf16, fp32_acc, phase):
     d = ea - eb
     dc = np.clip(d, 1, 11)
     mb = np.where(d <= 0, mb, np.where(d >= 12, 0, (mb + (I64(1) << (dc - 1))) >> dc))
-    man = np.where(sa == sb, ma + mb, ma - mb) << 13
+    man = np.where(sa == sb, ma + mb, ma - mb) << 14  # doubled, see accumulate
     e = ea
     if fp32_acc and fp16:
         e = np.where(ea != 0, ea + (127 - 15), 127 - 30)
@@ -183,7 +185,7 @@ def elw_mul(a, b, fp16, bf16, fp32_acc, phase):
     adj = prod_adj(fp32_acc, phase, not fp16)
     e = ea + eb + adj
     zero = za | zb | (e <= 0)
-    man = (srca_bits(ma, phase) * srcb_bits(mb, phase)) << 13
+    man = (srca_bits(ma, phase) * srcb_bits(mb, phase)) << 14  # doubled
     man = np.where(zero, 0, np.where(sa == sb, man, -man))
     return np.where(zero, max(adj, 0), e), man
 
@@ -220,7 +222,7 @@ def _exp_table(fp16):
 
 def dot(a, b, fp16, bf16, fp32_acc, phase):
     """MVMUL's products of SrcB rows ``b`` [n, 16] with SrcA ``a`` [16, 16] (19-bit Src
-    values, one fidelity phase) -> two partial sums (exp, signed man25) per output [n, 16].
+    values, one fidelity phase) -> two partial sums (exp, 2 x signed man25) per output [n, 16].
 
     Products are formed in float64 (5 x 7 bits times a power of two: exact) and scaled
     by 2**-(the group's largest ea + eb), so rounding to the group's unit is rounding to
@@ -240,5 +242,5 @@ def dot(a, b, fp16, bf16, fp32_acc, phase):
     zte = max(adj, 0)
     if zte > 0:  # a group of zero products takes the zero products' exponent
         esop = np.where(emx < _ZERO_EXP // 2, zte, esop)
-    man = np.where(esop > 0, sums, 0.0).astype(I64) << 13
+    man = np.where(esop > 0, sums, 0.0).astype(I64) << 14  # doubled, see accumulate
     return (esop[..., 0], man[..., 0]), (esop[..., 1], man[..., 1])

@@ -105,10 +105,10 @@ def _src_int8(x, mask=0x7FFFF):
 _UNSHUF_BF16 = (L.dst16_to_bf16(np.arange(1 << 16, dtype=U32)) << U32(16)).astype(U32)
 _SHUF_BF16 = L.dst16_from_bf16(np.arange(1 << 16, dtype=U32)).astype(np.uint16)
 # A DstBits value h (BF16 layout; the high half of an FP32 Dst32 row) for the FPU's
-# accumulator (fpu_datapath.dst_decode): exponent, signed mantissa of h << 16, and the
-# sign (0 for a zero) the low half is added with.
+# accumulator (fpu_datapath.dst_decode): exponent, twice the signed mantissa of h << 16,
+# and twice the sign (0 for a zero) the low half is added with.
 _DST_EXP, _DST_MAN = FD.dst_decode(_UNSHUF_BF16)
-_DST_SIGN = np.where(_DST_EXP == 0, 0, np.where(_DST_MAN < 0, -1, 1)).astype(np.int64)
+_DST_SIGN = np.where(_DST_EXP == 0, 0, np.where(_DST_MAN < 0, -2, 2)).astype(np.int64)
 _ZEROS16 = np.zeros((16, 16), dtype=np.int64)
 
 
