@@ -98,8 +98,7 @@ def test_elwadd_rounds_and_flushes():
     put_src(cop, "B", 0, src_bf16(b))
     elw(issue, "ELWADD", dst=0)
     got = dst_bf16(cop, 0, 3)
-    # 1 + 0.5 ulp rounds away from zero (the FPU datapath, ttsim; ttemu rounded ties to
-    # even before following ttsim); 1 + 1.5 ulp -> 1 + 2 ulp
+    # ties round half up (the datapath of fpu_datapath.py, as ttsim): 1 + 0.5 ulp -> 1 + 1 ulp
     assert got[0, 0] == 1.0 + 2.0 ** -7 and got[1, 0] == 1.0 + 2.0 ** -6
     assert np.all(cop.dst.read16(2) == 0)
 
@@ -118,9 +117,9 @@ def test_elwadd_fp16_and_tf32():
     put_src(cop, "A", 0, src_tf32(a))
     put_src(cop, "B", 0, src_tf32(b))
     elw(issue, "ELWADD", dst=0)
-    # TF32 keeps all 10 bits of both; a (exponent 0) is aligned to b's exponent 2 in the
-    # 11-bit datapath, rounded half up to 2**-8 (ttsim; the float model kept a + b exact)
-    np.testing.assert_array_equal(dst_fp32(cop, 0, 8), b + np.floor(a * 256.0 + 0.5) / 256.0)
+    # the smaller operand is aligned to the larger one's 11-bit mantissa, rounding half up
+    # (fpu_datapath.py, as ttsim): a in [1, 2) loses its two low bits against b in [4, 5]
+    np.testing.assert_array_equal(dst_fp32(cop, 0, 8), b + np.floor(a * 256 + 0.5) / 256)
 
 
 def test_elwadd_int8_saturates():

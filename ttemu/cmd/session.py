@@ -121,6 +121,43 @@ class Session:
 
     # -- running -------------------------------------------------------------------
     def execute(self) -> int:
+        self.gdb = None
+        try:
+            code = self._execute()
+        except TtemuError as e:
+            if self.gdb is not None:
+                self.gdb.finish(e.exit_code)
+            raise
+        except Exception:
+            if self.gdb is not None:
+                self.gdb.finish(70)  # internal error (cli.INTERNAL_ERROR)
+            raise
+        if self.gdb is not None:
+            self.gdb.finish(code)
+        return code
+
+    def _attach_gdb(self, tile):
+        """--gdb PORT: listen on 127.0.0.1, wait for gdb, hold the tile before its first instruction."""
+        from .gdb import GdbServer, listen
+
+        o = self.o
+        first = getattr(o, "gdb_core", None)
+        if first is not None and first not in CORE_NAMES:
+            raise UsageError(f"--gdb-core: unknown core {first!r} (one of {', '.join(CORE_NAMES)})")
+        listener = listen(o.gdb)
+        port = listener.getsockname()[1]
+        sys.stderr.write(f"ttemu: gdb server listening on 127.0.0.1:{port}; waiting for gdb "
+                         f"(target remote :{port})\n")
+        sys.stderr.flush()
+        server = GdbServer(tile, first)
+        try:
+            server.accept(listener)
+        finally:
+            listener.close()
+        self.gdb = server
+        tile.debug = server
+
+    def _execute(self) -> int:
         o = self.o
         tile = self.build()
         man = self.manifest
@@ -131,6 +168,8 @@ class Session:
         if getattr(o, "oracle", None) and not (dumps or dump_l1 or expects):
             raise UsageError("--oracle: nothing to compare (give --dump, --dump-l1, --expect or a manifest "
                              "with [[expect]] or dumps)")
+        if getattr(o, "gdb", None) is not None:
+            self._attach_gdb(tile)
         trace_file = o.trace_file or (man.trace if man else None)
         max_steps = o.max_steps if o.max_steps is not None else (man.max_steps if man else None)
         idle_steps = o.idle_steps if o.idle_steps is not None else (man.idle_steps if man else None)
@@ -148,12 +187,18 @@ class Session:
 
             progress = tile.progress = Progress(sys.stderr)
         try:
-            result = tile.run(max_steps=max_steps, until=until, idle_steps=idle_steps)
+            result = self._run_phases(tile, max_steps, until, idle_steps)
+            if self.gdb is not None:
+                self.gdb.run_ended(result)
         except TtemuError as e:
             if o.as_json and o.summary:
                 json.dump({"outcome": "error", "exit_code": e.exit_code, "category": e.category,
-                           "message": str(e), "cores": self._cores_json(tile)}, sys.stdout, indent=1)
+                           "message": str(e), "cores": self._cores_json(tile),
+                           "warning_count": len(tile.diagnostics.sites),
+                           "warnings": tile.diagnostics.as_json()}, sys.stdout, indent=1)
                 sys.stdout.write("\n")
+            for line in tile.diagnostics.lines():  # what was reported before the error
+                sys.stderr.write(f"ttemu: {line}\n")
             raise
         finally:
             if progress is not None:
@@ -184,9 +229,33 @@ class Session:
         for d in (oracle or {}).get("diffs", []):
             if not d.ok:
                 self.out.write(d.text() + "\n")
-        for line in tile.diagnostics.lines():
-            sys.stderr.write(f"ttemu: {line}\n")
+        if not (o.summary and not o.as_json):  # the human summary lists them
+            for line in tile.diagnostics.lines():
+                sys.stderr.write(f"ttemu: {line}\n")
         return exit_code
+
+    def _run_phases(self, tile, max_steps, until, idle_steps):
+        """Run to the done condition; a manifest's ``when`` writes are made by the host
+        in order, each once its word holds (a handshake with firmware that clears its
+        mailboxes at start-up). A phase that ends otherwise ends the run."""
+        for when, group in self._later_phases(tile):
+            res = tile.run(max_steps=max_steps, until=[when], idle_steps=idle_steps)
+            if res.outcome != "until":
+                return res
+            for addr, value, core in group:
+                tile.write_u32(addr, value, core)
+        return tile.run(max_steps=max_steps, until=until, idle_steps=idle_steps)
+
+    def _later_phases(self, tile):
+        phases = []
+        for (caddr, cvalue), addr, value, core in (self.manifest.later if self.manifest else []):
+            cond = (tile.symbol(caddr) if isinstance(caddr, str) else caddr, cvalue, None)
+            write = (tile.symbol(addr) if isinstance(addr, str) else addr, value, core)
+            if phases and phases[-1][0] == cond:
+                phases[-1][1].append(write)
+            else:
+                phases.append((cond, [write]))
+        return phases
 
     # -- the oracle ---------------------------------------------------------------------
     def _oracle(self, tile, result, dumped, expects, until):
@@ -278,19 +347,7 @@ class Session:
             out.append({"text": text, "json": {"kind": "raw", "addr": addr, "len": n, "file": path}})
         for addr_s, len_s, fmt in dump_l1:
             addr, n, core = self._range(tile, addr_s, len_s, "--dump-l1")
-            data = tile.read(addr, n, core)
-            if fmt.startswith("tile-"):
-                from ..tensix.dump_tiles import TILE_FORMATS, tile_report
-
-                if fmt not in TILE_FORMATS:
-                    raise UsageError(f"--dump-l1: unknown tile format {fmt!r} (one of {', '.join(TILE_FORMATS)})")
-                try:
-                    text, values = tile_report(data, addr, fmt)
-                except ValueError as e:
-                    raise UsageError(f"--dump-l1 {fmt}: {e}") from None
-            else:
-                text = f"{fmt} dump of 0x{addr:08x} ({n} bytes):\n" + dumpmod.text(addr, data, fmt)
-                values = dumpmod.cells(data, fmt)
+            text, values = dumpmod.l1_report(tile, addr, n, core, fmt)
             out.append({"text": text, "json": {"kind": "l1", "addr": addr, "len": n, "format": fmt,
                                                 "values": values}})
         return out
@@ -340,6 +397,7 @@ class Session:
                               "waiting_on": c.waiting_on}
                           for n, c in result.cores.items() if c.state != "reset" or n in tile.images},
                 "blocked": result.blocked, "tensix": result.tensix, "dumps": dumped,
+                "warning_count": len(tile.diagnostics.sites),
                 "warnings": tile.diagnostics.as_json(),
                 "expect": [{"name": n, "ok": c.ok, "mismatched": c.mismatched, "total": c.total,
                             "max_abs_error": c.max_abs, "max_rel_error": c.max_rel} for n, c in checks],
@@ -371,7 +429,9 @@ class Session:
             self.out.write(f"  blocked: {line}\n")
         if tile.diagnostics.sites:
             n = sum(c for _, c, _ in tile.diagnostics.sites.values())
-            self.out.write(f"  warnings: {len(tile.diagnostics.sites)} sites, {n} occurrences (listed on stderr)\n")
+            self.out.write(f"  warnings: {len(tile.diagnostics.sites)} sites, {n} occurrences\n")
+            for line in tile.diagnostics.lines():
+                self.out.write(f"    {line}\n")
         for name, c in checks:
             verdict = "ok" if c.ok else f"MISMATCH ({c.mismatched} of {c.total})"
             self.out.write(f"  expect {name}: {verdict}; max abs error {c.max_abs:.3g}, max rel error {c.max_rel:.3g}\n")

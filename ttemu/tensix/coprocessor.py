@@ -104,9 +104,14 @@ class Coprocessor:
         if t is None:
             self.tile.undefined(key, text)
             return
+        site = f"t{t.index} {key}"
+        if self.tile.diagnostics.again(site):  # a known site: counted, no disassembly needed
+            return
         spec = self.table.decode(t.word)[0]
-        insn = f" {spec.mnemonic} ({self.table.disasm(t.word)})" if spec is not None else ""
-        self.tile.undefined(f"t{t.index} {key}", f"t{t.index}{insn}: {text}")
+        origin = getattr(t, "origin", None)
+        pushed = f", pushed by {origin}" if origin else ""
+        insn = f" {spec.mnemonic} ({self.table.disasm(t.word)}{pushed})" if spec is not None else ""
+        self.tile.undefined(site, f"t{t.index}{insn}: {text}")
 
     def attach(self, router):
         for i, region in enumerate(PUSH_REGIONS):
@@ -170,8 +175,13 @@ class Coprocessor:
 
     # -- running ---------------------------------------------------------------------------
     def kick(self) -> bool:
-        """Pump every thread until none moves. Re-entrant calls (a semaphore write from
-        inside a pump) just ask the outer loop for another pass."""
+        """Pump every thread until none moves, one instruction per thread per pass: the
+        three threads issue side by side, as on hardware, so one thread's instruction
+        stream cannot overtake a handshake another thread has queued (tt-llk's
+        datacopy hands SrcB over with two UNPACR_NOPs after its UNPACR to SrcA; the
+        math thread's SETRWC that releases SrcB must not run ahead of them).
+        Re-entrant calls (a semaphore write from inside a pump) just ask the outer loop
+        for another pass."""
         if self._pumping:
             self._again = True
             return False
@@ -184,7 +194,7 @@ class Coprocessor:
                 start = self.prefer_after_release or 0
                 self.prefer_after_release = None
                 for k in range(3):
-                    if self.threads[(start + k) % 3].pump():
+                    if self.threads[(start + k) % 3].pump(1):
                         moved = True
                 moved_any |= moved
                 if not moved and not self._again:

@@ -36,6 +36,7 @@ class TensixThread:
         self.held_reason = None
         self.held_since = None
         self.word = 0  # the word being executed (for bits the table does not decode)
+        self.origin = None  # where it was pushed ('.ttinsn pc 0x...', 'mmio 0x...', 'mop'), for reports
         # Issue count just after this thread's latest STALLWAIT with block bit B8 (SFPU)
         # and condition C7 (FPU busy): SFPLOAD.md's alternative to three instructions
         # between an FPU write to Dst and an SFPLOAD of it (sfpu/hazards.py).
@@ -116,9 +117,10 @@ class TensixThread:
                     continue
             return item
 
-    def pump(self) -> bool:
+    def pump(self, limit: int | None = None) -> bool:
         """Move instructions through the gate into the backend until the gate holds
-        one or the input runs dry. Returns True if anything moved."""
+        one, the input runs dry or ``limit`` instructions issued. Returns True if
+        anything moved."""
         if (self.held is None and not self.fifo and not self.mid and self.mop.active is None
                 and not self.replay.play_left):
             return False
@@ -126,7 +128,7 @@ class TensixThread:
         dispatch = cop.dispatch
         gate = self.gate
         moved = False
-        while True:
+        while limit is None or limit > 0:
             item = self.held
             if item is None:
                 item = self._next()
@@ -154,6 +156,7 @@ class TensixThread:
                 raise Unimplemented(f"t{self.index}: {cop.table.disasm(word)} (pushed by {item[1]}): "
                                     f"{spec.mnemonic} is not implemented by the {spec.unit} unit yet")
             self.word = word
+            self.origin = item[1]
             cop.issuing = self
             if kwargs is None:
                 result = handler(self, *args)
@@ -175,6 +178,9 @@ class TensixThread:
             for t in cop.threads:  # cop.after_issue(): latched waits may be met now
                 if t.gate.opcode is not None:
                     t.gate.refresh(cop, t.index)
+            if limit is not None:
+                limit -= 1
+        return moved
 
     def _hold(self, item, reason):
         if self.held is None:

@@ -15,14 +15,15 @@ fusing and precision may differ; denormals flush to zero; NaN/Inf are not IEEE):
   or the next five bits (phase odd, the last TF32/FP16 bit is never used); SrcB gives
   ``1.mmmmmm`` (phase 0/1) or the remaining four bits (phase 2/3). Every partial
   product (<= 5 x 7 significant bits) is exact.
-* Sums and the rounding into Dst follow the FPU's datapath as Tenstorrent's ttsim
-  models it (the reference where it runs; the pages' float model is "a rough
-  guide"): ``fpu_datapath.py`` (products summed in two groups of eight at a shared
-  exponent, ELWADD operands aligned in an 11-bit datapath, partial sums and Dst
-  aligned to the largest exponent, rounding half away from zero; results below the
-  smallest normal become +0, FP32/BF16 overflow gives sign|exp 255|mantissa 0, FP16
-  saturates at exp 31 / mantissa 1023). tests/test_fpu_ttsim.py checks it against
-  ttsim bit for bit.
+* Floating-point MVMUL / GAPOOL / DOTPV / ELWADD / ELWSUB / ELWMUL go through the
+  datapath of ``fpu_datapath.py``: products of one phase summed in groups of 8 aligned
+  to their largest exponent, aligned again with the old Dst value, rounded half away
+  from zero to the Dst format (16-bit Dst: 10 mantissa bits before the add). The pages
+  leave this open ("a rough guide ... precision could be either lower or higher");
+  ttsim pins it down, and tt-llk's kernels (scripts/llk_corpus.py) and random operands
+  with edge cases (tests/test_fpu_ttsim.py) come out bit-identical to ttsim with it.
+  Results below the smallest normal become +0. ELWADD / ELWSUB in a non-zero fidelity
+  phase (ttsim refuses it) scale the sum by 2**-5 / 2**-7, as the page divides it.
 * Integer "8" x integer "8" -> integer "32" is exact with the documented magnitude
   masks per phase and saturation at +-(2**31-1).
 
