@@ -33,3 +33,20 @@ def push_word(tile, thread, word, before_mop=False):
     assert t.push(word, "test", after_mop=not before_mop)
     tile.tensix.kick()
     return t
+
+
+def warned(tile, key, times=1):
+    """The one undefined-behaviour site whose key contains ``key`` fired ``times`` times;
+    returns its text (docs/undefined-behaviour.md)."""
+    sites = {s: v for s, v in tile.diagnostics.sites.items() if key in s}
+    assert len(sites) == 1, f"sites matching {key!r}: {list(tile.diagnostics.sites)}"
+    (text, count, kind), = sites.values()
+    assert kind == "undefined behaviour" and count == times, (kind, count)
+    return text
+
+
+def make_strict(arch="wormhole_b0"):
+    """make(), with the tile's diagnostics strict (ttemu run --strict)."""
+    tile, issue = make(arch)
+    tile.diagnostics.strict = True
+    return tile, issue

@@ -5,7 +5,7 @@ TTSync (TTSync.md), mailboxes (Mailboxes.md)."""
 import pytest
 
 from progs import Program, a0, t0, t1, tile_with, tt, word
-from ttemu import GuestFault, UndefinedBehaviour
+from ttemu import GuestFault
 
 
 def test_trisc_store_to_instrn1_hangs_hardware_so_faults():
@@ -35,7 +35,7 @@ def test_brisc_pushes_enter_after_the_mop_expander():
     p.sw(t1, 0, t0)
     p.halt()
     tile = tile_with({"brisc": p})
-    with pytest.raises(UndefinedBehaviour, match="t2: MOP"):
+    with pytest.raises(GuestFault, match="t2: MOP"):
         tile.run(max_steps=100)
     assert tile.tensix.sync.semaphores[4].value == 2
 

@@ -7,7 +7,7 @@ import pytest
 from tensix_harness import make, push_word
 from test_frontend_mop import NOP, post, program_cfg, run_trisc0
 from progs import tt, word
-from ttemu import UndefinedBehaviour
+from ttemu import GuestFault
 from ttemu.tensix.frontend.replay import ReplayExpander
 
 
@@ -90,5 +90,5 @@ def test_replayed_mop_reaches_the_gate_and_is_refused():
     tile, issue = make()
     push_word(tile, 0, replay(0, 1, 0, 1))
     push_word(tile, 0, word("MOP", mop_type=1, loop_count=0, zmask_lo16=0))
-    with pytest.raises(UndefinedBehaviour, match="cannot contain MOP"):
+    with pytest.raises(GuestFault, match="must pass the MOP expander"):
         push_word(tile, 0, replay(0, 1, 0, 0))

@@ -1,6 +1,8 @@
 """Scheduling rules software must obey, checked by the model (ttemu/tensix/units/sfpu/
-hazards.py): a violation stops the run with UndefinedBehaviour naming both instructions
-and the rule. Pages (tt-isa-documentation WormholeB0/TensixTile/TensixCoprocessor/):
+hazards.py): a violation is undefined behaviour naming both instructions and the rule: a
+warning once per site, after which ttemu computes what a correctly scheduled program
+would (the tests below run strict, so it stops the run as UndefinedBehaviour, except
+``test_default_*``). Pages (tt-isa-documentation WormholeB0/TensixTile/TensixCoprocessor/):
 SFPMAD.md, SFPADD.md, SFPMUL.md, SFPADDI.md, SFPMULI.md, SFPLUT.md, SFPLUTFP32.md,
 SFPSHFT2.md, SFPCONFIG.md ("Instruction scheduling"), SFPLOAD.md / SFPLOADMACRO.md (FPU
 writes to Dst, then SFPLOAD), VectorUnit.md (one instruction per cycle), SFPSWAP.md.
@@ -13,16 +15,25 @@ in between; instructions SFPLOADMACRO schedules run in the cycle after the instr
 from __future__ import annotations
 
 import pytest
-from test_unit_sfpu import mod1, put, setup
+from test_unit_sfpu import f2b, mod1, put, setup
 from test_unit_sfpu_macro import config, loadmacro, nop, seq_byte, set_misc, set_sequence, set_template
 
+from tensix_harness import warned
 from ttemu import UndefinedBehaviour
+from ttemu.diagnostics import Diagnostics
 from ttemu.isa.table import get_table
 from ttemu.tensix.units.sfpu import hazards as H
 from ttemu.tensix.units.sfpu.insn import Insn
 
 WH = get_table("wormhole_b0")
 FP32 = 3
+
+
+@pytest.fixture(autouse=True)
+def _strict(request, monkeypatch):
+    """Tiles made here are strict (ttemu run --strict), except in the test_default_* tests."""
+    if not request.node.name.startswith("test_default_"):
+        monkeypatch.setattr(Diagnostics.__init__, "__defaults__", (True,))
 
 
 def mad(issue, d=3, a=0, b=1, c=2, mod=0, thread=0, name="SFPMAD"):
@@ -128,6 +139,32 @@ def test_sfpmad_then_reader_of_its_result_is_undefined():
     msg = str(e.value)
     assert "t0 SFPMAD (writes L3) followed on the next cycle by t0 SFPSTORE reading L3" in msg
     assert "SFPMAD.md" in msg and "SFPNOP" in msg
+
+
+def test_default_run_warns_once_per_site_and_reads_the_new_value():
+    """Without --strict: one warning per site (thread, rule, both mnemonics), counted,
+    and the reader sees SFPMAD's result, as if the SFPNOP were there."""
+    tile, issue, u = setup()
+    put(u, 0, f2b(2.0))
+    put(u, 1, f2b(3.0))
+    put(u, 2, f2b(1.0))
+    for _ in range(3):
+        mad(issue, d=3)  # L3 = 2 * 3 + 1
+        mad(issue, d=4, a=3, b=1, c=2)  # reads L3 on the next cycle: L4 = 7 * 3 + 1
+    text = warned(tile, "t0 hazard SFPMAD.md read SFPMAD->SFPMAD", times=3)
+    assert "reads the result as if" not in text and "as if the software had obeyed the rule" in text
+    assert list(u.lreg[4][:2]) == list(f2b([22.0, 22.0]))
+
+
+def test_default_run_warns_for_an_early_sfpload_and_loads_the_written_rows():
+    tile, issue, u = setup()
+    tile.tensix.dst.bits[:] = 0x3F80  # old Dst contents: BF16 1.0
+    movdbga2d_8rows(issue, dst=0)  # overwrites rows 0..7 with SrcA (zeros)
+    put(u, 0, 0xDEAD)
+    load(issue, 0, mod0=2, addr=4)  # rows 4..7, right after the write
+    warned(tile, "t0 hazard SFPLOAD.md Dst read after MOVDBGA2D")
+    assert not u.lreg[0].any()  # the new rows, not the old 1.0
+    assert tile.tensix.dst.bits[8:].all()
 
 
 def test_sfpnop_or_any_instruction_of_the_thread_makes_the_gap():

@@ -45,6 +45,8 @@ def test_the_llk_kernels_are_found():
             "reduce_col_scaled", "reduce_scalar", "transpose"} <= names
     assert {"sfpu_relu", "sfpu_exp", "sfpu_scalar_add", "sfpu_scalar_mul", "sfpu_where", "tilize",
             "untilize"} <= names
+    assert {"matmul_dotpv", "shiftxa", "sfpu_loadmacro"} <= names  # what ttsim does not model
+    assert {p.stem for p in MANIFESTS} >= {"scalar_loadind", "shiftxb"}
 
 
 @pytest.mark.parametrize("manifest, seed", list(_cases()))

@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from tensix_harness import make
+from tensix_harness import make, make_strict, warned
 from ttemu import UndefinedBehaviour
 
 CFG_BASE = 0xFFEF0000
@@ -49,8 +49,16 @@ def test_setc16():
     assert tile.tensix.config.thread_cfg[1, 12] == 0xBEEF
 
 
-def test_setc16_out_of_bounds():
+def test_setc16_out_of_bounds_warns_and_discards():
+    """SETC16.md: CfgIndex >= THD_STATE_SIZE is undefined: a warning (once per site),
+    the write goes nowhere; --strict stops."""
     tile, issue = make()
+    before = tile.tensix.config.thread_cfg.copy()
+    for _ in range(3):
+        assert issue(0, "SETC16", setc16_reg=THREAD_WORDS, setc16_value=1).held is None
+    assert "SETC16" in warned(tile, "SETC16", times=3)
+    assert (tile.tensix.config.thread_cfg == before).all()
+    tile, issue = make_strict()
     with pytest.raises(UndefinedBehaviour, match="SETC16"):
         issue(0, "SETC16", setc16_reg=THREAD_WORDS, setc16_value=1)
 
@@ -89,8 +97,15 @@ def test_wrcfg_riscv_gprs():
     assert cfg_word(tile, 0, 60) == 0xCAFEBABE
 
 
-def test_wrcfg_out_of_bounds():
+def test_wrcfg_out_of_bounds_warns_and_discards():
     tile, issue = make()
+    gprs(tile)[0] = 0x1234
+    before = tile.tensix.config.cfg.copy()
+    issue(0, "WRCFG", CfgReg=BANK_WORDS, wr128b=0, GprAddress=0)
+    issue(0, "WRCFG", CfgReg=BANK_WORDS + 4, wr128b=1, GprAddress=0)
+    warned(tile, "WRCFG", times=2)
+    assert (tile.tensix.config.cfg == before).all()
+    tile, issue = make_strict()
     with pytest.raises(UndefinedBehaviour, match="WRCFG"):
         issue(0, "WRCFG", CfgReg=BANK_WORDS, wr128b=0, GprAddress=0)
 
@@ -109,9 +124,17 @@ def test_rdcfg():
     assert tile.read_u32(0xFFE00000 + 4, core="trisc2") == 0x89ABCDEF
 
 
-@pytest.mark.parametrize("reg,gpr", [(BANK_WORDS, 0), (0xFFFF, 0), (0, 64)])
-def test_rdcfg_out_of_bounds(reg, gpr):
+@pytest.mark.parametrize("reg,gpr,key,want", [(BANK_WORDS, 5, "CfgIndex", 0), (0xFFFF, 5, "CfgIndex", 0),
+                                              (70, 64 + 5, "GprAddress", 0x01234567)])
+def test_rdcfg_out_of_bounds_warns(reg, gpr, key, want):
+    """Beyond the bank: reads 0; a GPR index >= 64: GprAddress & 63 (ttsim's field)."""
     tile, issue = make()
+    tile.write_u32(CFG_BASE + 4 * 70, 0x01234567)
+    gprs(tile)[5] = 0xFFFFFFFF
+    issue(0, "RDCFG", CfgReg=reg, GprAddress=gpr)
+    warned(tile, f"RDCFG {key}")
+    assert gprs(tile)[5] == want
+    tile, issue = make_strict()
     with pytest.raises(UndefinedBehaviour, match="RDCFG"):
         issue(0, "RDCFG", CfgReg=reg, GprAddress=gpr)
 
@@ -137,8 +160,13 @@ def test_rmwcib(index1):
             assert cfg_word(tile, 1 - bank, index) == want
 
 
-def test_rmwcib_out_of_bounds():
+def test_rmwcib_out_of_bounds_warns_and_discards():
     tile, issue = make()
+    before = tile.tensix.config.cfg.copy()
+    issue(0, "RMWCIB2", CfgRegAddr=BANK_WORDS, Data=1, Mask=1)
+    warned(tile, "RMWCIB2")
+    assert (tile.tensix.config.cfg == before).all()
+    tile, issue = make_strict()
     with pytest.raises(UndefinedBehaviour, match="RMWCIB2"):
         issue(0, "RMWCIB2", CfgRegAddr=BANK_WORDS, Data=1, Mask=1)
 

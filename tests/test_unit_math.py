@@ -46,7 +46,8 @@ from test_unit_math_helpers import (
     src_tf32,
     tset,
 )
-from ttemu import UndefinedBehaviour
+from tensix_harness import warned
+from ttemu import UndefinedBehaviour, Unimplemented
 
 RNG = np.random.default_rng(1234)
 
@@ -484,16 +485,29 @@ def test_dotpv_is_mvmul():
     np.testing.assert_array_equal(dst_fp32(cop, 0, 8), b @ a)
 
 
-def test_srca_rows_past_63_are_undefined():
+def test_srca_rows_past_63_warn_and_wrap():
+    """MVMUL.md indexes SrcA[SrcARow + i] past row 63 when RWC SrcA is 56: undefined; a
+    warning, and the rows wrap to the 64-row bank (56..63, then 0..7)."""
     tile, issue, cop = setup(FMT_BF16, fp32=True)
+    a = RNG.integers(-4, 5, size=(16, 16)).astype(np.float32)
+    b = RNG.integers(-4, 5, size=(8, 16)).astype(np.float32)
+    put_src(cop, "A", 56, src_bf16(a[:8]))
+    put_src(cop, "A", 0, src_bf16(a[8:]))
+    put_src(cop, "B", 0, src_bf16(b))
     cop.rwcs[0].SrcA = 56
-    with pytest.raises(UndefinedBehaviour):
+    mvmul(issue)
+    assert "MVMUL" in warned(tile, "MVMUL SrcA rows past 63")
+    np.testing.assert_array_equal(dst_fp32(cop, 0, 8), b @ a)
+    tile, issue, cop = setup(FMT_BF16, fp32=True)
+    tile.diagnostics.strict = True
+    cop.rwcs[0].SrcA = 56
+    with pytest.raises(UndefinedBehaviour, match="MVMUL"):
         mvmul(issue)
 
 
-def test_unassigned_format_code_is_undefined():
+def test_unassigned_format_code_is_unimplemented():
     tile, issue, cop = setup(12, fp32=True)
-    with pytest.raises(UndefinedBehaviour):
+    with pytest.raises(Unimplemented, match="format code 12"):
         mvmul(issue)
 
 

@@ -27,6 +27,7 @@ from test_unit_math_helpers import (
     src_tf32,
     tset,
 )
+from tensix_harness import push_word, warned
 from ttemu import UndefinedBehaviour
 from ttemu.tensix.formats import layout as L
 
@@ -221,12 +222,19 @@ def test_movd2src_from_fp32(mnemonic, which):
 
 @pytest.mark.parametrize("mnemonic", ["MOVD2A", "MOVD2B"])
 def test_movd2src_undefined_cases(mnemonic):
-    tile, issue, cop = setup(FMT_BF16, fp32=False)
-    with pytest.raises(UndefinedBehaviour):
-        mov(issue, mnemonic, dest_32b_lo=1)
-    tile, issue, cop = setup(FMT_TF32, fp32=False)
-    with pytest.raises(UndefinedBehaviour):
-        mov(issue, mnemonic)
+    """MOVD2A.md: UseDst32bLo, or an FP32/TF32 SrcA format, with Dst in 16-bit mode is
+    undefined: a warning; ttemu ignores UseDst32bLo / moves the value as BF16."""
+    d16 = np.array([0x3F80, 0xC020] * 8, dtype=np.uint16)  # BF16 1.0, -2.5
+    for fmt, kw, key in ((FMT_BF16, {"dest_32b_lo": 1}, "UseDst32bLo Dst16"), (FMT_TF32, {}, "TF32 Dst16")):
+        tile, issue, cop = setup(fmt, fp32=False)
+        cop.dst.write16(0, d16.reshape(1, 16))
+        mov(issue, mnemonic, src=0, dst=0, **kw)
+        warned(tile, f"{mnemonic} {key}")
+        np.testing.assert_array_equal(cop.src.math_view(mnemonic[-1])[0], L.src_from_dst16_bf16(d16))
+        tile, issue, cop = setup(fmt, fp32=False)
+        tile.diagnostics.strict = True
+        with pytest.raises(UndefinedBehaviour, match=mnemonic):
+            mov(issue, mnemonic, **kw)
 
 
 def test_movb2a():
@@ -301,10 +309,19 @@ def test_zeroacc_as_pure_addrmod():
 
 
 def test_zeroacc_revert_is_undefined():
+    """ZEROACC.md: Revert outside ONE_ROW "un-assigns Undefined", and is undefined: a
+    warning; the rows lose their undefined mark and keep their contents."""
     tile, issue, cop = setup(FMT_BF16)
-    word = WH.encode("ZEROACC", clear_mode=3, AddrMode=0, dst=0) | (1 << 18)
-    with pytest.raises(UndefinedBehaviour):
-        direct(tile, "math", "ZEROACC", word)
+    cop.dst.bits[:] = 0x1111
+    cop.math.undefined[:] = True
+    word = WH.encode("ZEROACC", clear_mode=2, AddrMode=0, dst=1) | (1 << 18)  # high half of Dst
+    push_word(tile, 0, word)
+    warned(tile, "ZEROACC Revert")
+    assert np.all(cop.dst.bits == 0x1111)
+    assert not cop.math.undefined[512:].any() and cop.math.undefined[:512].all()
+    tile.diagnostics.strict = True
+    with pytest.raises(UndefinedBehaviour, match="ZEROACC"):
+        push_word(tile, 0, word)
     word = WH.encode("ZEROACC", clear_mode=0, AddrMode=0, dst=0) | (1 << 18)
     direct(tile, "math", "ZEROACC", word)  # ONE_ROW ignores Revert
 
@@ -464,7 +481,7 @@ def test_legacy_conv_pool_only_apply_addr_mod():
     import pytest
 
     from tensix_harness import make
-    from ttemu import UndefinedBehaviour
+    from ttemu import Unimplemented
 
     tile, issue = make()
     cop = tile.tensix
@@ -479,10 +496,10 @@ def test_legacy_conv_pool_only_apply_addr_mod():
         issue(0, mnemonic, dst=0, index_en=0, addr_mode=1, clear_dvalid=0)
     assert np.array_equal(cop.dst.bits, before)  # Dst += 0
     assert cop.rwcs[0].Dst == 5 * 8
-    with pytest.raises(UndefinedBehaviour, match="MPOOL3S1"):
+    with pytest.raises(Unimplemented, match="MPOOL3S1"):
         issue(1, "MPOOL3S1", dst=0, index_en=0, addr_mode=0, clear_dvalid=0)
     tile2, issue2 = make()
-    with pytest.raises(UndefinedBehaviour, match="ClearDvalid"):
+    with pytest.raises(Unimplemented, match="ClearDvalid"):
         issue2(0, "CONV3S1", dst=0, addr_mode=0, rotate_weights=0, clear_dvalid=1)
 
 

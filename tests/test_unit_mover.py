@@ -5,8 +5,8 @@ configuration, packer sideband registers)."""
 import numpy as np
 import pytest
 
-from tensix_harness import make
-from ttemu import UndefinedBehaviour
+from tensix_harness import make, warned
+from ttemu import GuestFault, UndefinedBehaviour
 from ttemu.errors import Unimplemented
 from ttemu.tensix.units.mover import TdmaRisc
 
@@ -79,20 +79,44 @@ def test_xmov_to_ncrisc_iram_and_nowhere():
     assert bytes(tile.l1) == before
 
 
-def test_mover_undefined_cases():
+def test_mover_undefined_cases_warn():
+    """Mover.md's undefined cases ttemu can carry on from: a warning each (once per
+    site), with the behaviour docs/undefined-behaviour.md names; --strict stops."""
     tile, issue = make()
     cop = tile.tensix
-    xmov_cfg(cop, 0x1000, 0x1010, 0x40, 3)
+    data = bytes(range(0x50))
+    tile.l1[0x1000:0x1050] = data
+    xmov_cfg(cop, 0x1010, 0x1000, 0x40, 3)  # overlapping: memmove
+    xmov(issue)
+    warned(tile, "mover overlapping copy")
+    assert bytes(tile.l1[0x1010:0x1050]) == data[:0x40]
+    tile.l1[0x2000:0x2020] = bytes([0xAB] * 32)
+    l1_before = bytes(tile.l1)
+    xmov_cfg(cop, 0x2FFF0, 0x2000, 0x20, 1)  # NOWHERE, crossing its 64 KiB region: the first 16 bytes
+    xmov(issue)
+    warned(tile, "mover crosses 64 KiB region")
+    assert bytes(tile.l1) == l1_before
+    xmov_cfg(cop, 0x40000 + 16 * 1024 - 16, 0x2000, 0x20, 1)  # past NCRISC IRAM: the first 16 bytes
+    xmov(issue)
+    warned(tile, "mover beyond NCRISC IRAM")
+    assert bytes(tile.iram["ncrisc"][-16:]) == bytes([0xAB] * 16)
+    xmov_cfg(cop, 0x3000, 0x1000, 0x10, 3)
+    issue(0, "XMOV", Mov_block_selection=1, Last=1)  # fields the model ignores
+    warned(tile, "XMOV fields")
+    assert bytes(tile.l1[0x3000:0x3010]) == data[:16]
+    tile, issue = make()
+    tile.diagnostics.strict = True
+    xmov_cfg(tile.tensix, 0x1010, 0x1000, 0x40, 3)
     with pytest.raises(UndefinedBehaviour, match="overlapping"):
         xmov(issue)
+
+
+def test_mover_faults_and_unimplemented():
+    tile, issue = make()
+    cop = tile.tensix
     xmov_cfg(cop, 1464 * 1024 - 16, 0, 0x20, 3)
-    with pytest.raises(UndefinedBehaviour, match="L1"):
+    with pytest.raises(GuestFault, match="not inside L1"):
         xmov(issue)
-    xmov_cfg(cop, 0xFFF0, 0, 0x20, 1)
-    with pytest.raises(UndefinedBehaviour, match="64 KiB"):
-        xmov(issue)
-    with pytest.raises(UndefinedBehaviour):
-        issue(0, "XMOV", Mov_block_selection=1, Last=0)
     xmov_cfg(cop, 0x1000, 0, 0x10, 1)  # ThreadConfig region
     with pytest.raises(Unimplemented):
         xmov(issue)
@@ -127,8 +151,20 @@ def test_tdma_mover_commands():
     assert bytes(tile.l1[0x7000:0x7008]) == bytes.fromhex("aabbccdd11223344")
     dev.write("brisc", TDMA + 0x10, 4, (1 << 31) | 0x89)  # NOP
     assert dev.read("brisc", TDMA + 0x14, 4) == (1 << 3) | (1 << 5) | (4 << 8)
-    with pytest.raises(UndefinedBehaviour):
+    with pytest.raises(Unimplemented, match="0x55"):
         dev.write("brisc", TDMA + 0x10, 4, 0x55)
+    before = bytes(tile.l1[:16])
+    dev.write("brisc", TDMA + 0x0, 4, 0)
+    dev.write("brisc", TDMA + 0x8, 4, 0x12345678)
+    dev.write("brisc", TDMA + 0x10, 4, 0x166)  # L1 write without bits 10:9: undefined, writes nothing
+    warned(tile, "brisc TDMA-RISC L1 write form")
+    assert bytes(tile.l1[:16]) == before
+    dev.write("brisc", TDMA + 0x0, 4, 1464 * 1024)
+    with pytest.raises(GuestFault, match="outside L1"):
+        dev.write("brisc", TDMA + 0x10, 4, 0x666)
+    tile.diagnostics.strict = True
+    with pytest.raises(UndefinedBehaviour, match="L1 write command"):
+        dev.write("brisc", TDMA + 0x10, 4, 0x166)
 
 
 def test_tdma_packer_configuration_and_sideband():
@@ -153,7 +189,11 @@ def test_tdma_packer_configuration_and_sideband():
     assert dev.read("brisc", TDMA + 0x130, 4) == 40  # peek
     assert dev.read("brisc", TDMA + 0x134, 4) == 0  # pop (AllZeroFlags)
     assert dev.read("brisc", TDMA + 0x130, 4) is None  # peek waits on an empty FIFO
-    with pytest.raises(UndefinedBehaviour):
+    assert dev.read("brisc", TDMA + 0x134, 4) == 0  # pop of an empty FIFO: undefined data, a warning
+    assert dev.read("brisc", TDMA + 0x134, 4) == 0
+    warned(tile, "brisc TDMA-RISC pop empty metadata FIFO 1", times=2)
+    tile.diagnostics.strict = True
+    with pytest.raises(UndefinedBehaviour, match="empty metadata FIFO"):
         dev.read("brisc", TDMA + 0x134, 4)
     dev.write("brisc", TDMA + 0x11C, 4, (1 << 17) | 0x1234)  # ResetPackerAccTileSize for packer 1
     assert pk.acc_tile_size[1] == [0, 0, 0] and pk.l1_dest_addr_offset[1] == 0x1234

@@ -9,8 +9,8 @@ trips use the unpacker (UNPACR_Regular.md) as the other half."""
 import numpy as np
 import pytest
 
-from tensix_harness import make
-from ttemu import UndefinedBehaviour
+from tensix_harness import make, warned
+from ttemu import GuestFault, UndefinedBehaviour
 from ttemu.errors import Unimplemented
 from ttemu.mmio.router import Device
 from ttemu.tensix.units.unpack import encode_tile_descriptor
@@ -360,6 +360,17 @@ def test_four_packers_with_their_own_configuration():
     pacr(issue, PackSel=0b1111)
     for i in range(4):
         assert np.array_equal(l1(tile, L1B + 0x1000 * i, 512).view("<u2"), rows[16 * i:16 * i + 16].reshape(-1))
+    # PACR.md: other masks are undefined; ttemu issues the work to every packer in the mask
+    cop.dst.bits[:64] = dst_bf16(rows[::-1].copy())
+    for i in range(4):
+        tile.l1[L1B + 0x1000 * i:L1B + 0x1000 * i + 512] = bytes(512)
+    pacr(issue, PackSel=0b0101)
+    warned(tile, "PACR PackerMask=0b0101")
+    for i in range(4):
+        got = l1(tile, L1B + 0x1000 * i, 512).view("<u2")
+        want = rows[::-1][16 * i:16 * i + 16].reshape(-1) if i in (0, 2) else np.zeros(256)
+        assert np.array_equal(got, want), i
+    tile.diagnostics.strict = True
     with pytest.raises(UndefinedBehaviour, match="PackerMask"):
         pacr(issue, PackSel=0b0101)
 
@@ -448,7 +459,15 @@ def test_relu_modes():
         cfg.set("STACC_RELU_ApplyRelu", mode)
         pacr(issue)
         assert np.array_equal(l1(tile, L1B, 1024).view("<u4"), fp32_bits(ref)), mode
-    cfg.set("STACC_RELU_ReluThreshold", 0x8000)
+    # ReLU.md: a negative threshold is undefined; ttemu applies ReLUStage's formula with it
+    cfg.set("STACC_RELU_ReluThreshold", 0xC000)  # BF16 -2.0
+    for mode, ref in ((2, np.where(x <= -2.0, 0, x)), (3, np.where(x <= 0, 0, -2.0))):
+        cfg.set("STACC_RELU_ApplyRelu", mode)
+        pacr(issue)
+        assert np.array_equal(l1(tile, L1B, 1024).view("<u4"), fp32_bits(ref)), mode
+    warned(tile, "PACR ReLU mode 2 negative threshold")
+    warned(tile, "PACR ReLU mode 3 negative threshold")
+    tile.diagnostics.strict = True
     with pytest.raises(UndefinedBehaviour, match="threshold"):
         pacr(issue)
 
@@ -553,11 +572,38 @@ def test_l1_accumulation_fp32_int32_bf16():
     assert np.array_equal(l1(tile, L1B, 512).view("<u2"), ref)
 
 
+def test_data_dependent_undefined_conversions_warn():
+    """Values the late conversion "mishandles" (Packers/FormatConversion.md) are data, so
+    real kernels can meet them: a warning once per site, then ttsim's values: FP32 ->
+    FP16 writes 2**-15 < |x| < 2**-14 as the denormal with FP32's top mantissa bits;
+    --strict stops. A BFP8 magnitude that rounds to 128 is not undefined by any page:
+    it saturates to 127, silently, as ttsim's packer and tt-metal's host converter do."""
+    tile, issue = make()
+    x = np.array([1.0, -2.5, 2.0**-14.5, -(2.0**-14.5)] * 64, dtype=np.float32)
+    cop = setup(tile, in_fmt=FP32, out_fmt=FP16, read32=True)
+    cop.dst.write32(0, dst_fp32(fp32_bits(x)).reshape(16, 16))
+    pacr(issue)
+    warned(tile, "2**-15..2**-14", times=1)
+    m10 = (fp32_bits(2.0**-14.5) >> 13) & 0x3FF
+    want = np.array([0x3C00, 0xC100, m10, 0x8000 | m10] * 64)
+    assert np.array_equal(l1(tile, L1B, 512).view("<u2"), want)
+    tile.diagnostics.strict = True
+    with pytest.raises(UndefinedBehaviour, match="mishandles"):
+        pacr(issue)
+    tile, issue = make()
+    v = np.array([0x3FFF] + [0x3F80] * 255, dtype=np.uint32)  # 1.9921875: mantissa all ones at the max
+    cop = setup(tile, in_fmt=BF16, out_fmt=BFP8, raw=True, exp_section=1)
+    cop.dst.bits[:16] = dst_bf16(v).reshape(16, 16)
+    tile.diagnostics.strict = True
+    pacr(issue)
+    assert l1(tile, L1B, 1)[0] == 127 and l1(tile, L1B + 16, 2).tolist() == [127, 64]
+
+
 def test_l1_accumulation_of_bfp_is_undefined():
     tile, issue = make()
     cop = setup(tile, in_fmt=BFP8, out_fmt=BFP8, exp_section=1)
     cop.config.set(PSEC[0] + "Pack_L1_Acc", 1)
-    with pytest.raises(UndefinedBehaviour, match="accumulation"):
+    with pytest.raises(GuestFault, match="accumulation"):
         pacr(issue)
 
 
@@ -640,10 +686,15 @@ def test_pacr_setreg_writes_value32_after_flushing():
     value = 5 + ((5 * 3) << 12)  # Out_data_format BF16 & 3 = 1 -> scaler 1
     assert stub.writes == [(0xFFB20010, 4, value)]
     assert np.array_equal(l1(tile, L1B, 16).view("<u2"), np.r_[v[:2], np.zeros(6)])
-    with pytest.raises(UndefinedBehaviour):
+    # PackSel other than 0xf: undefined; the page's model reads none of the fixed fields
+    issue(0, "PACR_SETREG", Push=1, AddrSel=1, WrData=6, PackSel=0x1, StreamId=0x20, Flush=1, Last=0)
+    warned(tile, "PACR_SETREG fixed fields")
+    assert stub.writes[-1] == (0xFFB20010, 4, 6 + ((6 * 3) << 12))
+    tile.diagnostics.strict = True
+    with pytest.raises(UndefinedBehaviour, match="PACR_SETREG"):
         issue(0, "PACR_SETREG", Push=1, AddrSel=0, WrData=5, PackSel=0x1, StreamId=0x20, Flush=1, Last=0)
     pk.set_reg_base[0] = 0
-    with pytest.raises(UndefinedBehaviour, match="below"):
+    with pytest.raises(GuestFault, match="below"):
         issue(0, "PACR_SETREG", Push=1, AddrSel=0, WrData=5, PackSel=0xF, StreamId=0x10, Flush=1, Last=0)
 
 
@@ -681,11 +732,11 @@ def test_unmodelled_features():
 def test_mismatched_late_from_format_is_undefined():
     tile, issue = make()
     setup(tile, in_fmt=FP16, out_fmt=FP16, dstacc=BF16, raw=True)
-    with pytest.raises(UndefinedBehaviour, match="In_data_format"):
+    with pytest.raises(GuestFault, match="In_data_format"):
         pacr(issue)
     tile, issue = make()
     setup(tile, in_fmt=BFP4, out_fmt=BFP4, dstacc=BFP8, exp_section=1)
-    with pytest.raises(UndefinedBehaviour, match="only valid"):
+    with pytest.raises(GuestFault, match="only valid"):
         pacr(issue)
 
 

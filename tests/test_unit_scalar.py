@@ -11,8 +11,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from tensix_harness import make
-from ttemu import UndefinedBehaviour
+from tensix_harness import make, make_strict, warned
+from ttemu import GuestFault, UndefinedBehaviour, Unimplemented
 from ttemu.isa.table import get_table
 from ttemu.mmio.router import Device
 
@@ -162,7 +162,15 @@ def test_dmareg_uses_riscv_written_gprs():
 @pytest.mark.parametrize("op,bad", [("BITWOPDMAREG", 3), ("BITWOPDMAREG", 7), ("CMPDMAREG", 3),
                                     ("CMPDMAREG", 7), ("SHIFTDMAREG", 2), ("SHIFTDMAREG", 7)])
 def test_dmareg_undefined_modes(op, bad):
+    """The pages' default case is undefined: a warning; the result GPR gets 0."""
     tile, issue = make()
+    gprs(tile)[0] = 0x00F0F0F0
+    gprs(tile)[1] = 0xDEADBEEF
+    for _ in range(2):
+        issue(0, op, OpARegIndex=0, OpBRegIndex=0, ResultRegIndex=1, OpSel=bad, OpBisConst=0)
+    assert op in warned(tile, f"{op} Mode={bad}", times=2)
+    assert gprs(tile)[1] == 0
+    tile, issue = make_strict()
     with pytest.raises(UndefinedBehaviour, match=op):
         issue(0, op, OpARegIndex=0, OpBRegIndex=0, ResultRegIndex=1, OpSel=bad, OpBisConst=0)
 
@@ -207,7 +215,7 @@ def test_loadind_offset_wraps_at_16_bits_and_result_overrides_offset():
 def test_loadind_beyond_l1_is_undefined():
     tile, issue = make()
     gprs(tile)[1] = L1_SIZE // 16
-    with pytest.raises(UndefinedBehaviour, match="LOADIND"):
+    with pytest.raises(GuestFault, match="LOADIND"):
         issue(0, "LOADIND", AddrRegIndex=1, DataRegIndex=2, AutoIncSpec=0, OffsetIndex=0, SizeSel=1)
     gprs(tile)[1] = 0x10000000  # * 16 wraps to 0: inside L1
     issue(0, "LOADIND", AddrRegIndex=1, DataRegIndex=2, AutoIncSpec=0, OffsetIndex=0, SizeSel=1)
@@ -256,7 +264,7 @@ def test_storeind_l1_undefined_and_riscv_sees_store():
     storeind_l1(issue, 1, 1, 2, 0, 127)  # offset: high half of GPR 63 (0)
     assert tile.read_u32(L1_SIZE - 16) == 0x12345678
     regs[63] = 0x0010_0000
-    with pytest.raises(UndefinedBehaviour, match="STOREIND"):
+    with pytest.raises(GuestFault, match="STOREIND"):
         storeind_l1(issue, 1, 1, 2, 0, 127)
 
 
@@ -283,7 +291,7 @@ def test_storeind_mmio_address_and_wait():
     tile.tensix.step()
     assert th.held is None and stub.writes[-1] == (0xFFB40014, 0xFEEDFACE) and regs[2] == 0x44
     regs[1] = 0x100000 + 0x10000  # wraps to 0xFFB10000: below 0xFFB11000
-    with pytest.raises(UndefinedBehaviour, match="STOREIND"):
+    with pytest.raises(GuestFault, match="STOREIND"):
         storeind_mmio(issue, 1, 3, 0, 4)
 
 
@@ -368,10 +376,25 @@ def test_storeind_src_waits_for_unpacker_ownership():
     assert regs[2] == 2  # Offset incremented once
 
 
-@pytest.mark.parametrize("srcb,addr,ovrd", [(True, 16 * 4, 0), (False, 20 * 4, 0), (False, 68 * 4, 1),
-                                            (True, 0x10000, 0), (False, 0x10000, 0)])
-def test_storeind_src_undefined_rows(srcb, addr, ovrd):
+@pytest.mark.parametrize("srcb,addr,ovrd,key,row", [
+    (True, 16 * 4, 0, "SrcB Row>=16", 16), (False, 20 * 4, 0, "SrcA Row>=16", 16),
+    (False, 68 * 4, 1, "SrcA Row>=64", 0), (True, 0x10000 + 4 * 5, 0, "Src Addr&0xf0000", 5),
+    (False, 0x10000 + 4 * 9, 0, "Src Addr&0xf0000", 5)])
+def test_storeind_src_undefined_rows(srcb, addr, ovrd, key, row):
+    """STOREIND_Src.md's undefined rows: a warning; address bits 16..19 are ignored, the
+    row (plus SrcRow) wraps to the 64-row bank."""
     tile, issue = make()
+    gprs(tile)[0] = 0x3F80_4000  # BF16 2.0, 1.0
+    gprs(tile)[1] = addr
+    if ovrd:
+        issue(0, "SETC16", setc16_reg=3, setc16_value=4)
+    assert storeind_src(issue, srcb, 1, 0, 0, 127).held is None
+    warned(tile, f"STOREIND {key}")
+    src = tile.tensix.src
+    which = "B" if srcb else "A"
+    col = (addr & 3) * 4
+    assert list(src.data[which][0, row, col:col + 2]) == [bf16_lo_ref(0x4000), bf16_hi_ref(0x3F804000)]
+    tile, issue = make_strict()
     gprs(tile)[1] = addr
     if ovrd:
         issue(0, "SETC16", setc16_reg=3, setc16_value=4)
@@ -401,7 +424,7 @@ def test_loadreg_storereg():
 @pytest.mark.parametrize("op", ["LOADREG", "STOREREG"])
 def test_loadreg_storereg_low_window_undefined(op):
     tile, issue = make()
-    with pytest.raises(UndefinedBehaviour, match=op):
+    with pytest.raises(GuestFault, match=op):
         issue(0, op, RegAddr=0x10FFC >> 2, TdmaDataRegIndex=0)
 
 
@@ -443,7 +466,7 @@ def test_atswap_single_data_reg():
 def test_atswap_beyond_l1_undefined():
     tile, issue = make()
     gprs(tile)[1] = L1_SIZE // 16
-    with pytest.raises(UndefinedBehaviour, match="ATSWAP"):
+    with pytest.raises(GuestFault, match="ATSWAP"):
         issue(0, "ATSWAP", AddrRegIndex=1, DataRegIndex=0, SwapMask=1)
 
 
@@ -551,6 +574,10 @@ def test_reg2flop_configuration():
     issue(0, "REG2FLOP", RegIndex=5, FlopIndex=99, SizeSel=1)
     assert cfg.word(52 + 99, 1) == 0xA1 and cfg.word(52 + 99, 0) == 0
     assert tile.read_u32(0xFFEF0000 + 4 * (188 + 52 + 99)) == 0xA1  # RISC-V view, bank 1
+    issue(0, "REG2FLOP", RegIndex=5, FlopIndex=100, SizeSel=1)  # not a THCON_ word: undefined
+    warned(tile, "REG2FLOP Config not THCON_")
+    assert cfg.word(52 + 100, 1) == 0xA1 == cfg.word(52 + 100, 0)  # written as WRCFG would (global)
+    tile, issue = make_strict()
     with pytest.raises(UndefinedBehaviour, match="REG2FLOP"):
         issue(0, "REG2FLOP", RegIndex=5, FlopIndex=100, SizeSel=1)
 
@@ -598,7 +625,7 @@ def test_reg2flop_adc_targets():
 
 def test_reg2flop_undocumented_target():
     tile, issue = make()
-    with pytest.raises(UndefinedBehaviour, match="REG2FLOP"):
+    with pytest.raises(Unimplemented, match="REG2FLOP"):
         issue(0, "REG2FLOP", RegIndex=0, FlopIndex=0, TargetSel=1, SizeSel=1)
 
 

@@ -15,7 +15,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from tensix_harness import make
+from tensix_harness import make, make_strict, warned
 from ttemu import UndefinedBehaviour
 
 U32 = np.uint32
@@ -494,10 +494,21 @@ def test_swap_argmin_argmax():
     assert np.array_equal(u.lreg[5], np.where(swapped, 100, 200))
 
 
-def test_swap_undocumented_mode_raises():
-    _, issue, u = setup()
-    with pytest.raises(UndefinedBehaviour):
-        issue(0, "SFPSWAP", instr_mod1=9, lreg_dest=0, lreg_src_c=1, imm12_math=0)
+@pytest.mark.parametrize("mod", [9, 15])
+def test_swap_undocumented_mode_warns(mod):
+    """SFPSWAP.md leaves VDGetsMin undefined for Mod1 9..15: a warning; VD gets the
+    maximum in every lane (ttsim's Mod1 9)."""
+    tile, issue, u = setup()
+    a, b = f2b(RNG.normal(size=32)), f2b(RNG.normal(size=32))
+    put(u, 0, a)
+    put(u, 1, b)
+    issue(0, "SFPSWAP", instr_mod1=mod, lreg_dest=0, lreg_src_c=1, imm12_math=0)
+    warned(tile, f"SFPSWAP Mod1={mod}")
+    np.testing.assert_array_equal(b2f(u.lreg[0]), np.maximum(b2f(a), b2f(b)))
+    np.testing.assert_array_equal(b2f(u.lreg[1]), np.minimum(b2f(a), b2f(b)))
+    tile, issue = make_strict()
+    with pytest.raises(UndefinedBehaviour, match="SFPSWAP"):
+        issue(0, "SFPSWAP", instr_mod1=mod, lreg_dest=0, lreg_src_c=1, imm12_math=0)
 
 
 # -------------------------------------------------------------------------- SFPTRANSP

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from test_unit_sfpu import LANES, RNG, U32, b2f, f2b, mod1, put, setup
+from tensix_harness import warned
 from ttemu import UndefinedBehaviour
 
 
@@ -110,15 +111,28 @@ def test_push_full_and_pop_empty_are_undefined():
     """SFPPUSHC.md: pushing onto an 8-entry stack is undefined; SFPPOPC.md: a plain pop of an
     empty stack is undefined. (The seed text describes what hardware then does - the 9th
     push overwrites, a 4-bit counter wraps, an underflowed pop reads all-enabled - the docs
-    call it undefined, and they win: the model stops.)"""
-    _, issue, u = setup()
-    with pytest.raises(UndefinedBehaviour):
-        mod1(issue, "SFPPOPC", mod=0)
-    _, issue, u = setup()
-    for _ in range(8):
+    call it undefined, and they win: a warning; then ttemu does what the seed describes.)"""
+    tile, issue, u = setup()
+    u.flags[:] = False
+    u.use_flags[:] = False
+    mod1(issue, "SFPPOPC", mod=0)
+    warned(tile, "SFPPOPC empty")
+    assert np.all(u.stack_size == 15) and u.flags.all() and u.use_flags.all()  # all lanes active
+    tile, issue, u = setup()
+    for k in range(9):
+        u.flags[:] = LANES % (k + 2) == 0
         mod1(issue, "SFPPUSHC")
-    with pytest.raises(UndefinedBehaviour):
-        mod1(issue, "SFPPUSHC")
+    warned(tile, "SFPPUSHC full")
+    assert np.all(u.stack_size == 9)  # the 4-bit counter counts on
+    assert np.array_equal(u.stack_flags[0], LANES % 10 == 0)  # the ninth push overwrote slot 0
+    mod1(issue, "SFPPOPC", mod=0)  # pops slot (9 - 1) & 7 = 0: the ninth push
+    assert np.array_equal(u.flags, LANES % 10 == 0) and np.all(u.stack_size == 8)
+    for name, mod in (("SFPPOPC", 0), ("SFPPUSHC", 0)):
+        tile, issue, u = setup()
+        tile.diagnostics.strict = True
+        u.stack_size[:] = 0 if name == "SFPPOPC" else 8
+        with pytest.raises(UndefinedBehaviour, match=name):
+            mod1(issue, name, mod=mod)
 
 
 BOOL_OPS = {1: lambda a, b: b, 2: lambda a, b: ~b, 3: lambda a, b: a & b, 4: lambda a, b: a | b,

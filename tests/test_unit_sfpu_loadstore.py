@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from test_unit_sfpu import LANES, RNG, U32, b2f, f2b, fbits, put, setup
+from tensix_harness import warned
 from ttemu import UndefinedBehaviour
 from ttemu.tensix.regs.dst import adj_rows
 
@@ -408,8 +409,14 @@ def test_loadi_fp16_zero_is_not_zero():
 
 @pytest.mark.parametrize("mod", [3, 5, 6, 7, 9, 11, 12, 15])
 def test_loadi_undefined_modes(mod):
-    _, issue, u = setup()
-    with pytest.raises(UndefinedBehaviour):
+    """SFPLOADI.md's default case is undefined: a warning; LReg[VD] is left unchanged."""
+    tile, issue, u = setup()
+    put(u, 0, 0x12345678)
+    issue(0, "SFPLOADI", lreg_ind=0, instr_mod0=mod, imm16=1)
+    warned(tile, f"SFPLOADI Mod0={mod}")
+    assert np.all(u.lreg[0] == 0x12345678)
+    tile.diagnostics.strict = True
+    with pytest.raises(UndefinedBehaviour, match="SFPLOADI"):
         issue(0, "SFPLOADI", lreg_ind=0, instr_mod0=mod, imm16=1)
 
 

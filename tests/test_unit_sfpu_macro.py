@@ -13,6 +13,7 @@ import pytest
 
 from test_unit_sfpu import LANES, U32, b2f, f2b, fbits, mod1, put, setup
 from test_unit_sfpu_loadstore import FP32, dst32, lane_cells, ref_store
+from tensix_harness import warned
 from ttemu import UndefinedBehaviour
 from ttemu.errors import Unimplemented
 from ttemu.isa.table import get_table
@@ -333,25 +334,44 @@ def test_regular_instruction_on_busy_subunit_is_discarded():
 
 
 def test_loadmacro_undefined_cases():
-    """SFPLOADMACRO.md: sequence template 1 is undefined; the store sub-unit fed something
-    other than SFPSTORE is undefined; SFPSWAP on the simple sub-unit needs SFPNOP on MAD."""
-    tile, issue, u = setup()
-    set_sequence(issue, 0, simple=seq_byte(1))
-    with pytest.raises(UndefinedBehaviour):
+    """SFPLOADMACRO.md: sequence kind 1 is undefined, the store sub-unit fed something
+    other than SFPSTORE is undefined (ttemu schedules nothing for that sub-unit);
+    SFPSWAP on the simple sub-unit without SFPNOP on MAD is undefined (ttemu runs both).
+    Each warns once per site; --strict stops."""
+    for kw, key in (({"simple": seq_byte(1)}, "Sequence kind 1"),
+                    ({"store": seq_byte(2)}, "store sub-unit not SFPSTORE")):
+        tile, issue, u = setup()
+        set_sequence(issue, 0, **kw)
         loadmacro(issue, 0, vd=0)
-    tile, issue, u = setup()
-    set_sequence(issue, 0, store=seq_byte(2))
-    with pytest.raises(UndefinedBehaviour):
+        warned(tile, f"SFPLOADMACRO {key}")
+        assert u.scheduled == []
+        tile, issue, u = setup()
+        set_sequence(issue, 0, **kw)
+        tile.diagnostics.strict = True
+        with pytest.raises(UndefinedBehaviour, match="SFPLOADMACRO"):
+            loadmacro(issue, 0, vd=0)
+    results = []
+    for mad in (0, seq_byte(2)):
+        tile, issue, u = setup()
+        set_template(issue, 0, "SFPSWAP", instr_mod1=1, lreg_dest=3, lreg_src_c=0, imm12_math=0)
+        set_sequence(issue, 0, simple=seq_byte(4), mad=mad)
+        put(u, 3, f2b(-1.0))
         loadmacro(issue, 0, vd=0)
+        nop(issue)
+        nop(issue)
+        results.append((u.lreg[0].copy(), u.lreg[3].copy()))
+        if not mad:
+            warned(tile, "SFPLOADMACRO (‡) SFPSWAP without SFPNOP")
+        else:
+            assert not tile.diagnostics.sites
+    assert all(np.array_equal(a, b) for a, b in zip(*results))
     tile, issue, u = setup()
     set_template(issue, 0, "SFPSWAP", instr_mod1=1, lreg_dest=3, lreg_src_c=0, imm12_math=0)
     set_sequence(issue, 0, simple=seq_byte(4))
-    with pytest.raises(UndefinedBehaviour):
+    tile.diagnostics.strict = True
+    with pytest.raises(UndefinedBehaviour, match="SFPSWAP"):
         loadmacro(issue, 0, vd=0)
-    tile, issue, u = setup()
-    set_template(issue, 0, "SFPSWAP", instr_mod1=1, lreg_dest=3, lreg_src_c=0, imm12_math=0)
-    set_sequence(issue, 0, simple=seq_byte(4), mad=seq_byte(2))
-    loadmacro(issue, 0, vd=0)  # fine with SFPNOP on MAD
+        nop(issue)
 
 
 def test_loadmacro_wrong_subunit_becomes_nop():

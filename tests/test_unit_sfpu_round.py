@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from test_unit_sfpu import LANES, RNG, U32, b2f, f2b, mod1, put, random_bits, setup
+from tensix_harness import warned
 from ttemu import UndefinedBehaviour
 
 
@@ -202,9 +203,20 @@ def test_stochrnd_int_int(mod):
         assert list(u.lreg[1]) == [ref_int_int(int(x), mod, 3) for x in c]
 
 
-def test_stochrnd_use_imm5_with_float_mode_raises():
-    _, issue, u = setup()
-    with pytest.raises(UndefinedBehaviour):
+def test_stochrnd_use_imm5_with_float_mode_warns():
+    """Mod1 bit 3 outside the IntInt modes: undefined, a warning; bit 3 is ignored (the
+    FloatInt page's Mod1 is a u3)."""
+    results = []
+    for mod in (2, 8 | 2):
+        tile, issue, u = setup()
+        put(u, 0, f2b(np.linspace(-300, 300, 32)))
+        put(u, 2, 5)
+        stoch(issue, mod, vb=2, imm5=3)
+        results.append(u.lreg[1].copy())
+    warned(tile, "SFPSTOCHRND Mod1=10")
+    assert np.array_equal(results[0], results[1]) and results[0].any()
+    tile.diagnostics.strict = True
+    with pytest.raises(UndefinedBehaviour, match="UseImm5"):
         stoch(issue, 8 | 2)
 
 

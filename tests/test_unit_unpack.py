@@ -7,8 +7,8 @@ WriteDstFP32, BFP8ToBF16 / BFP8aToFP16, the INT8 overlay)."""
 import numpy as np
 import pytest
 
-from tensix_harness import make
-from ttemu import UndefinedBehaviour
+from tensix_harness import make, make_strict, warned
+from ttemu import GuestFault, UndefinedBehaviour
 from ttemu.errors import Unimplemented
 from ttemu.tensix.units.unpack import encode_tile_descriptor, src_rows, tile_descriptor
 
@@ -488,6 +488,11 @@ def test_last_is_accepted_and_changes_nothing(name):
 def test_multicontext_bounds():
     tile, issue = make()
     setup(tile, u=1, in_fmt=BF16, out_fmt=BF16)
+    # unpacker 1 has two contexts: context 2 warns and uses context 0
+    tile.tensix.config.set("THCON_SEC1_REG2_Disable_zero_compress_cntx0", 1)
+    assert unpacr(issue, Unpack_block_selection=1, OvrdThreadId=1, CfgContextId=2).held is None
+    assert "context 0" in warned(tile, "UNPACR unpacker 1 context>=2")
+    tile.diagnostics.strict = True
     with pytest.raises(UndefinedBehaviour, match="context 2"):
         unpacr(issue, Unpack_block_selection=1, OvrdThreadId=1, CfgContextId=2)
     with pytest.raises(UndefinedBehaviour, match="ContextADC"):
@@ -558,10 +563,19 @@ def test_srcb_rows_wrap_at_64():
 def test_srca_row_limits():
     tile, issue = make()
     put(tile, L1A, bytes(1024))
-    setup(tile, in_fmt=BF16, out_fmt=BF16, count=272, out_base=128)  # 17 rows
+    v = rng(45).integers(0, 1 << 16, 272, dtype=np.uint32)
+    put(tile, L1A, v.astype("<u2").tobytes())
+    cop = setup(tile, in_fmt=BF16, out_fmt=BF16, count=272, out_base=128)  # 17 rows: undefined, warns
+    src_rows(cop.src)["A"][0] = 48
+    unpacr(issue)
+    warned(tile, "UNPACR SrcA Row>=16")
+    ref = write_src_bf16(v).reshape(17, 16)
+    got = cop.src.data["A"][0]
+    assert np.array_equal(got[48:64], ref[:16]) and np.array_equal(got[0], ref[16])  # row 16 + 48 wraps to 0
+    tile.diagnostics.strict = True
     with pytest.raises(UndefinedBehaviour, match=">= 16"):
         unpacr(issue)
-    tile, issue = make()
+    tile, issue = make_strict()
     put(tile, L1A, bytes(2048))
     cop = setup(tile, in_fmt=BF16, out_fmt=BF16, count=1024, out_base=128)
     tset(cop, 0, "SRCA_SET_SetOvrdWithAddr", 1)
@@ -663,7 +677,7 @@ def test_undefined_conversions_and_l1_bounds():
     tile, issue = make()
     cop = setup(tile, in_fmt=BF16, out_fmt=BF16, out_base=128)
     cop.config.set("THCON_SEC0_REG3_Base_address", 1464 * 1024 // 16)
-    with pytest.raises(UndefinedBehaviour, match="outside L1"):
+    with pytest.raises(GuestFault, match="outside L1"):
         unpacr(issue)
     tile, issue = make()
     cop = setup(tile, in_fmt=BF16, out_fmt=BF16, out_base=128)
@@ -671,8 +685,15 @@ def test_undefined_conversions_and_l1_bounds():
     cop.config.set("THCON_SEC0_REG2_Haloize_mode", 1)
     with pytest.raises(UndefinedBehaviour, match="Dst"):
         unpacr(issue)
+    # an odd output address for 16-bit data: undefined, warns; the low bit is dropped
+    v = rng(46).integers(0, 1 << 16, 256, dtype=np.uint32)
     tile, issue = make()
-    setup(tile, in_fmt=BF16, out_fmt=BF16, out_base=129)
+    put(tile, L1A, v.astype("<u2").tobytes())
+    cop = setup(tile, in_fmt=BF16, out_fmt=BF16, out_base=129)
+    unpacr(issue)
+    warned(tile, "UNPACR OutAddr&1")
+    assert np.array_equal(cop.src.data["A"][0][:16].reshape(-1), write_src_bf16(v))
+    tile.diagnostics.strict = True
     with pytest.raises(UndefinedBehaviour, match="odd"):
         unpacr(issue)
 

@@ -20,9 +20,10 @@
  *
  * Ownership convention (Config words are shared by the three threads; a RISC-V
  * read-modify-write of a word another thread also writes could lose an update):
- * the unpack thread owns the ALU format word (1) and the unpacker words, the pack
- * thread owns word 0 (the Dstacc override) and the packer words; the math thread
- * writes only its own ThreadConfig. Every RISC-V write here stores a whole word.
+ * the unpack thread owns the ALU format word (1, Dstacc included) and the unpacker
+ * words, the pack thread owns the packer words; the math thread writes only its own
+ * ThreadConfig; word 0 (format overrides) is never written. Every RISC-V write here
+ * stores a whole word, and only words tt-llk's Wormhole code writes.
  */
 #ifndef LLK_CFG_H
 #define LLK_CFG_H

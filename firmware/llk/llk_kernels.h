@@ -16,7 +16,7 @@ static inline void llk_kernel_unpack_a(uint32_t fmt)
     uint32_t in = LLK_PARAMS_PTR->in0;
     uint32_t tiles = LLK_PARAMS_PTR->tiles;
 
-    llk_unpack_alu_config(fmt, fmt, 0);
+    llk_unpack_alu_config(fmt, fmt, 0, LLK_FMT_FLOAT16_B);  /* packed through BF16 */
     llk_unpack_config(0, fmt, fmt, 0);
     for (uint32_t i = 0; i < tiles; ++i)
         llk_unpack_tile(0, in + i * llk_tile_bytes(fmt));
@@ -31,7 +31,7 @@ static inline void llk_kernel_unpack_ab(uint32_t fmt)
     uint32_t in1 = LLK_PARAMS_PTR->in1;
     uint32_t tiles = LLK_PARAMS_PTR->tiles;
 
-    llk_unpack_alu_config(fmt, fmt, 1);
+    llk_unpack_alu_config(fmt, fmt, 1, LLK_FMT_FLOAT16_B);  /* packed to BF16 */
     llk_unpack_config(0, fmt, fmt, 0);
     llk_unpack_config(1, fmt, fmt, 0);
     for (uint32_t i = 0; i < tiles; ++i) {
@@ -48,7 +48,7 @@ static inline void llk_kernel_unpack_to_dst(uint32_t fmt)
     uint32_t in = LLK_PARAMS_PTR->in0;
     uint32_t tiles = LLK_PARAMS_PTR->tiles;
 
-    llk_unpack_alu_config(fmt, fmt, 1);
+    llk_unpack_alu_config(fmt, fmt, 1, fmt);  /* packed as it came */
     llk_unpack_config(0, fmt, fmt, 1);
     for (uint32_t i = 0; i < tiles; ++i) {
         llk_unpack_dst_acquire();

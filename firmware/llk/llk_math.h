@@ -175,7 +175,9 @@ static inline void llk_math_copy_tile(void)
 /* --- element-wise: Dst = SrcA op SrcB ---------------------------------------------- */
 
 /* Program the MOP for llk_math_eltwise_tile. ELWADD / ELWSUB: one pass, Dst = A op B
- * (AddDst = 0). ELWMUL: Dst += A * B with the four fidelity phases (SrcASrcB.md: all
+ * (AddDst = 0). ELWMUL: Dst += A * B with the four fidelity phases (ELWMUL.md: it
+ * always accumulates; its AddDst operand is 0 as in tt-llk's eltwise_binary_func,
+ * where ttsim refuses 1) (SrcASrcB.md: all
  * four for full BF16 precision; each phase's partial product is exact and their sum
  * has at most 16 significant bits, so with a 32-bit Dst the product is exact). */
 static inline void llk_math_eltwise_init(enum llk_eltwise_op op)
@@ -186,9 +188,9 @@ static inline void llk_math_eltwise_init(enum llk_eltwise_op op)
     };
     if (op == LLK_ELW_MUL) {
         m.outer = 4;  /* fidelity phases 0..3 */
-        m.loop_op = TTE_ELWMUL(0, 1, 0, LLK_AM_NEXT8, 0);
-        m.loop1_last = TTE_ELWMUL(0, 1, 0, LLK_AM_PHASE, 0);
-        m.loop0_last = TTE_ELWMUL(LLK_FLIP_SRCA | LLK_FLIP_SRCB, 1, 0, LLK_AM_PHASE, 0);
+        m.loop_op = TTE_ELWMUL(0, 0, 0, LLK_AM_NEXT8, 0);
+        m.loop1_last = TTE_ELWMUL(0, 0, 0, LLK_AM_PHASE, 0);
+        m.loop0_last = TTE_ELWMUL(LLK_FLIP_SRCA | LLK_FLIP_SRCB, 0, 0, LLK_AM_PHASE, 0);
     } else if (op == LLK_ELW_SUB) {
         m.loop_op = TTE_ELWSUB(0, 0, 0, LLK_AM_NEXT8, 0);
         m.loop1_last = m.loop0_last = TTE_ELWSUB(LLK_FLIP_SRCA | LLK_FLIP_SRCB, 0, 0, LLK_AM_RESET, 0);

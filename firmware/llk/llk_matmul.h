@@ -69,7 +69,16 @@
 /* Math thread, once (after llk_math_init): program the address modifiers, record
  * the 16 MVMULs into the replay buffer and program the MOP for `phases` fidelity
  * phases (1 = LoFi, 2 = HiFi2, 4 = HiFi4). */
+static inline void llk_matmul_init_with(uint32_t phases, int dotpv);
+
 static inline void llk_matmul_init(uint32_t phases)
+{
+    llk_matmul_init_with(phases, 0);
+}
+
+/* The same with DOTPV instead of MVMUL (dotpv != 0): DOTPV.md, "identical to MVMUL,
+ * except that it lacks the BroadcastSrcBRow option", which these MVMULs do not use. */
+static inline void llk_matmul_init_with(uint32_t phases, int dotpv)
 {
     llk_math_set_addr_mod(LLK_MM_AM_J, LLK_AM_SRCA_INCR(16), 0);
     llk_math_set_addr_mod(LLK_MM_AM_H, LLK_AM_SRCA_INCR(48) | LLK_AM_SRCB_INCR(8), 0);
@@ -86,7 +95,8 @@ static inline void llk_matmul_init(uint32_t phases)
                 for (uint32_t j = 0; j < 2; ++j, ++q) {
                     uint32_t am = q == 15 ? LLK_MM_AM_PHASE : j == 0 ? LLK_MM_AM_J : h == 0 ? LLK_MM_AM_H
                                                                                               : LLK_MM_AM_K;
-                    tte_push(TTE_MVMUL(0, 0, am, 32u * i + 16u * j + 8u * h));
+                    uint32_t row = 32u * i + 16u * j + 8u * h;
+                    tte_push(dotpv ? TTE_DOTPV(0, /* syntax: true */ 1, 0, am, row) : TTE_MVMUL(0, 0, am, row));
                 }
 
     uint32_t body = TTE_REPLAY(LLK_MM_REPLAY_START, LLK_MM_REPLAY_LEN, 0, 0);
@@ -122,7 +132,7 @@ static inline void llk_kernel_matmul_unpack(uint32_t fmt, int dst32)
     uint32_t in1 = LLK_PARAMS_PTR->in1;
     uint32_t tiles = LLK_PARAMS_PTR->tiles;
 
-    llk_unpack_alu_config(fmt, fmt, dst32);
+    llk_unpack_alu_config(fmt, fmt, dst32, dst32 ? LLK_FMT_FLOAT32 : fmt);
     llk_unpack_config(0, fmt, fmt, 0);
     llk_unpack_config(1, fmt, fmt, 0);
     for (uint32_t i = 0; i < tiles; ++i) {

@@ -6,27 +6,33 @@
  * Packers/FormatConversion.md, Packers/EdgeMasking.md, and docs/unpack-pack-config.md
  * (reset values that must be changed: edge masks, zero compression).
  *
- * One PACR (packer 0, Last = 1) moves one tile:
- *  - Input: datum index (PCK0_ADDR_BASE_REG_0_Base + ADC terms) / BytesPerDatum, plus
- *    DEST_TARGET_REG_CFG_PACK_SEC0_Offset << 4, i.e. Offset is the first Dst row
- *    (32-bit rows when reading 32-bit data); count = ADC Channel[1].X - Channel[0].X
- *    + 1 = 1024 (SETADCXX), contiguous in Dst.
+ * Four PACRs (packer 0) move one tile, a face each (256 datums: tt-llk packs a face
+ * per packer; Wormhole packers move at most a face per instruction); the last has
+ * Last = 1:
+ *  - Input: datum index (ADC channel 0 Y/Z/W times the PCK0_ADDR_CTRL_*_REG_0
+ *    strides) / BytesPerDatum, plus DEST_TARGET_REG_CFG_PACK_SEC0_Offset << 4, i.e.
+ *    Offset is the first Dst row (32-bit rows when reading 32-bit data); channel 0 Z
+ *    steps through the faces (ADDR_MOD_PACK); count = ADC Channel[1].X -
+ *    Channel[0].X + 1 = 256 (SETADCXX).
  *  - Output: (L1_Dest_addr + 1) * 16 bytes (the +1 skips a tile header, which the
- *    kernels' tiles do not have: L1_Dest_addr = l1_addr / 16 - 1). For BFP outputs the
- *    exponent stream starts there and the datums Exp_section_size * 16 bytes later
- *    (64 exponent bytes: 4). Last flushes the output buffers and makes the next PACR
- *    take fresh addresses.
- *  - Conversions (FormatConversion.md "Configuring the conversions", IntermediateFormat
- *    through ALU_FORMAT_SPEC_REG_Dstacc_override/_val in word 0, owned by pack):
- *      Dst BF16 (16-bit)  -> Float16_b / Bfp8_b: Read_raw = 1, intermediate BF16
- *                            (identity); Bfp8_b then rounds to shared exponents.
+ *    kernels' tiles do not have: L1_Dest_addr = l1_addr / 16 - 1); a PACR without
+ *    Last leaves the next one writing where it stopped. For BFP outputs the exponent
+ *    stream starts there and the datums Exp_section_size * 16 bytes later (64 exponent
+ *    bytes: 4). Last flushes the output buffers and makes the next PACR take fresh
+ *    addresses.
+ *  - Conversions (FormatConversion.md "Configuring the conversions"; the intermediate
+ *    format is ALU_FORMAT_SPEC_REG2_Dstacc, which tt-llk sets to the packer's
+ *    In_data_format, with no Dstacc override):
+ *      Dst BF16 (16-bit)  -> Float16_b / Bfp8_b: intermediate BF16, Read_raw = 0
+ *                            (BF16 stays BF16); Bfp8_b then rounds to shared exponents.
  *      Dst FP32 (32-bit)  -> Float32: intermediate FP32, Read_raw = 0,
  *                            Round_10b_mant = 0 (identity).
  *      Dst FP32 (32-bit)  -> Float16_b: intermediate BF16, Read_raw = 0: rounding
  *                            (round to nearest, ties away from zero; denormals to 0).
  *    In_data_format names the intermediate, Out_data_format the L1 format.
- *  - Edge masks all 0xFFFF (their reset value 0 would zero every datum), zero
- *    compression off (Disable_zero_compress = 1), no ReLU, no L1 accumulation.
+ *  - Edge mask 0 all 0xFFFF with every row mapped to it (its reset value 0 would zero
+ *    every datum), zero compression off (Disable_zero_compress = 1), no ReLU, no L1
+ *    accumulation.
  */
 #ifndef LLK_PACK_H
 #define LLK_PACK_H
@@ -37,49 +43,58 @@
 #include "llk_sem.h"
 #include "llk_tile.h"
 
-/* Configure packer 0 for tiles of Dst holding `dst_fmt` (LLK_FMT_FLOAT16_B for a
+/* ADDR_MOD_PACK slots (ThreadConfig, the PACR's AddrMode) of whole-tile packing. */
+#define LLK_PACK_AM_FACE 2u  /* ch0 Z += 1: the next face of Dst */
+#define LLK_PACK_AM_TILE 3u  /* ch0 Y and Z back to 0 */
+
+/* Configure the packers for tiles of Dst holding `dst_fmt` (LLK_FMT_FLOAT16_B for a
  * 16-bit Dst, LLK_FMT_FLOAT32 for a 32-bit one) written to L1 as `out_fmt`
  * (LLK_FMT_FLOAT16_B, LLK_FMT_BFP8_B, LLK_FMT_FLOAT32). Call once before any
- * llk_pack_tile; pushes the ADC set-up and a fence on the RISC-V stores. */
+ * llk_pack_tile; pushes the ADC set-up and a fence on the RISC-V stores. The unpack
+ * thread must have set ALU_FORMAT_SPEC_REG2_Dstacc to llk_pack_src_fmt(out_fmt)
+ * (llk_unpack_alu_config).
+ *
+ * The words and fields are those tt-llk's configure_pack / set_packer_config /
+ * set_packer_strides write (cpack_common.h): the channel-0 strides, the REG1 words 0,
+ * 2, 3 of all four packers (formats must agree between them), PCK_DEST_RD_CTRL,
+ * PACK_COUNTERS_SEC0..3 (pack_reads_per_xy_plane = 1), PCK_EDGE_OFFSET_SEC0_mask and
+ * TILE_ROW_SET_MAPPING_0 (every row uses edge mask 0). */
 static inline void llk_pack_config(uint32_t dst_fmt, uint32_t out_fmt)
 {
     int dst32 = dst_fmt == LLK_FMT_FLOAT32;
-    uint32_t inter = out_fmt == LLK_FMT_FLOAT32 ? LLK_FMT_FLOAT32 : LLK_FMT_FLOAT16_B;
-    uint32_t raw = dst32 ? 0u : 1u;  /* 16-bit Dst: identity; 32-bit: FP32 identity or BF16 rounding */
+    uint32_t src = llk_pack_src_fmt(out_fmt);
+    uint32_t x = llk_tile_bytes(src) / LLK_TILE_DATUMS;  /* bytes per Dst datum read */
+    static const uint8_t reg1[4] = {
+        TTE_CFG_THCON_SEC0_REG1_Row_start_section_size_IDX, TTE_CFG_THCON_SEC0_REG8_Row_start_section_size_IDX,
+        TTE_CFG_THCON_SEC1_REG1_Row_start_section_size_IDX, TTE_CFG_THCON_SEC1_REG8_Row_start_section_size_IDX,
+    };
 
-    llk_cfg_write(TTE_CFG_ALU_FORMAT_SPEC_REG_Dstacc_val_IDX,
-                  LLK_CFG_FIELD(ALU_FORMAT_SPEC_REG_Dstacc_val, inter) |
-                  LLK_CFG_FIELD(ALU_FORMAT_SPEC_REG_Dstacc_override, 1));
-    llk_cfg_write(TTE_CFG_PCK0_ADDR_CTRL_XY_REG_0_Xstride_IDX, 0);
-    llk_cfg_write(TTE_CFG_PCK0_ADDR_CTRL_ZW_REG_0_Zstride_IDX, 0);
-    llk_cfg_write(TTE_CFG_PCK0_ADDR_CTRL_XY_REG_1_Xstride_IDX, 0);
-    llk_cfg_write(TTE_CFG_PCK0_ADDR_CTRL_ZW_REG_1_Zstride_IDX, 0);
-    llk_cfg_write(TTE_CFG_PCK0_ADDR_BASE_REG_0_Base_IDX, 0);
-    llk_cfg_write(TTE_CFG_PCK0_ADDR_BASE_REG_1_Base_IDX, 0);
-    llk_cfg_write(TTE_CFG_PCK_DEST_RD_CTRL_Read_32b_data_IDX,
-                  LLK_CFG_FIELD(PCK_DEST_RD_CTRL_Read_32b_data, dst32 ? 1u : 0u) |
-                  LLK_CFG_FIELD(PCK_DEST_RD_CTRL_Read_int8, raw));
-    llk_cfg_write(TTE_CFG_PCK_EDGE_TILE_FACE_SET_SELECT_enable_IDX, 0);
+    llk_cfg_write(TTE_CFG_PCK0_ADDR_CTRL_XY_REG_0_Xstride_IDX,
+                  LLK_CFG_FIELD(PCK0_ADDR_CTRL_XY_REG_0_Xstride, x) |
+                  LLK_CFG_FIELD(PCK0_ADDR_CTRL_XY_REG_0_Ystride, LLK_FACE_DIM * x));
+    llk_cfg_write(TTE_CFG_PCK0_ADDR_CTRL_ZW_REG_0_Zstride_IDX,
+                  LLK_CFG_FIELD(PCK0_ADDR_CTRL_ZW_REG_0_Zstride, LLK_FACE_DATUMS * x) |
+                  LLK_CFG_FIELD(PCK0_ADDR_CTRL_ZW_REG_0_Wstride, 4u * LLK_FACE_DATUMS * x));
+    for (uint32_t i = 0; i < 4u; ++i) {
+        /* word 0: Exp_section_size = 4 (faces; the BFP exponent section is 64 bytes) */
+        llk_cfg_write(reg1[i], LLK_CFG_FIELD(THCON_SEC0_REG1_Exp_section_size, LLK_TILE_BFP_EXP_BYTES / 16u));
+        llk_cfg_write(reg1[i] + 2u, LLK_CFG_FIELD(THCON_SEC0_REG1_Disable_zero_compress, 1) |
+                                        LLK_CFG_FIELD(THCON_SEC0_REG1_Out_data_format, out_fmt) |
+                                        LLK_CFG_FIELD(THCON_SEC0_REG1_In_data_format, src));
+        llk_cfg_write(reg1[i] + 3u, 0);  /* no thresholds, downsampling, L1 accumulation */
+        llk_cfg_write(TTE_CFG_PACK_COUNTERS_SEC0_pack_per_xy_plane_IDX + i,
+                      LLK_CFG_FIELD(PACK_COUNTERS_SEC0_pack_reads_per_xy_plane, 1));
+    }
+    llk_cfg_write(TTE_CFG_PCK_DEST_RD_CTRL_Read_32b_data_IDX, LLK_CFG_FIELD(PCK_DEST_RD_CTRL_Read_32b_data, dst32 ? 1u : 0u));
     llk_cfg_write(TTE_CFG_PCK_EDGE_OFFSET_SEC0_mask_IDX, LLK_CFG_FIELD(PCK_EDGE_OFFSET_SEC0_mask, 0xFFFF));
-    llk_cfg_write(TTE_CFG_PCK_EDGE_OFFSET_SEC1_mask_IDX, 0xFFFFu);
-    llk_cfg_write(TTE_CFG_PCK_EDGE_OFFSET_SEC2_mask_IDX, 0xFFFFu);
-    llk_cfg_write(TTE_CFG_PCK_EDGE_OFFSET_SEC3_mask_IDX, 0xFFFFu);
-    llk_cfg_write(TTE_CFG_PACK_COUNTERS_SEC0_pack_per_xy_plane_IDX, 0);
-    llk_cfg_write(TTE_CFG_THCON_SEC0_REG1_Row_start_section_size_IDX,
-                  LLK_CFG_FIELD(THCON_SEC0_REG1_Exp_section_size,
-                                llk_fmt_is_bfp(out_fmt) ? LLK_TILE_BFP_EXP_BYTES / 16u : 0u));
-    llk_cfg_write(TTE_CFG_THCON_SEC0_REG1_L1_Dest_addr_IDX, 0);  /* set per tile */
-    llk_cfg_write(TTE_CFG_THCON_SEC0_REG1_Disable_zero_compress_IDX,
-                  LLK_CFG_FIELD(THCON_SEC0_REG1_Disable_zero_compress, 1) |
-                  LLK_CFG_FIELD(THCON_SEC0_REG1_Out_data_format, out_fmt) |
-                  LLK_CFG_FIELD(THCON_SEC0_REG1_In_data_format, inter));
-    llk_cfg_write(TTE_CFG_THCON_SEC0_REG1_Downsample_mask_IDX, 0);  /* 0 = keep all, no accumulation */
-    llk_cfg_write(TTE_CFG_THCON_SEC0_REG9_Pack_0_2_limit_address_IDX, 0);  /* no output FIFO wrap */
-    llk_cfg_write(TTE_CFG_THCON_SEC0_REG9_Pack_0_2_fifo_size_IDX, 0);
-    llk_cfg_write(TTE_CFG_DEST_TARGET_REG_CFG_PACK_SEC0_Offset_IDX, 0);  /* set per tile */
+    llk_cfg_write(TTE_CFG_TILE_ROW_SET_MAPPING_0_row_set_mapping_0_IDX, 0);
+    llk_setc16(TTE_THCFG_ADDR_MOD_PACK_SEC0_YsrcIncr_IDX + LLK_PACK_AM_FACE,
+               LLK_THCFG_FIELD(ADDR_MOD_PACK_SEC0_ZsrcIncr, 1));
+    llk_setc16(TTE_THCFG_ADDR_MOD_PACK_SEC0_YsrcIncr_IDX + LLK_PACK_AM_TILE,
+               LLK_THCFG_FIELD(ADDR_MOD_PACK_SEC0_YsrcClear, 1) | LLK_THCFG_FIELD(ADDR_MOD_PACK_SEC0_ZsrcClear, 1));
     tte_push(TTE_SETADCXY(LLK_ADC_PACK, 0, 0, 0, 0, 0xF));
     tte_push(TTE_SETADCZW(LLK_ADC_PACK, 0, 0, 0, 0, 0xF));
-    tte_push(TTE_SETADCXX(LLK_ADC_PACK, LLK_TILE_DATUMS - 1u, 0));
+    tte_push(TTE_SETADCXX(LLK_ADC_PACK, LLK_FACE_DATUMS - 1u, 0));
     llk_cfg_fence_riscv(LLK_STALL_PACK | LLK_STALL_TDMA);
 }
 
@@ -90,13 +105,17 @@ static inline void llk_pack_dst_wait(void)
 }
 
 /* Pack the tile at Dst row dst_row (32-bit rows for a 32-bit Dst) to l1_addr
- * (16-byte aligned). The address changes wait for the previous PACR. */
+ * (16-byte aligned): four PACRs of one face (256 datums) each with packer 0, the
+ * channel-0 Z counter stepping through the faces, the last one with Last. The
+ * address changes wait for the previous PACR. */
 static inline void llk_pack_tile(uint32_t dst_row, uint32_t l1_addr)
 {
     llk_tt_cfg_write(TTE_CFG_DEST_TARGET_REG_CFG_PACK_SEC0_Offset_IDX,
                      LLK_CFG_FIELD(DEST_TARGET_REG_CFG_PACK_SEC0_Offset, dst_row), LLK_WAIT_PACK);
     llk_tt_cfg_write(TTE_CFG_THCON_SEC0_REG1_L1_Dest_addr_IDX, (l1_addr >> 4) - 1u, LLK_WAIT_PACK);
-    tte_push(TTE_PACR(0, 0, /* packer 0 */ 1, 0, 0, 0, /* Last */ 1));
+    for (uint32_t f = 0; f < 3u; ++f)
+        tte_push(TTE_PACR(LLK_PACK_AM_FACE, 0, /* packer 0 */ 1, 0, 0, 0, /* Last */ 0));
+    tte_push(TTE_PACR(LLK_PACK_AM_TILE, 0, /* packer 0 */ 1, 0, 0, 0, /* Last */ 1));
 }
 
 /* Hand the drained half back to math once the packer has finished reading it. */

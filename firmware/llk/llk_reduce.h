@@ -82,6 +82,10 @@
 enum llk_reduce_dim { LLK_REDUCE_ROW, LLK_REDUCE_COL, LLK_REDUCE_SCALAR };
 enum llk_reduce_op { LLK_REDUCE_SUM, LLK_REDUCE_MAX };
 
+/* GAPOOL's second operand: GAPOOL.md's syntax shows 0; tt-llk sets p_gpool::DIM_16X16
+ * (1) on every GAPOOL / GMPOOL it emits (llk_math_reduce.h), ttsim requires it, and the
+ * page's model does not read it. */
+#define LLK_GPOOL_16X16 1u
 #define LLK_RD_AM_KEEP 0u
 #define LLK_RD_AM_A16 1u
 #define LLK_RD_AM_OP 2u
@@ -141,7 +145,7 @@ static inline void llk_reduce_unpack_init(enum llk_reduce_dim dim, enum llk_redu
                                           uint32_t scaler_addr, uint32_t s16)
 {
     uint32_t in_u = llk_reduce_input_unpacker(dim, op);
-    llk_unpack_alu_config(LLK_FMT_FLOAT16_B, LLK_FMT_FLOAT16_B, llk_reduce_dst32(op));
+    llk_unpack_alu_config(LLK_FMT_FLOAT16_B, LLK_FMT_FLOAT16_B, llk_reduce_dst32(op), llk_reduce_dst_fmt(op));
     llk_unpack_config(0, LLK_FMT_FLOAT16_B, LLK_FMT_FLOAT16_B, 0);
     llk_unpack_config(1, LLK_FMT_FLOAT16_B, LLK_FMT_FLOAT16_B, 0);
     if (dim == LLK_REDUCE_ROW && op == LLK_REDUCE_MAX)
@@ -191,9 +195,9 @@ static inline void llk_reduce_init(enum llk_reduce_dim dim, enum llk_reduce_op o
     if (dim == LLK_REDUCE_COL) {
         /* faces 0,1,2,3 (SrcA += 16) -> DstRow 0, 16, 0, 16 */
         if (op == LLK_REDUCE_SUM) {
-            m.loop_op = TTE_GAPOOL(0, 0, LLK_RD_AM_A16, 0, 0);
-            m.loop_op1 = TTE_GAPOOL(0, 0, LLK_RD_AM_A16, 0, 16);
-            m.loop0_last = m.loop1_last = TTE_GAPOOL(0, 0, LLK_RD_AM_LAST, 0, 16);
+            m.loop_op = TTE_GAPOOL(0, LLK_GPOOL_16X16, LLK_RD_AM_A16, 0, 0);
+            m.loop_op1 = TTE_GAPOOL(0, LLK_GPOOL_16X16, LLK_RD_AM_A16, 0, 16);
+            m.loop0_last = m.loop1_last = TTE_GAPOOL(0, LLK_GPOOL_16X16, LLK_RD_AM_LAST, 0, 16);
         } else {
             m.loop_op = TTE_GMPOOL(0, 1, LLK_RD_AM_A16, 0, 0);
             m.loop_op1 = TTE_GMPOOL(0, 1, LLK_RD_AM_A16, 0, 16);

@@ -89,14 +89,13 @@
 #define LLK_SETCC_GTE0 4u
 #define LLK_SETCC_EQ0 6u
 
-/* SFPENCC (SFPENCC.md): Mod1 bit 1 (EI) sets UseLaneFlagsForLaneEnable from "bit
- * SFPENCC_IMM12_E (1)"; without Mod1 bit 3 (RI) every LaneFlag becomes true. The
- * page's model tests that bit in Mod1 while its syntax has an Imm2 operand (ttemu
- * reads Imm2, see x_SFPENCC): the words below set it in both, so they mean
- * "predication on / off, every flag true" under either reading (for "on", Mod1 bit 0,
- * EC, is ignored because EI takes precedence). */
-#define LLK_SFPU_ENCC_ON() TTE_SFPENCC(1, 0, 0, 3)
-#define LLK_SFPU_ENCC_OFF() TTE_SFPENCC(0, 0, 0, 2)
+/* SFPENCC (SFPENCC.md): Mod1 = EI | RI (2 | 8), the form tt-llk uses (its SFPU init
+ * pushes SFPENCC(3, 0, 0, 10)): UseLaneFlagsForLaneEnable from "bit SFPENCC_IMM12_E
+ * (1)" and every LaneFlag from "bit SFPENCC_IMM12_R (2)" of the immediate (the page's
+ * model tests those bits in Mod1 while its syntax has an Imm2 operand; ttemu reads
+ * Imm2, see x_SFPENCC, as ttsim does). Both words set every flag true. */
+#define LLK_SFPU_ENCC_ON() TTE_SFPENCC(3, 0, 0, 10)
+#define LLK_SFPU_ENCC_OFF() TTE_SFPENCC(2, 0, 0, 10)
 
 /* SFPIADD Mod1 (SFPIADD.md). */
 #define LLK_IADD_IMM 1u
@@ -165,10 +164,12 @@ static inline void llk_sfpu_record(const uint32_t *body, uint32_t n)
     tte_push(TTE_INCRWC(0, LLK_SFPU_GROUP_STEP, 0, 0));
 }
 
-/* Program this thread's MOP for llk_sfpu_tile: 32 x REPLAY(body of n words + INCRWC),
- * then SETRWC Dst = 0. Also (re)makes address-modifier slot LLK_AM_KEEP all-zero, as
- * llk_math_init does, in case an operation reprogrammed it for its own walk
- * (llk_math_set_addr_mod), once this thread's FPU / SFPU work so far is done. */
+/* Program this thread's MOP for llk_sfpu_tile: one face, 8 x REPLAY(body of n words +
+ * INCRWC) (tt-llk runs SFPU operations face by face too; a MOP expanding to a whole
+ * tile, up to 1024 instructions, overflows ttsim's instruction FIFO). Also (re)makes
+ * address-modifier slot LLK_AM_KEEP all-zero, as llk_math_init does, in case an
+ * operation reprogrammed it for its own walk (llk_math_set_addr_mod), once this
+ * thread's FPU / SFPU work so far is done. */
 static inline void llk_sfpu_tile_init(uint32_t n)
 {
     tte_push(TTE_STALLWAIT(LLK_STALL_CFG, LLK_WAIT_MATH | LLK_WAIT_SFPU));
@@ -176,8 +177,8 @@ static inline void llk_sfpu_tile_init(uint32_t n)
     llk_setc16(TTE_THCFG_ADDR_MOD_DST_SEC0_DestIncr_IDX + LLK_AM_KEEP, 0);
     uint32_t replay = TTE_REPLAY(LLK_SFPU_REPLAY_START, n + 1u, 0, 0);
     struct llk_mop_t1 m = {
-        .outer = 1, .inner = LLK_SFPU_GROUPS,
-        .start_op = TTE_NOP(), .end_op0 = LLK_SFPU_RWC_DST_RESET(), .end_op1 = TTE_NOP(),
+        .outer = 1, .inner = LLK_SFPU_GROUPS / 4u,
+        .start_op = TTE_NOP(), .end_op0 = TTE_NOP(), .end_op1 = TTE_NOP(),
         .loop_op = replay, .loop_op1 = TTE_NOP(),
         .loop0_last = replay, .loop1_last = replay,
     };
@@ -203,7 +204,9 @@ static inline void llk_sfpu_wait_fpu(void)
  * body's own tile-slot offsets). */
 static inline void llk_sfpu_tile(void)
 {
-    LLK_MOP_RUN();
+    for (uint32_t f = 0; f < 4u; ++f)
+        LLK_MOP_RUN();
+    tte_push(LLK_SFPU_RWC_DST_RESET());
 }
 
 /* The per-tile loop of an SFPU kernel on tiles unpacked straight into a 32-bit Dst:

@@ -22,6 +22,8 @@
 #include "llk_cfg.h"
 
 #define LLK_TILE_DATUMS 1024u
+#define LLK_FACE_DATUMS 256u         /* a 16x16 face */
+#define LLK_FACE_DIM 16u
 #define LLK_TILE_ROWS 64u           /* rows of 16 datums in Src / Dst */
 #define LLK_TILE_BFP_EXP_BYTES 64u  /* exponent section of a BFP tile */
 
@@ -47,6 +49,13 @@ static inline uint32_t llk_tile_bytes(uint32_t fmt)
 static inline int llk_fmt_is_bfp(uint32_t fmt)
 {
     return fmt == LLK_FMT_BFP8 || fmt == LLK_FMT_BFP8_B;
+}
+
+/* The packer's In_data_format (= ALU_FORMAT_SPEC_REG2_Dstacc, the intermediate format)
+ * for L1 format out_fmt: Float32 keeps FP32, everything else goes through BF16. */
+static inline uint32_t llk_pack_src_fmt(uint32_t out_fmt)
+{
+    return out_fmt == LLK_FMT_FLOAT32 ? LLK_FMT_FLOAT32 : LLK_FMT_FLOAT16_B;
 }
 
 /* First Dst row of half `half` (0 or 1); 32-bit rows when dst32. */

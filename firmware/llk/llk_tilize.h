@@ -21,28 +21,26 @@
  * written contiguously. The input address of each face (Base_address, 16-byte units:
  * the face's first datum must be 16-byte aligned, which 16-column steps guarantee for
  * 2- and 4-byte datums) is a Tensix-side config write; the output goes to
- *     UNP0_ADDR_BASE_REG_1_Base + Channel[1].Y * Ystride,  Ystride = 256 datums,
+ *     Channel[1].Y * Ystride (+ Dest_cntx0_address, UNP0_ADD_DEST_ADDR_CNTR),
+ *     Ystride = 256 datums,
  * with Channel[1].Y reset to 0 per tile (SETADCXY) and incremented by each UNPACR
  * (its Ch1YInc = 1), so face f lands in rows 16 f.. of the tile. To SrcA (the last
  * face flips the bank to math, which then copies it with MOVA2D) or to Dst
- * (Unpack_If_Sel; the base is set per tile, as llk_unpack_tile_to_dst does).
+ * (Unpack_if_sel_cntx0; Dest_cntx0_address is set per tile, as llk_unpack_tile_to_dst
+ * does).
  * Limits: row_bytes a multiple of 16, below 65536 (RowStride is 12 bits of 16 bytes).
  *
- * Untilize (packer 0), sixteen PACRs per face, each moving one face row (16 datums,
- * ADC channel 0 X 0..15 via SETADCXX) with Last = 1:
- *  - input: Dst datum (PCK0_ADDR_BASE_REG_0_Base + Channel[0].Y * Ystride0) /
- *    BytesPerDatum + 16 * DEST_TARGET_REG_CFG_PACK_SEC0_Offset, Ystride0 = 16 datums;
+ * Untilize (packer 0), one PACR per face row (16 datums, ADC channel 0 X 0..15 via
+ * SETADCXX), each with Last = 1 and its own output address:
+ *  - input: Dst datum (Channel[0].Y * Ystride0) / BytesPerDatum + 16 *
+ *    DEST_TARGET_REG_CFG_PACK_SEC0_Offset, Ystride0 = 16 datums (llk_pack_config);
  *    Offset = the tile's first Dst row, Channel[0].Y reset to 0 per tile and walking
- *    0..63 over the tile's faces (face f = rows 16 f..);
- *  - output: (L1_Dest_addr + 1 + (Channel[1].Y * Ystride1 & ~0xF)) * 16 bytes,
- *    Ystride1 = row_bytes / 16, L1_Dest_addr = the face's top-left datum (a config
- *    write per face), Channel[1].Y reset per face: PACR k of the face writes row k;
- *  - ADDR_MOD_PACK_SEC1 (PACR AddrMode 1): Channel[0].Y += 1 and Channel[1].Y += 1
- *    after each PACR; Last makes the next PACR take a fresh output address.
- *    The face's sixteen PACRs are one MOP (template 1, inner 16) of the pack thread.
- * Limits: the output generator adds Y * Ystride1 in 256-byte steps (the & ~0xF), so
- * row_bytes must be a multiple of 256 (N a multiple of 64 for Float32, of 128 for
- * Float16_b) and below 65536.
+ *    0..63 over the tile's faces (face f = rows 16 f..): ADDR_MOD_PACK_SEC1 (PACR
+ *    AddrMode 1) adds 1 after each PACR;
+ *  - output: (L1_Dest_addr + 1) * 16 bytes, L1_Dest_addr = the row's first datum (a
+ *    Tensix-side config write per row: tt-llk's Wormhole code never programs the
+ *    packers' channel-1 strides, and ttsim refuses them).
+ * Limits: every output row starts on a 16-byte boundary: row_bytes a multiple of 16.
  */
 #ifndef LLK_TILIZE_H
 #define LLK_TILIZE_H
@@ -53,8 +51,6 @@
 #include "llk_pack.h"
 #include "llk_unpack.h"
 
-#define LLK_FACE_DATUMS 256u
-#define LLK_FACE_DIM 16u
 #define LLK_TILE_DIM 32u
 /* UNPACR AddrMode bits: (Ch1YInc << 6) | (Ch1ZInc << 4) | (Ch0YInc << 2) | Ch0ZInc. */
 #define LLK_UNPACR_CH1_Y_INC1 (1u << 6)
@@ -87,15 +83,10 @@ static inline void llk_tilize_unpack_config(uint32_t fmt, int to_dst, uint32_t r
 
     llk_unpack_config(0, fmt, fmt, to_dst);
     /* Then what differs from whole tiles: tilize mode with RowStride = row_bytes, face
-     * outputs 256 datums apart, 256 datums per UNPACR. */
-    llk_cfg_write(LLK_UNP_REG2(0),
-                  LLK_CFG_FIELD(THCON_SEC0_REG2_Out_data_format, fmt) |
-                  LLK_CFG_FIELD(THCON_SEC0_REG2_Unpack_If_Sel, to_dst ? 1u : 0u) |
-                  LLK_CFG_FIELD(THCON_SEC0_REG2_Tileize_mode, 1) |
-                  LLK_CFG_FIELD(THCON_SEC0_REG2_Shift_amount_cntx0, row_bytes >> 4) |
-                  LLK_CFG_FIELD(THCON_SEC0_REG2_Shift_amount_cntx1, row_bytes >> 8) |
-                  LLK_CFG_FIELD(THCON_SEC0_REG2_Shift_amount_cntx2, row_bytes >> 12));
-    llk_cfg_write(LLK_UNP_STRIDES1(0), LLK_CFG_FIELD(UNP0_ADDR_CTRL_XY_REG_1_Ystride, LLK_FACE_DATUMS * unit));
+     * outputs 256 datums apart (channel-1 Y stride), 256 datums per UNPACR. */
+    llk_unpack_write_reg2(0, fmt, 0, 1, row_bytes);
+    llk_cfg_write(TTE_CFG_UNP0_ADDR_CTRL_XY_REG_1_Ystride_IDX,
+                  LLK_CFG_FIELD(UNP0_ADDR_CTRL_XY_REG_1_Ystride, LLK_FACE_DATUMS * unit));
     tte_push(TTE_SETADCXX(LLK_ADC_UNP0, LLK_FACE_DATUMS - 1u, 0));
     llk_cfg_fence_riscv(LLK_STALL_UNPACK);
 }
@@ -110,14 +101,12 @@ static inline void llk_tilize_unpack_tile(uint32_t tl, uint32_t row_bytes, uint3
     uint32_t half_row_bytes = LLK_FACE_DIM * llk_rm_datum_bytes(fmt);
 
     if (to_dst)
-        llk_tt_cfg_write(LLK_UNP_OUT_BASE(0), ((64u + 16u * dst_row) * llk_unpack_out_unit(fmt)) << 16,
-                         LLK_WAIT_UNPACK0);
+        llk_unpack_dst_row(dst_row);
     tte_push(TTE_SETADCXY(LLK_ADC_UNP0, 0, 0, 0, 0, LLK_ADC_MASK_Y1));
     for (uint32_t f = 0; f < 4u; ++f) {
         uint32_t addr = tl + (f >> 1) * LLK_FACE_DIM * row_bytes + (f & 1u) * half_row_bytes;
         llk_tt_cfg_write(LLK_UNP_BASE(0), (addr >> 4) - 1u, LLK_WAIT_UNPACK0);
-        tte_push(TTE_UNPACR(0, LLK_UNPACR_CH1_Y_INC1, 0, 0, 0, 0, /* FlipSrc */ (!to_dst && f == 3u) ? 1u : 0u,
-                            0, 0, 0, 0, 0, 0));
+        tte_push(LLK_UNPACR(0, LLK_UNPACR_CH1_Y_INC1, /* FlipSrc */ (!to_dst && f == 3u) ? 1u : 0u));
     }
 }
 
@@ -125,31 +114,13 @@ static inline void llk_tilize_unpack_tile(uint32_t tl, uint32_t row_bytes, uint3
 
 /* Configure packer 0 to write tiles of Dst (dst_fmt: LLK_FMT_FLOAT16_B for a 16-bit
  * Dst, LLK_FMT_FLOAT32 for a 32-bit one) as row-major rows of out_fmt (Float32 or
- * Float16_b) row_bytes apart, and program the pack thread's MOP with one face (sixteen
- * row PACRs). Call once (instead of llk_pack_config). */
-static inline void llk_untilize_pack_config(uint32_t dst_fmt, uint32_t out_fmt, uint32_t row_bytes)
+ * Float16_b). Call once (instead of llk_pack_config). */
+static inline void llk_untilize_pack_config(uint32_t dst_fmt, uint32_t out_fmt)
 {
-    /* BytesPerDatum of the input address generator comes from the packer's
-     * In_data_format, the intermediate format llk_pack_config chooses: Float32 for a
-     * Float32 output, Float16_b otherwise. */
-    uint32_t in_bytes = out_fmt == LLK_FMT_FLOAT32 ? 4u : 2u;
-
     llk_pack_config(dst_fmt, out_fmt);
-    llk_cfg_write(TTE_CFG_PCK0_ADDR_CTRL_XY_REG_0_Xstride_IDX,
-                  LLK_CFG_FIELD(PCK0_ADDR_CTRL_XY_REG_0_Ystride, LLK_FACE_DIM * in_bytes));
-    llk_cfg_write(TTE_CFG_PCK0_ADDR_CTRL_XY_REG_1_Xstride_IDX,
-                  LLK_CFG_FIELD(PCK0_ADDR_CTRL_XY_REG_1_Ystride, row_bytes >> 4));
-    llk_setc16(TTE_THCFG_ADDR_MOD_PACK_SEC1_YsrcIncr_IDX,
-               LLK_THCFG_FIELD(ADDR_MOD_PACK_SEC1_YsrcIncr, 1) | LLK_THCFG_FIELD(ADDR_MOD_PACK_SEC1_YdstIncr, 1));
+    llk_setc16(TTE_THCFG_ADDR_MOD_PACK_SEC0_YsrcIncr_IDX + LLK_PACK_AM_ROW,
+               LLK_THCFG_FIELD(ADDR_MOD_PACK_SEC0_YsrcIncr, 1));
     tte_push(TTE_SETADCXX(LLK_ADC_PACK, LLK_FACE_DIM - 1u, 0));
-
-    uint32_t row = TTE_PACR(LLK_PACK_AM_ROW, 0, /* packer 0 */ 1, 0, 0, 0, /* Last */ 1);
-    struct llk_mop_t1 m = {
-        .outer = 1, .inner = LLK_FACE_DIM,
-        .start_op = TTE_NOP(), .end_op0 = TTE_NOP(), .end_op1 = TTE_NOP(),
-        .loop_op = row, .loop_op1 = TTE_NOP(), .loop0_last = row, .loop1_last = row,
-    };
-    llk_mop_program(&m);
     llk_cfg_fence_riscv(LLK_STALL_PACK | LLK_STALL_TDMA);
 }
 
@@ -165,9 +136,10 @@ static inline void llk_untilize_pack_tile(uint32_t dst_row, uint32_t tl, uint32_
     tte_push(TTE_SETADCXY(LLK_ADC_PACK, 0, 0, 0, 0, LLK_ADC_MASK_Y0));
     for (uint32_t f = 0; f < 4u; ++f) {
         uint32_t addr = tl + (f >> 1) * LLK_FACE_DIM * row_bytes + (f & 1u) * half_row_bytes;
-        llk_tt_cfg_write(TTE_CFG_THCON_SEC0_REG1_L1_Dest_addr_IDX, (addr >> 4) - 1u, LLK_WAIT_PACK);
-        tte_push(TTE_SETADCXY(LLK_ADC_PACK, 0, 0, 0, 0, LLK_ADC_MASK_Y1));
-        LLK_MOP_RUN();
+        for (uint32_t r = 0; r < LLK_FACE_DIM; ++r, addr += row_bytes) {
+            llk_tt_cfg_write(TTE_CFG_THCON_SEC0_REG1_L1_Dest_addr_IDX, (addr >> 4) - 1u, LLK_WAIT_PACK);
+            tte_push(TTE_PACR(LLK_PACK_AM_ROW, 0, /* packer 0 */ 1, 0, 0, 0, /* Last */ 1));
+        }
     }
 }
 

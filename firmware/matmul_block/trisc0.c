@@ -17,7 +17,7 @@ int main(void)
     uint32_t M = LLK_PARAMS_PTR->m, K = LLK_PARAMS_PTR->k, N = LLK_PARAMS_PTR->n;
     uint32_t tb = llk_tile_bytes(FMT);
 
-    llk_unpack_alu_config(FMT, FMT, DST32);
+    llk_unpack_alu_config(FMT, FMT, DST32, LLK_FMT_FLOAT32);
     llk_unpack_config(0, FMT, FMT, 0);
     llk_unpack_config(1, FMT, FMT, 0);
     for (uint32_t m = 0; m < M; ++m)

@@ -16,7 +16,7 @@ int main(void)
     uint32_t tiles = LLK_PARAMS_PTR->tiles;
     uint32_t bytes = llk_tile_bytes(FMT);
 
-    llk_unpack_alu_config(FMT, FMT, 1);
+    llk_unpack_alu_config(FMT, FMT, 1, LLK_FMT_FLOAT32);
     llk_unpack_config(0, FMT, FMT, 1);
     for (uint32_t i = 0; i < tiles; ++i) {
         uint32_t row = llk_dst_half_row(i & 1u, 1);

@@ -15,7 +15,7 @@ int main(void)
     uint32_t bands = LLK_PARAMS_PTR->m ? LLK_PARAMS_PTR->m : 1u;
     uint32_t row_bytes = tiles * LLK_TILE_DIM * llk_rm_datum_bytes(FMT);
 
-    llk_unpack_alu_config(FMT, FMT, 0);
+    llk_unpack_alu_config(FMT, FMT, 0, FMT);
     llk_tilize_unpack_config(FMT, 0, row_bytes);
     for (uint32_t b = 0; b < bands; ++b)
         for (uint32_t t = 0; t < tiles; ++t)

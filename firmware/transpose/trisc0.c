@@ -11,7 +11,7 @@ int main(void)
     uint32_t in0 = LLK_PARAMS_PTR->in0;
     uint32_t tiles = LLK_PARAMS_PTR->tiles;
 
-    llk_unpack_alu_config(FMT, FMT, 0);
+    llk_unpack_alu_config(FMT, FMT, 0, FMT);
     llk_transpose_unpack_config(FMT, FMT);
     for (uint32_t i = 0; i < tiles; ++i)
         llk_unpack_tile(0, in0 + i * llk_tile_bytes(FMT));

@@ -12,7 +12,7 @@ int main(void)
     uint32_t bands = LLK_PARAMS_PTR->m ? LLK_PARAMS_PTR->m : 1u;
     uint32_t tiles = LLK_PARAMS_PTR->tiles * bands;
 
-    llk_unpack_alu_config(FMT, FMT, 1);
+    llk_unpack_alu_config(FMT, FMT, 1, FMT);
     llk_unpack_config(0, FMT, FMT, 1);
     for (uint32_t i = 0; i < tiles; ++i) {
         llk_unpack_dst_acquire();

@@ -1,8 +1,7 @@
 /* untilize, pack (TRISC2 -> T2): per tile, wait for the half, write its four faces as
  * rows of the row-major Float32 matrix at params.out (params.m bands of 32 rows, 0
  * meaning 1; params.tiles tiles of 32 columns per band, rows 128 * tiles bytes apart,
- * which must be a multiple of 256: tiles even), sixteen one-row PACRs per face through
- * the packer's output address generator (llk_tilize.h), free the half. */
+ * a multiple of 16), one PACR per face row (llk_tilize.h), free the half. */
 #include "llk_params.h"
 #include "llk_tilize.h"
 
@@ -16,7 +15,7 @@ int main(void)
     uint32_t row_bytes = tiles * LLK_TILE_DIM * llk_rm_datum_bytes(FMT);
     uint32_t i = 0;
 
-    llk_untilize_pack_config(LLK_FMT_FLOAT32, FMT, row_bytes);
+    llk_untilize_pack_config(LLK_FMT_FLOAT32, FMT);
     for (uint32_t b = 0; b < bands; ++b) {
         for (uint32_t t = 0; t < tiles; ++t, ++i) {
             llk_pack_dst_wait();

@@ -95,6 +95,19 @@ class Coprocessor:
         self._pumping = False
         self._again = False
 
+    def undefined(self, key: str, text: str) -> None:
+        """Behaviour the ISA documentation leaves undefined, done by the instruction
+        issuing now: a warning once per site (the issuing thread + ``key``, a stable
+        name such as mnemonic and condition), an error with ``--strict``. ``text``
+        says what happened and what ttemu does instead (docs/undefined-behaviour.md)."""
+        t = self.issuing
+        if t is None:
+            self.tile.undefined(key, text)
+            return
+        spec = self.table.decode(t.word)[0]
+        insn = f" {spec.mnemonic} ({self.table.disasm(t.word)})" if spec is not None else ""
+        self.tile.undefined(f"t{t.index} {key}", f"t{t.index}{insn}: {text}")
+
     def attach(self, router):
         for i, region in enumerate(PUSH_REGIONS):
             router.attach(region, PushPort(self, region))

@@ -40,7 +40,7 @@ def _check_width(v: np.ndarray, src: Intermediate) -> None:
         raise ValueError(f"bit patterns have bits set outside the {src.name} layout")
 
 
-def _to_e8(v, src: Intermediate, keep: int, what: str) -> np.ndarray:
+def _to_e8(v, src: Intermediate, keep: int, what: str, undefined=None) -> np.ndarray:
     """Late conversion of a float intermediate to an 8-bit-exponent type with
     ``keep`` mantissa bits; result in FP32 layout."""
     if src.exponent_bits == 8:
@@ -54,16 +54,19 @@ def _to_e8(v, src: Intermediate, keep: int, what: str) -> np.ndarray:
     denormal = (exp == 0) & (man != 0)
     if keep >= src.mantissa_bits and np.any(denormal):
         i = int(np.argmax(denormal))
-        raise UndefinedBehaviour(
-            f"packer late conversion {src.name} -> {what}: denormal input 0x{int(v[i]):04x} "
-            "is mishandled by hardware (exponent widens, mantissa does not narrow)"
-        )
+        text = (f"packer late conversion {src.name} -> {what}: denormal input 0x{int(v[i]):04x} "
+                "is mishandled by hardware (exponent widens, mantissa does not narrow)")
+        if undefined is None:
+            raise UndefinedBehaviour(text)
+        undefined(f"packer late {src.name}->{what} denormal",
+                  text + "; ttemu widens the mantissa without rebiasing the exponent, as ttsim does")
     out = sign | ((exp + 112) << 23) | (man << 13)
-    out = np.where(exp == 0, sign, out).astype(U32)
+    widened = sign | (man << 13) if keep >= src.mantissa_bits else sign  # a denormal kept: undefined, above
+    out = np.where(exp == 0, widened, out).astype(U32)
     return out & ~U32((1 << (23 - keep)) - 1)
 
 
-def _to_e5(v, src: Intermediate, keep: int, what: str) -> np.ndarray:
+def _to_e5(v, src: Intermediate, keep: int, what: str, undefined=None) -> np.ndarray:
     """Late conversion of a float intermediate to a 5-bit-exponent type with
     ``keep`` mantissa bits; result in FP16 layout."""
     mask = ~U32((1 << (10 - keep)) - 1) & U32(0xFFFF)
@@ -78,17 +81,20 @@ def _to_e5(v, src: Intermediate, keep: int, what: str) -> np.ndarray:
     mishandled = (exp == 112) & (man != 0)
     if np.any(mishandled):
         i = int(np.argmax(mishandled))
-        raise UndefinedBehaviour(
-            f"packer late conversion {src.name} -> {what}: input 0x{int(v[i]):08x} lies in "
-            "2**-15 < |x| < 2**-14, which hardware mishandles"
-        )
+        text = (f"packer late conversion {src.name} -> {what}: input 0x{int(v[i]):08x} lies in "
+                "2**-15 < |x| < 2**-14, which hardware mishandles")
+        if undefined is None:
+            raise UndefinedBehaviour(text)
+        undefined(f"packer late {src.name}->{what} 2**-15..2**-14",
+                  text + "; ttemu writes the FP16 denormal with the top ten mantissa bits, as ttsim does")
     flush = exp <= 112
     sat = exp > 143  # FP16 exponent above 31; includes infinity and NaN ("NaN becomes infinity")
     e5 = np.clip(exp - 112, 0, 31).astype(U32)
     m10 = (man >> 13).astype(U32)
     out = sign | (e5 << 10) | m10
     out = np.where(sat, sign | U32(0x7FFF), out)
-    out = np.where(flush, sign, out).astype(U32)
+    out = np.where(flush, sign, out)
+    out = np.where(mishandled, sign | m10, out).astype(U32)  # undefined, above: ttsim's value
     return out & mask
 
 
@@ -108,7 +114,7 @@ def bfp_encode(sign, exp, man7, exp_bits: int, *, random=None, overflow: str = "
       * a magnitude that rounds up to 128 (only possible for a datum at the
         shared exponent whose mantissa is all ones): ``overflow="raise"``
         raises UndefinedBehaviour, ``"saturate"`` clamps to 127 (what the
-        tt-metal host converter does);
+        tt-metal host converter and ttsim's packer do; the packer uses it);
       * a datum whose magnitude becomes 0 is written with its sign bit clear:
         sign 1 + magnitude 0 means -2**128 / -Infinity (FloatBitPatterns.md),
         so keeping the sign would turn tiny negative values into -Infinity;
@@ -161,14 +167,19 @@ _LATE_INT = {
 }
 
 
-def packer_late(bits, src: Intermediate, dst: DataFormat, *, random=None, bfp_overflow: str = "raise"):
+def packer_late(bits, src: Intermediate, dst: DataFormat, *, random=None, bfp_overflow: str = "raise",
+                undefined=None):
     """Late format conversion (Packers/FormatConversion.md, "Late format conversion").
 
     ``bits``: intermediate values (layouts on :class:`Intermediate`).
     ``dst``: L1 format (``Out_data_format``).  Returns ``(datums, exps)``:
     raw L1 datums (uint32; for BFP the sign+magnitude fields) and, for BFP
     formats, one shared exponent per 16 datums (uint8), else ``None``.
-    ``random``: uint32 per datum for stochastic BFP rounding.
+    ``random``: uint32 per datum for stochastic BFP rounding. ``undefined``: a
+    callable ``(site, text)`` (the packer passes its tile's diagnostics): the
+    data-dependent undefined cases below are then reported through it and the
+    conversion goes on with ttsim's values instead of raising
+    (docs/undefined-behaviour.md).
 
     Rules implemented (from the page's three tables):
       * to FP32/BF16: truncate the mantissa; to TF32: only from narrower
@@ -198,22 +209,22 @@ def packer_late(bits, src: Intermediate, dst: DataFormat, *, random=None, bfp_ov
         raise UndefinedBehaviour(f"packer late conversion {name} is not supported")
 
     if dst is _F.Float32:
-        return _to_e8(v, src, 23, dst.doc_name), None
+        return _to_e8(v, src, 23, dst.doc_name, undefined), None
     if dst is _F.Tf32:
         if src is _I.FP32:
             raise UndefinedBehaviour(f"packer late conversion {name} is not supported (use the early conversion)")
-        return _to_e8(v, src, 10, dst.doc_name), None
+        return _to_e8(v, src, 10, dst.doc_name, undefined), None
     if dst is _F.Float16_b:
-        return _to_e8(v, src, 7, dst.doc_name) >> 16, None
+        return _to_e8(v, src, 7, dst.doc_name, undefined) >> 16, None
     if dst is _F.Float16:
-        return _to_e5(v, src, 10, dst.doc_name), None
+        return _to_e5(v, src, 10, dst.doc_name, undefined), None
     if dst is _F.Fp8:
-        return _to_e5(v, src, 2, dst.doc_name) >> 8, None
+        return _to_e5(v, src, 2, dst.doc_name, undefined) >> 8, None
     if dst in (_F.Bfp8_b, _F.Bfp4_b, _F.Bfp2_b):
-        b = _to_e8(v, src, 7, dst.doc_name)
+        b = _to_e8(v, src, 7, dst.doc_name, undefined)
         datums, exps = bfp_encode(b >> 31, (b >> 23) & 0xFF, (b >> 16) & 0x7F, 8, random=random, overflow=bfp_overflow)
     else:  # Bfp8 / Bfp4 / Bfp2 (the 'a' formats)
-        h = _to_e5(v, src, 7, dst.doc_name)
+        h = _to_e5(v, src, 7, dst.doc_name, undefined)
         datums, exps = bfp_encode(h >> 15, (h >> 10) & 0x1F, (h >> 3) & 0x7F, 5, random=random, overflow=bfp_overflow)
     if dst in (_F.Bfp4_b, _F.Bfp4):
         datums = _bfp_truncate(datums, 4)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections import deque
 
-from ...errors import GuestFault, UndefinedBehaviour, Unimplemented
+from ...errors import GuestFault, Unimplemented
 from .gate import WaitGate
 from .mop import MOP_CFG_OPCODE, MOP_OPCODE, MopExpander
 from .replay import REPLAY_OPCODE, ReplayExpander
@@ -147,8 +147,10 @@ class TensixThread:
                     return moved
             if handler is None:
                 if spec.unit == "frontend":
-                    raise UndefinedBehaviour(f"t{self.index}: {spec.mnemonic} 0x{word:08x} reached the wait gate "
-                                             f"(from {item[1]}); a replayed sequence cannot contain MOP or MOP_CFG")
+                    raise GuestFault(f"t{self.index}: {spec.mnemonic} 0x{word:08x} reached the wait gate "
+                                     f"(from {item[1]}): MOP and MOP_CFG must pass the MOP expander, which sits "
+                                     "before the replay expander and before RISCV B's pushes (REPLAY.md); there is "
+                                     "no backend unit for them")
                 raise Unimplemented(f"t{self.index}: {cop.table.disasm(word)} (pushed by {item[1]}): "
                                     f"{spec.mnemonic} is not implemented by the {spec.unit} unit yet")
             self.word = word

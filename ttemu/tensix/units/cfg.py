@@ -21,7 +21,6 @@ listener on the configuration space:
 
 from __future__ import annotations
 
-from ...errors import UndefinedBehaviour
 from . import Unit, op
 
 #: Instructions of this unit not implemented yet (each stops a run as unimplemented).
@@ -64,8 +63,10 @@ class ConfigUnit(Unit):
         THD_STATE_SIZE is undefined."""
         cfg = self.cop.config
         if setc16_reg >= cfg.thread_words:
-            raise UndefinedBehaviour(f"t{t.index} SETC16: index {setc16_reg} >= THD_STATE_SIZE "
-                                     f"({cfg.thread_words})")
+            self.cop.undefined("SETC16 CfgIndex>=THD_STATE_SIZE",
+                               f"index {setc16_reg} >= THD_STATE_SIZE ({cfg.thread_words}) (SETC16.md: undefined); "
+                               "no register is there, ttemu discards the write")
+            return
         cfg.thread_set_word(t.index, setc16_reg, setc16_value)
         if setc16_reg == self._ctx_reset_index:
             reset = getattr(self.cop.unpack, "reset_context_counters", None)
@@ -79,7 +80,10 @@ class ConfigUnit(Unit):
         CfgIndex >= CFG_STATE_SIZE*4 is undefined."""
         cfg = self.cop.config
         if CfgReg >= cfg.bank_words:
-            raise UndefinedBehaviour(f"t{t.index} WRCFG: index {CfgReg} >= CFG_STATE_SIZE*4 ({cfg.bank_words})")
+            self.cop.undefined("WRCFG CfgIndex>=CFG_STATE_SIZE*4",
+                               f"index {CfgReg} >= CFG_STATE_SIZE*4 ({cfg.bank_words}) (WRCFG.md: undefined); "
+                               "no register is there, ttemu discards the write")
+            return
         bank = cfg.bank_of(t.index)
         regs = self.cop.gprs[t.index]
         if wr128b:
@@ -95,11 +99,18 @@ class ConfigUnit(Unit):
         Config[StateID][CfgReg], the 32-bit mirror of WRCFG. As for WRCFG, an index
         beyond the bank (CfgReg >= CFG_STATE_SIZE*4) or a GPR index >= 64 is undefined."""
         cfg = self.cop.config
-        if CfgReg >= cfg.bank_words:
-            raise UndefinedBehaviour(f"t{t.index} RDCFG: index {CfgReg} >= CFG_STATE_SIZE*4 ({cfg.bank_words})")
         regs = self.cop.gprs[t.index]
+        if CfgReg >= cfg.bank_words:
+            self.cop.undefined("RDCFG CfgIndex>=CFG_STATE_SIZE*4",
+                               f"index {CfgReg} >= CFG_STATE_SIZE*4 ({cfg.bank_words}) (as WRCFG.md: undefined); "
+                               "no register is there, ttemu reads 0")
+            regs[GprAddress & 63] = 0
+            return
         if GprAddress >= len(regs):
-            raise UndefinedBehaviour(f"t{t.index} RDCFG: GPR index {GprAddress} >= {len(regs)}")
+            self.cop.undefined("RDCFG GprAddress>=64",
+                               f"GPR index {GprAddress} >= {len(regs)} (undefined); ttemu uses GprAddress & 63 "
+                               "(ttsim decodes the field as bits 21:16)")
+            GprAddress &= 63
         regs[GprAddress] = cfg.word(CfgReg, cfg.bank_of(t.index))
 
     def _rmwcib(self, t, index1, CfgRegAddr, Data, Mask):
@@ -107,8 +118,10 @@ class ConfigUnit(Unit):
         (old & ~Mask); Index4 >= CFG_STATE_SIZE*4 is undefined."""
         cfg = self.cop.config
         if CfgRegAddr >= cfg.bank_words:
-            raise UndefinedBehaviour(f"t{t.index} RMWCIB{index1}: index {CfgRegAddr} >= CFG_STATE_SIZE*4 "
-                                     f"({cfg.bank_words})")
+            self.cop.undefined(f"RMWCIB{index1} Index4>=CFG_STATE_SIZE*4",
+                               f"index {CfgRegAddr} >= CFG_STATE_SIZE*4 ({cfg.bank_words}) (RMWCIB.md: undefined); "
+                               "no register is there, ttemu discards the write")
+            return
         bank = cfg.bank_of(t.index)
         old = cfg.word(CfgRegAddr, bank)
         shift = 8 * index1

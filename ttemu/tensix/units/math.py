@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...errors import UndefinedBehaviour
+from ...errors import Unimplemented
 from ..formats import layout as L
 from ..regs.dst import adj_rows
 from . import Unit, Wait, op
@@ -359,7 +359,8 @@ class MatrixUnit(Unit):
         else:
             fmt = self._c(bank, "ALU_FORMAT_SPEC_REG0_SrcA")
         if fmt in (12, 13):
-            raise UndefinedBehaviour(f"{mnemonic}: SrcA data format code {fmt} is not assigned")
+            raise Unimplemented(f"{mnemonic}: SrcA data format code {fmt} is not assigned to any format; "
+                                "nothing documents what the Matrix Unit does with it")
         return fmt
 
     @staticmethod
@@ -558,11 +559,15 @@ class MatrixUnit(Unit):
         srcb_row = rwc.SrcB & (0x3F if broadcast else 0x38)
         nrows = 7 if broadcast else num_rows
         dst_row = (dst + dst_base + rwc.Dst) & (0x400 - nrows)  # _dst_row
-        if srca_row + 16 > 64:
-            raise UndefinedBehaviour(f"{mnemonic}: SrcA rows {srca_row}..{srca_row + 15} run past row 63 "
-                                     f"(RWC SrcA = {rwc.SrcA})")
         phase = (rwc.FidelityPhase + fid_base) & 3  # _phase
-        a = cop.src.math_view("A")[srca_row:srca_row + 16] & _MASK19
+        if srca_row + 16 > 64:
+            cop.undefined(f"{mnemonic} SrcA rows past 63",
+                          f"SrcA rows {srca_row}..{srca_row + 15} run past row 63 (RWC SrcA = {rwc.SrcA}; "
+                          f"{mnemonic}.md indexes SrcA[SrcARow + i] out of bounds); ttemu wraps the row "
+                          "index to the 64-row bank")
+            a = cop.src.math_view("A")[(srca_row + np.arange(16)) & 63] & _MASK19
+        else:
+            a = cop.src.math_view("A")[srca_row:srca_row + 16] & _MASK19
         b_rows = 1 if broadcast else min(nrows, 8)
         b = cop.src.math_view("B")[srcb_row:srcb_row + b_rows] & _MASK19
         self.last_srca_row = srca_row
@@ -939,9 +944,15 @@ class MatrixUnit(Unit):
                          or self._c(bank, "ALU_ACC_CTRL_INT8_math_enabled"))
             style = self._style_of(fmt)
         if not use32 and dest_32b_lo:
-            raise UndefinedBehaviour(f"{mnemonic}: UseDst32bLo with Dst in 16-bit mode")
+            cop.undefined(f"{mnemonic} UseDst32bLo Dst16",
+                          f"UseDst32bLo with Dst in 16-bit mode ({mnemonic}.md: undefined); ttemu ignores "
+                          "UseDst32bLo and moves the 16-bit value")
+            dest_32b_lo = 0
         if not use32 and style == TF32:
-            raise UndefinedBehaviour(f"{mnemonic}: SrcA format TF32 with Dst in 16-bit mode")
+            cop.undefined(f"{mnemonic} TF32 Dst16",
+                          f"SrcA format FP32/TF32 with Dst in 16-bit mode ({mnemonic}.md: undefined); ttemu "
+                          "moves the 16-bit value as BF16 (the same 8-bit exponent)")
+            style = BF16
         rwc = cop.rwcs[ti]
         dst_row = self._dst_row(ti, bank, dst)
         src_row = src + (rwc.SrcA if which == "A" else rwc.SrcB)
@@ -1044,8 +1055,12 @@ class MatrixUnit(Unit):
         ti = t.index
         mode = clear_mode & 3
         use32 = bool(clear_mode & 4)
-        if mode != 0 and ((getattr(t, "word", None) or 0) >> 18) & 1:
-            raise UndefinedBehaviour("ZEROACC: Revert (bit 18) set outside ZEROACC_MODE_ONE_ROW")
+        revert = mode != 0 and ((getattr(t, "word", None) or 0) >> 18) & 1
+        if revert:
+            cop.undefined("ZEROACC Revert",
+                          "Revert (bit 18) set outside ZEROACC_MODE_ONE_ROW (ZEROACC.md: undefined; \"all "
+                          "assignments of Undefined are instead un-assigning Undefined\"); ttemu clears the "
+                          "rows' undefined mark and leaves their contents")
         rows = None
         if mode == 0:  # ZEROACC_MODE_ONE_ROW
             bank = self._tc(ti, "CFG_STATE_ID_StateID")
@@ -1066,7 +1081,9 @@ class MatrixUnit(Unit):
             rows = np.arange(512, 1024) if dst & 1 else np.arange(0, 512)
         else:  # ZEROACC_MODE_ALL_OF_DST
             rows = np.arange(1024)
-        if rows is not None:
+        if rows is not None and revert:
+            self.undefined[rows] = False
+        elif rows is not None:
             cop.dst.bits[rows] = 0
             self.undefined[rows] = True
             self._marks = True
@@ -1179,11 +1196,11 @@ class MatrixUnit(Unit):
         bits. The documentation does not say whether they honour ClearDvalid or what
         AddrMod bits above the two low ones mean, so those cases stop the run."""
         if clear_dvalid:
-            raise UndefinedBehaviour(f"{mnemonic}: ClearDvalid={clear_dvalid} on a legacy instruction "
-                                     "(the documentation only says it computes Dst += 0)")
+            raise Unimplemented(f"{mnemonic}: ClearDvalid={clear_dvalid} on a legacy instruction "
+                                "(the documentation only says it computes Dst += 0)")
         if addr_mode > 3:
-            raise UndefinedBehaviour(f"{mnemonic}: AddrMod field 0x{addr_mode:x} has bits beyond the two "
-                                     "AddrMod bits the documentation describes")
+            raise Unimplemented(f"{mnemonic}: AddrMod field 0x{addr_mode:x} has bits beyond the two "
+                                "AddrMod bits the documentation describes")
         self.cop.rwcs.apply_addr_mod(t.index, addr_mode)
 
     @op
@@ -1215,13 +1232,13 @@ class MatrixUnit(Unit):
     def MPOOL3S1(self, t, dst, index_en, addr_mode, clear_dvalid):
         """MatrixUnit.md "Legacy instructions": only "something similar to what GMPOOL
         would do if SrcA was entirely zero" -- not defined precisely enough to model."""
-        raise UndefinedBehaviour("MPOOL3S1: the documentation only says it does something similar to GMPOOL "
+        raise Unimplemented("MPOOL3S1: the documentation only says it does something similar to GMPOOL "
                                  "with SrcA all zero; its exact effect on Dst is not defined")
 
     @op
     def MPOOL3S2(self, t, dst, index_en, addr_mode, clear_dvalid):
         """See MPOOL3S1."""
-        raise UndefinedBehaviour("MPOOL3S2: the documentation only says it does something similar to GMPOOL "
+        raise Unimplemented("MPOOL3S2: the documentation only says it does something similar to GMPOOL "
                                  "with SrcA all zero; its exact effect on Dst is not defined")
 
     @op

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...errors import GuestFault, UndefinedBehaviour, Unimplemented
+from ...errors import GuestFault, Unimplemented
 from ...mmio.router import Device
 from . import Unit, op
 
@@ -59,8 +59,9 @@ class Mover(Unit):
         """XMOV.md: ``Mover(Destination_address << 4, Source_address << 4,
         (Buffer_size & 0xffff) << 4, Transfer_direction)`` from THCON_SEC0_REG6."""
         if Last or Mov_block_selection:
-            raise UndefinedBehaviour(f"t{t.index} XMOV: Mov_block_selection={Mov_block_selection} Last={Last}; "
-                                     "the syntax is TT_XMOV(0, 0)")
+            self.cop.undefined("XMOV fields",
+                               f"Mov_block_selection={Mov_block_selection} Last={Last}; the syntax is TT_XMOV(0, 0) "
+                               "and the page's model reads neither: ttemu ignores them")
         cfg = self.cop.config
         bank = cfg.bank_of(t.index)
         self.move(cfg.get("THCON_SEC0_REG6_Destination_address", bank) << 4,
@@ -69,19 +70,34 @@ class Mover(Unit):
                   cfg.get("THCON_SEC0_REG6_Transfer_direction", bank), f"t{t.index} XMOV")
         return None
 
-    def move(self, dst: int, src: int, count: int, mode: int, what: str = "mover") -> None:
-        """Mover.md ``Mover(dst, src, count, mode)``, done at once."""
+    def _undefined(self, core, what, key, text):
+        """A warning (docs/undefined-behaviour.md): by the issuing Tensix thread (XMOV,
+        ``core`` None) or by a RISC-V core through TDMA-RISC."""
+        if core is None:
+            self.cop.undefined(key, text)
+        else:
+            self.cop.tile.undefined(f"{core} {key}", f"{core}: {what}: {text}")
+
+    def move(self, dst: int, src: int, count: int, mode: int, what: str = "mover", core=None) -> None:
+        """Mover.md ``Mover(dst, src, count, mode)``, done at once. ``core``: the RISC-V
+        core that enqueued it through TDMA-RISC (None: XMOV)."""
         dst &= 0xFFFFFFFF
         src &= 0xFFFFFFFF
         to_l1 = mode in (XMOV_L1_TO_L1, XMOV_L0_TO_L1)
         from_l1 = mode in (XMOV_L1_TO_L1, XMOV_L1_TO_L0)
         if to_l1:
             if dst >= L1_BYTES or dst + count > L1_BYTES:
-                raise UndefinedBehaviour(f"{what}: destination {dst:#x}+{count:#x} is not inside L1")
+                raise GuestFault(f"{what}: destination {dst:#x}+{count:#x} is not inside L1 (Mover.md: undefined; "
+                                 "there is no memory there)")
         elif (dst & 0xFFFF) + count > 0x10000:
-            raise UndefinedBehaviour(f"{what}: destination {dst:#x}+{count:#x} crosses a 64 KiB region")
+            keep = 0x10000 - (dst & 0xFFFF)
+            self._undefined(core, what, "mover crosses 64 KiB region",
+                            f"destination {dst:#x}+{count:#x} crosses a 64 KiB region (Mover.md: undefined); "
+                            f"ttemu writes the first {keep:#x} bytes and discards the rest")
+            count = keep
         if from_l1 and (src >= L1_BYTES or src + count > L1_BYTES):
-            raise UndefinedBehaviour(f"{what}: source {src:#x}+{count:#x} is not inside L1")
+            raise GuestFault(f"{what}: source {src:#x}+{count:#x} is not inside L1 (Mover.md: undefined; there is "
+                             "no memory there)")
         if count == 0:
             return
         tile = self.cop.tile
@@ -89,7 +105,10 @@ class Mover(Unit):
         data = l1[src:src + count].copy() if from_l1 else np.zeros(count, dtype=np.uint8)
         if to_l1:
             if from_l1 and src < dst + count and dst < src + count and src != dst:
-                raise UndefinedBehaviour(f"{what}: overlapping L1 copy {src:#x} -> {dst:#x} ({count:#x} bytes)")
+                self._undefined(core, what, "mover overlapping copy",
+                                f"overlapping L1 copy {src:#x} -> {dst:#x} ({count:#x} bytes; Mover.md's memcpy "
+                                "leaves overlap undefined); ttemu copies as memmove (the whole source is read "
+                                "first)")
             l1[dst:dst + count] = data
             code = np.frombuffer(tile.is_code, dtype=np.uint8)[dst >> 2:(dst + count + 3) >> 2]
             for w in np.nonzero(code)[0]:
@@ -108,9 +127,13 @@ class Mover(Unit):
         elif 0x40000 <= dst <= 0x4FFFF:
             off = dst - 0x40000
             if off + count > NCRISC_IRAM_BYTES:
-                raise UndefinedBehaviour(f"{what}: NCRISC instruction RAM write {off:#x}+{count:#x} beyond its "
-                                         f"{NCRISC_IRAM_BYTES} bytes")
-            tile.write(MEM_NCRISC_IRAM_BASE + off, data.tobytes())
+                keep = max(0, NCRISC_IRAM_BYTES - off)
+                self._undefined(core, what, "mover beyond NCRISC IRAM",
+                                f"NCRISC instruction RAM write {off:#x}+{count:#x} beyond its {NCRISC_IRAM_BYTES} "
+                                f"bytes (undocumented); ttemu writes the first {keep:#x} bytes and discards the rest")
+                data = data[:keep]
+            if data.size:
+                tile.write(MEM_NCRISC_IRAM_BASE + off, data.tobytes())
         # else: NOWHERE, the writes are discarded
         tile.activity[0] = 1
 
@@ -202,7 +225,10 @@ class TdmaRisc(Device):
                 return None
             return fifo[0][0]
         if not fifo:
-            raise UndefinedBehaviour(f"read of 0x{addr:08x}: pops packer {p}'s empty metadata FIFO (undefined data)")
+            self.cop.tile.undefined(f"{core} TDMA-RISC pop empty metadata FIFO {p}",
+                                    f"{core}: read of 0x{addr:08x} pops packer {p}'s empty metadata FIFO (TDMA-RISC.md: "
+                                    "returns undefined data); ttemu returns 0")
+            return 0
         return fifo.popleft()[1]
 
     def status_bits(self) -> int:
@@ -265,17 +291,23 @@ class TdmaRisc(Device):
                 mode = XMOV_L1_TO_L1 if (cmd >> 30) & 1 else XMOV_L1_TO_L0
             else:
                 src, dst, count, mode = params[0], params[1], params[2] & 0xFFFF, params[3] & 3
-            mover.move(dst << 4, src << 4, count << 4, mode, what)
+            mover.move(dst << 4, src << 4, count << 4, mode, what, core=core or "host")
         elif opcode in (0x46, 0x89):
             pass  # mover wait (never busy) / NOP
         elif opcode == 0x66:
             if cmd >> 31 or (cmd & 0x600) != 0x600:
-                raise UndefinedBehaviour(f"{what}: L1 write command must carry parameters and bits 10:9 set")
+                who = core or "host"
+                self.cop.tile.undefined(f"{who} TDMA-RISC L1 write form",
+                                        f"{who}: {what}: an L1 write command must carry parameters and have bits "
+                                        "10:9 set (TDMA-RISC.md: undefined); ttemu writes nothing")
+                return
             dst = params[0]
             size = 8 if cmd & 0x100 else 4
             if dst >= L1_BYTES or dst + size > L1_BYTES:
-                raise UndefinedBehaviour(f"{what}: L1 write at {dst:#x} is outside L1")
+                raise GuestFault(f"{what}: L1 write at {dst:#x} is outside L1 (TDMA-RISC.md: undefined; there is no "
+                                 "memory there)")
             value = ((params[3] << 32) | params[2]) if size == 8 else params[2]
             self.cop.tile.write(dst, value.to_bytes(size, "little"))
         else:
-            raise UndefinedBehaviour(f"{what}: opcode {opcode:#04x} is not a documented command")
+            raise Unimplemented(f"{what}: opcode {opcode:#04x} is not a documented command (TDMA-RISC.md "
+                                "documents 0x40, 0x46, 0x66, 0x89)")

@@ -64,7 +64,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ...errors import UndefinedBehaviour, Unimplemented
+from ...errors import GuestFault, UndefinedBehaviour, Unimplemented
 from ..formats import (
     DataFormat,
     EarlyMode,
@@ -138,8 +138,8 @@ def _late_source(inter: Intermediate, late_from: DataFormat) -> Intermediate:
     against what the early conversion produced."""
     want = LATE_FROM.get(late_from)
     if want is None:
-        raise UndefinedBehaviour(f"PACR: In_data_format {late_from.doc_name} is only valid as Out_data_format "
-                                 "(Packers/FormatConversion.md)")
+        raise GuestFault(f"PACR: In_data_format {late_from.doc_name} is only valid as Out_data_format "
+                         "(Packers/FormatConversion.md: not supported; no behaviour to model)")
     if want is _I.INT8 and inter in (_I.INT8, _I.UINT8):
         return inter
     if want.is_float and inter.is_float:
@@ -147,8 +147,8 @@ def _late_source(inter: Intermediate, late_from: DataFormat) -> Intermediate:
             return want
     elif want is inter:
         return want
-    raise UndefinedBehaviour(f"PACR: the early conversion produces {inter.name} but In_data_format is "
-                             f"{late_from.doc_name}")
+    raise GuestFault(f"PACR: the early conversion produces {inter.name} but In_data_format is "
+                     f"{late_from.doc_name} (Packers/FormatConversion.md: not supported; no behaviour to model)")
 
 
 def _fp32_to_bf16_rne(f: np.ndarray) -> np.ndarray:
@@ -207,7 +207,8 @@ def accumulate(old: np.ndarray, new: np.ndarray, fmt: DataFormat, what: str) -> 
         b = _tensix_fp16_to_f64(new.view(np.uint16).astype(U32))
         s = (a.astype(np.float32) + b.astype(np.float32)).astype(np.float64)
         return _f64_to_tensix_fp16(s).astype(np.uint16).view(np.uint8)
-    raise UndefinedBehaviour(f"{what}: L1 accumulation of {fmt.doc_name} (L1.md lists FP32, INT32, FP16, BF16)")
+    raise GuestFault(f"{what}: L1 accumulation of {fmt.doc_name} (L1.md lists FP32, INT32, FP16, BF16; "
+                     "no behaviour to model)")
 
 
 class Packers(Unit):
@@ -284,7 +285,9 @@ class Packers(Unit):
         bank = cfg.bank_of(thread)
         mask = PackSel or 1
         if mask not in VALID_MASKS:
-            raise UndefinedBehaviour(f"t{thread} PACR: PackerMask {PackSel:#06b} is not one of the documented masks")
+            cop.undefined(f"PACR PackerMask={PackSel:#06b}",
+                          f"PackerMask {PackSel:#06b} is not one of the documented masks (PACR.md: undefined, work "
+                          "goes to at least one packer of the mask); ttemu issues it to every packer in the mask")
 
         def g(name):
             return cfg.get(name, bank)
@@ -503,10 +506,12 @@ class Packers(Unit):
             v = v[:full]
             if not v.size:
                 return
-            datums, exps = packer_late(v, late_inter, out_fmt)
+            datums, exps = packer_late(v, late_inter, out_fmt, bfp_overflow="saturate",
+                                         undefined=self.cop.undefined)
             self._emit(t, i, st.exp, exps.astype(np.uint8), out_fmt, acc, what, exp_stream=True)
         else:
-            datums, _ = packer_late(v, late_inter, out_fmt)
+            datums, _ = packer_late(v, late_inter, out_fmt, bfp_overflow="saturate",
+                                         undefined=self.cop.undefined)
         self._emit(t, i, st.data, write_datums(datums, out_fmt), out_fmt, acc, what)
 
     def _edge_mask(self, i, g, n, col):
@@ -560,7 +565,9 @@ class Packers(Unit):
                 return v
             return np.where((v >> sign_bit) & 1, U32(0), v).astype(U32)
         if relu >= 2 and thr & 0x8000:
-            raise UndefinedBehaviour(f"{what}: ReLU threshold 0x{thr:04x} is negative (ReLU.md: undefined)")
+            self.cop.undefined(f"PACR ReLU mode {relu} negative threshold",
+                               f"{what}: ReLU threshold 0x{thr:04x} is negative (ReLU.md: undefined); ttemu "
+                               "applies ReLUStage's formula with the negative threshold")
         if (inter.exponent_bits == 5) != fp16_thr:
             raise UndefinedBehaviour(f"{what}: IntermediateFormat code {inter_code} and the early conversion's "
                                      f"{inter.name} disagree on the exponent width")
@@ -575,8 +582,12 @@ class Packers(Unit):
             sign = (v >> 15) & 1
             mag = v & 0x7FFF
             le0 = (sign == 1) | (mag == 0)
-            le_t = (sign == 1) | (mag <= thr)
-            gt_t = (sign == 0) & (mag > thr)
+            if thr & 0x8000:  # negative threshold (undefined, reported above): x <= T
+                le_t = (sign == 1) & (mag >= (thr & 0x7FFF))
+                gt_t = ~le_t
+            else:
+                le_t = (sign == 1) | (mag <= thr)
+                gt_t = (sign == 0) & (mag > thr)
         clamp = U32((thr << 16) & _float_mask(inter)) if inter.exponent_bits == 8 else U32(thr & _float_mask(inter))
         if relu == 1:
             return np.where(le0, U32(0), v).astype(U32)
@@ -614,7 +625,8 @@ class Packers(Unit):
         del stream.buf[:full]
         addr = stream.byte_address
         if addr < 0 or addr + full > L1_BYTES:
-            raise UndefinedBehaviour(f"{what}: writes L1 bytes {addr:#x}..{addr + full - 1:#x}, beyond L1")
+            raise GuestFault(f"{what}: writes L1 bytes {addr:#x}..{addr + full - 1:#x}, beyond L1 (there is no "
+                             "memory there)")
         tile = self.cop.tile
         l1 = np.frombuffer(tile.l1, dtype=np.uint8)
         if acc:
@@ -638,8 +650,10 @@ class Packers(Unit):
         Last = 0 (other values of the fixed fields are undefined)."""
         thread = t.index
         if not (Push == 1 and PackSel == 0xF and Flush == 1 and Last == 0):
-            raise UndefinedBehaviour(f"t{thread} PACR_SETREG: Push={Push} PackSel={PackSel:#x} Flush={Flush} "
-                                     f"Last={Last}; the syntax fixes them to 1, 0xf, 1, 0")
+            self.cop.undefined("PACR_SETREG fixed fields",
+                               f"Push={Push} PackSel={PackSel:#x} Flush={Flush} Last={Last}; the syntax fixes them to "
+                               "1, 0xf, 1, 0 (PACR_SETREG.md: other values undefined); ttemu runs the page's model, "
+                               "which reads none of them")
         cfg = self.cop.config
         bank = cfg.bank_of(thread)
         out0 = cfg.get(PACKER_SEC[0] + "Out_data_format", bank)
@@ -657,7 +671,8 @@ class Packers(Unit):
         hi = WrData * self.set_reg_hi_scaler[out0 & 3]
         value = (WrData + ((hi & 0x1FFFF) << 12)) & 0xFFFFFFFF
         if addr < 0xFFB11000:
-            raise UndefinedBehaviour(f"t{thread} PACR_SETREG: address {addr:#010x} is below 0xFFB11000 "
+            raise GuestFault(f"t{thread} PACR_SETREG: address {addr:#010x} is below 0xFFB11000 (undefined; the "
+                             "packers cannot reach it) "
                                      f"(SetRegBase[{AddrSel}] = {self.set_reg_base[AddrSel]:#x})")
         if addr < 0xFFB80000:
             tile = self.cop.tile

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import functools
 
-from ...errors import GuestFault, UndefinedBehaviour, Unimplemented
+from ...errors import GuestFault, Unimplemented
 from ..regs.src import UNPACK
 from . import Unit, Wait, op, raw_word
 
@@ -110,8 +110,8 @@ class ScalarUnit(Unit):
 
     def _check_l1(self, t, mnemonic, addr):
         if addr >= self.cop.arch.l1_size:
-            raise UndefinedBehaviour(f"t{t.index} {mnemonic}: L1 address 0x{addr:x} is beyond L1 "
-                                     f"({self.cop.arch.l1_size} bytes)")
+            raise GuestFault(f"t{t.index} {mnemonic}: L1 address 0x{addr:x} is beyond L1 "
+                             f"({self.cop.arch.l1_size} bytes; {mnemonic}.md: undefined, there is no memory there)")
 
     def _l1_read(self, addr, n) -> int:
         return int.from_bytes(self.cop.tile.l1[addr:addr + n], "little")
@@ -126,8 +126,8 @@ class ScalarUnit(Unit):
 
     def _mmio_device(self, t, mnemonic, addr):
         if addr < MMIO_LOWEST:
-            raise UndefinedBehaviour(f"t{t.index} {mnemonic}: MMIO address 0x{addr:08x} is below "
-                                     f"0x{MMIO_LOWEST:08x}")
+            raise GuestFault(f"t{t.index} {mnemonic}: MMIO address 0x{addr:08x} is below "
+                             f"0x{MMIO_LOWEST:08x} ({mnemonic}.md: undefined; the coprocessor cannot reach it)")
         entry = self.cop.tile.router.lookup(addr)
         if entry is None:
             raise GuestFault(f"t{t.index} {mnemonic}: MMIO address 0x{addr:08x} is unmapped")
@@ -260,27 +260,39 @@ class ScalarUnit(Unit):
     @_scalar
     def BITWOPDMAREG(self, t, OpARegIndex, OpBRegIndex, ResultRegIndex, OpSel, OpBisConst):
         """BITWOPDMAREG.md: Mode 0 AND, 1 OR, 2 XOR; other modes are undefined."""
-        if OpSel > 2:
-            raise UndefinedBehaviour(f"t{t.index} BITWOPDMAREG: mode {OpSel} (0 AND, 1 OR, 2 XOR)")
         regs, left, right = self._operands(t, OpARegIndex, OpBRegIndex, OpBisConst)
+        if OpSel > 2:
+            self.cop.undefined(f"BITWOPDMAREG Mode={OpSel}",
+                               f"mode {OpSel} is not 0 AND, 1 OR, 2 XOR (BITWOPDMAREG.md: undefined); "
+                               "ttemu writes 0 (no case of the result selector is taken)")
+            regs[ResultRegIndex] = 0
+            return
         regs[ResultRegIndex] = (left & right, left | right, left ^ right)[OpSel]
 
     @_scalar
     def CMPDMAREG(self, t, OpARegIndex, OpBRegIndex, ResultRegIndex, OpSel, OpBisConst):
         """CMPDMAREG.md: unsigned compare, Mode 0 GT, 1 LT, 2 EQ -> 1 or 0; other modes
         are undefined."""
-        if OpSel > 2:
-            raise UndefinedBehaviour(f"t{t.index} CMPDMAREG: mode {OpSel} (0 GT, 1 LT, 2 EQ)")
         regs, left, right = self._operands(t, OpARegIndex, OpBRegIndex, OpBisConst)
+        if OpSel > 2:
+            self.cop.undefined(f"CMPDMAREG Mode={OpSel}",
+                               f"mode {OpSel} is not 0 GT, 1 LT, 2 EQ (CMPDMAREG.md: undefined); "
+                               "ttemu writes 0 (no case of the result selector is taken)")
+            regs[ResultRegIndex] = 0
+            return
         regs[ResultRegIndex] = int((left > right, left < right, left == right)[OpSel])
 
     @_scalar
     def SHIFTDMAREG(self, t, OpARegIndex, OpBRegIndex, ResultRegIndex, OpSel, OpBisConst):
         """SHIFTDMAREG.md: Mode 0 left, 1 right (logical), by GPR & 0x1F or a u5
         immediate (bits 6..10); other modes are undefined."""
-        if OpSel > 1:
-            raise UndefinedBehaviour(f"t{t.index} SHIFTDMAREG: mode {OpSel} (0 left, 1 right)")
         regs, left, right = self._operands(t, OpARegIndex, OpBRegIndex, OpBisConst, imm_mask=0x1F)
+        if OpSel > 1:
+            self.cop.undefined(f"SHIFTDMAREG Mode={OpSel}",
+                               f"mode {OpSel} is not 0 left, 1 right (SHIFTDMAREG.md: undefined); "
+                               "ttemu writes 0 (no case of the result selector is taken)")
+            regs[ResultRegIndex] = 0
+            return
         right &= 0x1F
         regs[ResultRegIndex] = ((left << right) & 0xFFFFFFFF) if OpSel == 0 else left >> right
 
@@ -363,7 +375,10 @@ class ScalarUnit(Unit):
         datum = (_bf16_lo(regs[base]), _bf16_hi(regs[base]), _bf16_lo(regs[base + 1]), _bf16_hi(regs[base + 1]))
         addr = (regs[AddrReg] + (get_half(regs, OffsetHalfReg) >> 4)) & 0xFFFFF
         if addr & 0xF0000:
-            raise UndefinedBehaviour(f"t{t.index} STOREIND (Src): address 0x{addr:05x} has bits 16..19 set")
+            self.cop.undefined("STOREIND Src Addr&0xf0000",
+                               f"address 0x{addr:05x} has bits 16..19 set (STOREIND_Src.md: undefined); "
+                               "ttemu ignores those bits")
+            addr &= 0xFFFF
         which = "B" if to_srcb else "A"
         bank = src.unpack_bank[which]
         if src.allowed[which][bank] != UNPACK:
@@ -372,21 +387,26 @@ class ScalarUnit(Unit):
         rows = src.src_row[which]
         if to_srcb:
             if row >= 16:
-                raise UndefinedBehaviour(f"t{t.index} STOREIND (SrcB): row {row} >= 16")
+                self.cop.undefined("STOREIND SrcB Row>=16",
+                                   f"SrcB row {row} >= 16 (STOREIND_Src.md: undefined); ttemu adds SrcRow "
+                                   "and wraps the row to the 64-row bank")
             row += rows[t.index]
         else:
             row -= 4
             if row >= 0:
                 if self.cop.config.thread_get(t.index, "SRCA_SET_SetOvrdWithAddr"):
                     if row >= 64:
-                        raise UndefinedBehaviour(f"t{t.index} STOREIND (SrcA): row {row} >= 64")
+                        self.cop.undefined("STOREIND SrcA Row>=64",
+                                           f"SrcA row {row} >= 64 with SRCA_SET_SetOvrdWithAddr (STOREIND_Src.md: "
+                                           "undefined); ttemu wraps the row to the 64-row bank")
                 else:
                     if row >= 16:
-                        raise UndefinedBehaviour(f"t{t.index} STOREIND (SrcA): row {row} >= 16")
+                        self.cop.undefined("STOREIND SrcA Row>=16",
+                                           f"SrcA row {row} >= 16 (STOREIND_Src.md: undefined); ttemu adds SrcRow "
+                                           "and wraps the row to the 64-row bank")
                     row += rows[t.index]
-        if row >= 64:
-            raise UndefinedBehaviour(f"t{t.index} STOREIND (Src{which}): row {row} (SrcRow "
-                                     f"{rows[t.index]}) is beyond the bank")
+        if row >= 64:  # only after one of the undefined cases above
+            row &= 63
         set_half(regs, OffsetHalfReg, get_half(regs, OffsetHalfReg) + OFFSET_INCREMENT[OffsetIncrement])
         if row >= 0:
             col = (addr & 3) * 4
@@ -497,7 +517,8 @@ class ScalarUnit(Unit):
         if TargetSel == 0:
             return self._reg2flop_cfg(t, RegIndex, FlopIndex, SizeSel)
         if TargetSel == 1:
-            raise UndefinedBehaviour(f"t{t.index} REG2FLOP: bits 21..20 = 01 select no documented form")
+            raise Unimplemented(f"t{t.index} REG2FLOP: bits 21..20 = 01 select no documented form "
+                                "(REG2FLOP.md documents 00 and 1x)")
         return self._reg2flop_adc(t, RegIndex, FlopIndex, ContextId_2, ByteOffset, TargetSel & 1, SizeSel)
 
     def _reg2flop_cfg(self, t, InputReg, ThConCfgIndex, SizeSel):
@@ -506,8 +527,10 @@ class ScalarUnit(Unit):
         cfg = self.cop.config
         thcon = cfg.fields["THCON_SEC0_REG0_TileDescriptor"][0]  # THCON_CFGREG_BASE_ADDR32
         if ThConCfgIndex >= cfg.global_base - thcon:
-            raise UndefinedBehaviour(f"t{t.index} REG2FLOP: THCON configuration index {ThConCfgIndex} >= "
-                                     f"{cfg.global_base - thcon} (not a THCON_ word)")
+            self.cop.undefined("REG2FLOP Config not THCON_",
+                               f"configuration index {ThConCfgIndex} >= {cfg.global_base - thcon} is not a THCON_ "
+                               "word (REG2FLOP_Configuration.md: undefined); ttemu writes it as the page's "
+                               "model does (like WRCFG)")
         bank = cfg.bank_of(t.index)
         regs = self._regs(t)
         if SizeSel == 0:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...errors import UndefinedBehaviour
 from . import Unit, Wait, op
 
 #: Instructions of this unit not implemented yet (each stops a run as unimplemented).
@@ -77,14 +76,18 @@ class SyncUnit(Unit):
             t.gate.latch_stallwait(block, self.cop.arch.stallwait_default)
 
     # -- mutexes --------------------------------------------------------------------
-    def _check_index(self, t, mnemonic, index):
+    def _bad_index(self, mnemonic, index):
+        """ATGETM.md / ATRELM.md: an invalid index (1, or > 7) waits forever."""
         if index not in self.mutex_holder:
-            raise UndefinedBehaviour(f"t{t.index} {mnemonic} {index}: mutex {index} does not exist "
-                                     "(indices 0 and 2-7); hardware waits forever")
+            return Wait(f"mutex {index}, which does not exist (indices 0 and 2-7; {mnemonic}.md: an invalid "
+                        "index waits forever)")
+        return None
 
     @op
     def ATGETM(self, t, mutex_index):
-        self._check_index(t, "ATGETM", mutex_index)
+        bad = self._bad_index("ATGETM", mutex_index)
+        if bad is not None:
+            return bad
         holder = self.mutex_holder[mutex_index]
         if holder is not None and holder != t.index:
             return Wait(f"mutex {mutex_index} held by t{holder}")
@@ -93,7 +96,9 @@ class SyncUnit(Unit):
 
     @op
     def ATRELM(self, t, mutex_index):
-        self._check_index(t, "ATRELM", mutex_index)
+        bad = self._bad_index("ATRELM", mutex_index)
+        if bad is not None:
+            return bad
         if self.mutex_holder[mutex_index] == t.index:
             self.mutex_holder[mutex_index] = None
             # ATRELM.md: with both other threads waiting, thread (i + 1) % 3 acquires.

@@ -61,7 +61,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...errors import UndefinedBehaviour, Unimplemented
+from ...errors import GuestFault, UndefinedBehaviour, Unimplemented
 from ..formats import DataFormat, datum_bits, from_hw_code, is_bfp, unpack_convert, unpack_writes_dst32
 from ..regs.dst import adj_rows
 from ..regs.src import MATH, UNPACK
@@ -253,7 +253,10 @@ class Unpackers(Unit):
             ctx = (ctx + cfg.thread_get(thread, f"UNPACK_MISC_CFG_CfgContextOffset_{u}")) & 7
             which_adc = ContextADC
             if u == 1 and ctx >= 2:
-                raise ub(f"context {ctx} >= 2 on unpacker 1")
+                self.cop.undefined("UNPACR unpacker 1 context>=2",
+                                   f"context {ctx} >= 2 on unpacker 1 (UNPACR_Regular.md: undefined); unpacker 1 "
+                                   f"has two contexts, ttemu uses context {ctx & 1}")
+                ctx &= 1
             if which_adc == 3:
                 raise ub("ContextADC = 3")
         else:
@@ -329,7 +332,8 @@ class Unpackers(Unit):
         first = ((adc_zw.W * zdim + adc_zw.Z) * ydim + ypos) * xdim + xpos
         n = xend - xpos
         if n < 0:
-            raise ub(f"datum count XEnd - XPos = {xend} - {xpos} is negative (wraps around 2**32)")
+            raise GuestFault(f"t{thread} UNPACR (unpacker {u}): datum count XEnd - XPos = {xend} - {xpos} is "
+                             "negative (it wraps around 2**32: billions of datums)")
 
         limit = g(f"{sec}REG2_Unpack_limit_address") * 256
         fifo = g(f"{sec}REG2_Unpack_fifo_size") * 256
@@ -361,11 +365,17 @@ class Unpackers(Unit):
                     + out.Z * g(f"{unp}ADDR_CTRL_ZW_REG_1_Zstride") + out.W * g(f"{unp}ADDR_CTRL_ZW_REG_1_Wstride"))
         if out_fmt in (_F.Float32, _F.Tf32, _F.Int32):
             if out_addr & 3:
-                raise ub(f"output address {out_addr} not a multiple of 4 for a 32-bit OutDataFormat")
+                self.cop.undefined("UNPACR OutAddr&3",
+                                   f"unpacker {u}: output address {out_addr} not a multiple of 4 for a 32-bit "
+                                   "OutDataFormat (UNPACR_Regular.md: undefined); ttemu drops the low bits (the "
+                                   "page's OutAddr >>= 2)")
             out_addr >>= 2
         elif out_fmt in (_F.Float16, _F.Float16_b, _F.UInt16):
             if out_addr & 1:
-                raise ub(f"output address {out_addr} odd for a 16-bit OutDataFormat")
+                self.cop.undefined("UNPACR OutAddr&1",
+                                   f"unpacker {u}: output address {out_addr} odd for a 16-bit OutDataFormat "
+                                   "(UNPACR_Regular.md: undefined); ttemu drops the low bit (the page's "
+                                   "OutAddr >>= 1)")
             out_addr >>= 1
         if MultiContextMode and u == 0:
             ctx_out = g(f"{sec}REG5_Dest_cntx{ctx & 3}_address")
@@ -483,7 +493,8 @@ class Unpackers(Unit):
         lo, hi = int(byte_addr.min()), int(byte_addr.max()) + nbytes
         if lo < 0 or hi > L1_BYTES:
             bad = lo if lo < 0 else hi - nbytes
-            raise UndefinedBehaviour(f"t{t.index} UNPACR (unpacker {u}): reads L1 address {bad:#x}, outside L1")
+            raise GuestFault(f"t{t.index} UNPACR (unpacker {u}): reads L1 address {bad:#x}, outside L1 "
+                             "(UNPACR_Regular.md: undefined; there is no memory there)")
         l1 = np.frombuffer(self.cop.tile.l1, dtype=np.uint8)
         if bits >= 8:
             v = l1[byte_addr].astype(np.uint32)
@@ -511,16 +522,17 @@ class Unpackers(Unit):
                 return
             if ovrd:
                 if int(row.max()) >= 64:
-                    raise UndefinedBehaviour(f"t{thread} UNPACR (unpacker 0): SrcA row {int(row.max())} >= 64 "
-                                             "with SRCA_SET_SetOvrdWithAddr")
+                    cop.undefined("UNPACR SrcA Row>=64",
+                                  f"unpacker 0: SrcA row {int(row.max())} >= 64 with SRCA_SET_SetOvrdWithAddr "
+                                  "(UNPACR_Regular.md: undefined); ttemu wraps the row to the 64-row bank")
             else:
                 if int(row.max()) >= 16:
-                    raise UndefinedBehaviour(f"t{thread} UNPACR (unpacker 0): SrcA row {int(row.max())} (output "
-                                             "address / 16 - 4) >= 16")
+                    cop.undefined("UNPACR SrcA Row>=16",
+                                  f"unpacker 0: SrcA row {int(row.max())} (output address / 16 - 4) >= 16 "
+                                  "(UNPACR_Regular.md: undefined); ttemu adds SrcRow and wraps the row to the "
+                                  "64-row bank")
                 row = row + src_row
-                if int(row.max()) >= 64:
-                    raise UndefinedBehaviour(f"t{thread} UNPACR (unpacker 0): SrcA row {int(row.max())} "
-                                             f"(with SrcRow {src_row}) is beyond the 64 rows of SrcA")
+            row = row & 63
             if transpose:
                 low = row & 15
                 row, col = (row & ~15) | col, low

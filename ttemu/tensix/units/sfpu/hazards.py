@@ -3,9 +3,10 @@
 ttemu completes every instruction as it issues, so a result is always visible to the
 next instruction. On hardware some are not: the "Instruction scheduling" sections of
 the pages (tt-isa-documentation WormholeB0/TensixTile/TensixCoprocessor/) make
-software responsible. Breaking one of these rules leaves behaviour undefined, so the
-model stops with :class:`~ttemu.errors.UndefinedBehaviour` naming both instructions
-and the rule rather than silently computing the "obvious" result.
+software responsible. Breaking one of these rules leaves behaviour undefined: the model
+reports it as undefined behaviour (a warning once per site naming both instructions and
+the rule; an error with ``--strict``) and carries on with the results of a correctly
+scheduled program (it does not model the stale values hardware may produce).
 
 Rules checked here
 ------------------
@@ -87,11 +88,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ....errors import UndefinedBehaviour
 from ...formats import layout as FL
 from ...regs.dst import adj_rows
 from .insn import NO_BACKDOOR
 from .state import CAPTURE_DEFAULT_DEST_INDEX, DISABLE_BACKDOOR_LOAD, ENABLE_DEST_INDEX
+
+#: what ttemu does after reporting a broken rule (docs/undefined-behaviour.md)
+NEW = ("; ttemu completes every instruction as it issues, so the reader sees the result as if the software had "
+       "obeyed the rule")
 
 # -- the access table ----------------------------------------------------------------------
 #: Guards: the whole instruction does nothing to LRegs unless it holds.
@@ -447,6 +451,11 @@ class HazardOps:
         else:
             got.append(rule)
 
+    def _hz_warn(self, producer, ins, rule: str, text: str) -> None:
+        """A broken scheduling rule: a warning once per site (thread, rule, producer and
+        consumer mnemonics); ttemu's results are those of a correctly scheduled program."""
+        self.cop.tile.undefined(f"t{ins.thread} hazard {rule} {producer.mnemonic}->{ins.mnemonic}", text + NEW)
+
     def _hz_check(self, ins, rules) -> None:
         access = None
         for rule in rules:
@@ -455,18 +464,18 @@ class HazardOps:
                 if ins.mnemonic in SHFT2_NEXT_FORBIDDEN or (ins.mnemonic == "SFPSHFT2"
                                                             and ins.mod in SHFT2_NEXT_FORBIDDEN_MODES):
                     what = f"{ins.mnemonic} Mod1={ins.mod}" if ins.mnemonic == "SFPSHFT2" else ins.mnemonic
-                    raise UndefinedBehaviour(
-                        f"{describe(rule.producer)} (Mod1={rule.producer.mod}) followed on the next cycle by "
-                        f"{describe(ins)}: {what} may not execute on the cycle after SFPSHFT2 Mod1 2, 3 or 4 "
-                        f"(SFPSHFT2.md: software must insert an SFPNOP)")
+                    self._hz_warn(rule.producer, ins, "SFPSHFT2.md next instruction",
+                                  f"{describe(rule.producer)} (Mod1={rule.producer.mod}) followed on the next cycle "
+                                  f"by {describe(ins)}: {what} may not execute on the cycle after SFPSHFT2 Mod1 2, 3 "
+                                  f"or 4 (SFPSHFT2.md: software must insert an SFPNOP)")
                 continue
             if kind == "backdoor":
                 if (not ins.macro and ins.vd is not None and 12 <= ins.vd < 16
                         and ins.mnemonic not in NO_BACKDOOR):
-                    raise UndefinedBehaviour(
-                        f"{describe(rule.producer)} (changes LaneConfig.DISABLE_BACKDOOR_LOAD) followed on the "
-                        f"next cycle by {describe(ins)} with VD={ins.vd}, which may see the old or the new value "
-                        f"(SFPCONFIG.md: software should insert an SFPNOP)")
+                    self._hz_warn(rule.producer, ins, "SFPCONFIG.md DISABLE_BACKDOOR_LOAD",
+                                  f"{describe(rule.producer)} (changes LaneConfig.DISABLE_BACKDOOR_LOAD) followed on "
+                                  f"the next cycle by {describe(ins)} with VD={ins.vd}, which may see the old or the "
+                                  f"new value (SFPCONFIG.md: software should insert an SFPNOP)")
                 continue
             if access is None:
                 access = lreg_access(self, ins)
@@ -476,15 +485,16 @@ class HazardOps:
                 if hit:
                     p = rule.producer
                     what = f"writes {regs_text(rule.regs)}" if p.mnemonic != "SFPSHFT2" else f"Mod1={p.mod}"
-                    raise UndefinedBehaviour(
-                        f"{describe(p)} ({what}) followed on the next cycle by {describe(ins)} reading "
-                        f"{regs_text(hit)} ({rule.page}: software must insert an SFPNOP)")
+                    self._hz_warn(p, ins, f"{rule.page} read",
+                                  f"{describe(p)} ({what}) followed on the next cycle by {describe(ins)} reading "
+                                  f"{regs_text(hit)} ({rule.page}: software must insert an SFPNOP)")
             elif kind == "write":
                 hit = rule.regs & writes
                 if hit:
-                    raise UndefinedBehaviour(
-                        f"{describe(rule.producer)} (Mod1={rule.producer.mod}) followed on the next cycle by "
-                        f"{describe(ins)} writing {regs_text(hit)} ({rule.page}: software must insert an SFPNOP)")
+                    self._hz_warn(rule.producer, ins, f"{rule.page} write",
+                                  f"{describe(rule.producer)} (Mod1={rule.producer.mod}) followed on the next cycle "
+                                  f"by {describe(ins)} writing {regs_text(hit)} ({rule.page}: software must insert "
+                                  f"an SFPNOP)")
 
     # -- SFPLOAD.md / SFPLOADMACRO.md: FPU writes to Dst, then SFPLOAD of the same rows --------
     def hz_dst_read(self, ins, mod0: int, addr: int, what: str = "SFPLOAD") -> None:
@@ -512,11 +522,13 @@ class HazardOps:
                 table = self.cop.table
                 spec, _ = table.decode(word)
                 writer = f"{spec.mnemonic if spec is not None else hex(word)} ({table.disasm(word)})"
-                raise UndefinedBehaviour(
+                self.cop.tile.undefined(
+                    f"t{thread} hazard {what}.md Dst read after {spec.mnemonic if spec is not None else 'FPU'}",
                     f"t{thread} {writer} writes Dst rows that t{thread} {what} reads after only {between} "
                     f"other instruction{'s' if between != 1 else ''} (DstBits rows "
                     f"{min(hit)}..{max(hit)}; {what}.md: at least three unrelated Tensix instructions, or "
-                    f"STALLWAIT with block bit B8 and condition C7, must come between)")
+                    f"STALLWAIT with block bit B8 and condition C7, must come between)" + NEW)
+                return
 
 
 def _load_rows(mod0: int, addr: int):

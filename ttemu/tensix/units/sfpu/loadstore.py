@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ....errors import UndefinedBehaviour
 from ...formats import layout as FL
 from ...regs.dst import adj_rows
 from .state import (BLOCK_DEST_WR_FROM_SFPU, BLOCK_SFPU_RD_FROM_DEST, CAPTURE_DEFAULT_DEST_INDEX, COL,
@@ -132,7 +131,10 @@ class LoadStoreOps:
         elif mod == 10:
             value = ((old & U32(0xFFFF0000)) | U32(imm)).astype(U32)
         else:
-            raise UndefinedBehaviour(f"SFPLOADI Mod0={mod}: not a documented mode")
+            self.cop.undefined(f"SFPLOADI Mod0={mod}",
+                               f"Mod0={mod} is not a documented mode (SFPLOADI.md: undefined); ttemu leaves "
+                               "LReg[VD] unchanged (no case of the page's switch assigns it)")
+            return
         self.write(ins.vd, value, self.lane_enabled())
 
     def x_SFPSTORE(self, ins):

@@ -50,7 +50,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ....errors import UndefinedBehaviour, Unimplemented
+from ....errors import Unimplemented
 from .insn import CAN_EXECUTE, MACRO_SUBUNITS, NO_BACKDOOR, REGULAR_SUBUNIT, SIMPLE, STORE, Insn
 from .state import COL, DISABLE_BACKDOOR_LOAD, LANE_CONFIG_MASK, PROG_CONST_DEFAULTS, U32
 
@@ -130,13 +130,17 @@ class MacroOps:
         if simple is not None and rnd is not None and "SFPNOP" not in (simple.mnemonic, rnd.mnemonic):
             a, b = simple.vd, rnd.vd
             if not ((a == 16) != (b == 16) or (a < 4 and 4 <= b < 8) or (b < 4 and 4 <= a < 8)):
-                raise UndefinedBehaviour(f"SFPLOADMACRO: {simple} and {rnd} run in the same cycle on the "
-                                         "simple and round sub-units with conflicting VD (SFPLOADMACRO.md (†))")
+                self.cop.tile.undefined(f"t{simple.thread} SFPLOADMACRO (†) VD conflict",
+                                        f"t{simple.thread} SFPLOADMACRO: {simple} and {rnd} run in the same cycle on "
+                                        "the simple and round sub-units with conflicting VD (SFPLOADMACRO.md (†): "
+                                        "undefined); ttemu runs both, simple then round (the later write wins)")
         if simple is not None and simple.mnemonic == "SFPSWAP":
             mad = by_unit.get("mad")
             if mad is None or mad.mnemonic != "SFPNOP":
-                raise UndefinedBehaviour("SFPLOADMACRO: SFPSWAP scheduled to the simple sub-unit needs SFPNOP "
-                                         "scheduled to the MAD sub-unit in the same cycle (SFPLOADMACRO.md (‡))")
+                self.cop.tile.undefined(f"t{simple.thread} SFPLOADMACRO (‡) SFPSWAP without SFPNOP",
+                                        f"t{simple.thread} SFPLOADMACRO: SFPSWAP scheduled to the simple sub-unit "
+                                        "needs SFPNOP scheduled to the MAD sub-unit in the same cycle "
+                                        "(SFPLOADMACRO.md (‡): undefined); ttemu runs both as scheduled")
         cycle = self.hz_now + 1
         for s in due:
             self.hz_run(s.insn, cycle)
@@ -200,7 +204,10 @@ class MacroOps:
             if kind == 0:
                 continue
             if kind == 1:
-                raise UndefinedBehaviour(f"SFPLOADMACRO: Sequence[{macro_index}] byte {i} selects template 1")
+                self.cop.undefined("SFPLOADMACRO Sequence kind 1",
+                                   f"Sequence[{macro_index}] byte {i} selects kind 1 (SFPLOADMACRO.md: undefined); "
+                                   "ttemu schedules nothing for that sub-unit")
+                continue
             if kind == 2:
                 sched = Insn("SFPNOP", {}, ins.thread)
             elif kind == 3:
@@ -212,8 +219,11 @@ class MacroOps:
                 sched = Insn(name, fields, ins.thread) if name in CAN_EXECUTE[subunit] else None
             if sched is None or sched.mnemonic not in CAN_EXECUTE[subunit]:
                 if subunit == STORE:
-                    raise UndefinedBehaviour(f"SFPLOADMACRO: the store sub-unit is scheduled "
-                                             f"{'a non-SFPSTORE instruction' if sched else 'an unknown word'}")
+                    self.cop.undefined("SFPLOADMACRO store sub-unit not SFPSTORE",
+                                       f"the store sub-unit is scheduled "
+                                       f"{'a non-SFPSTORE instruction' if sched else 'an unknown word'} "
+                                       "(SFPLOADMACRO.md: undefined); ttemu schedules nothing for it")
+                    continue
                 sched = Insn("SFPNOP", {}, ins.thread)
             sched.macro = True
             if subunit != STORE:

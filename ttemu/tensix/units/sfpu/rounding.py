@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ....errors import UndefinedBehaviour
 from .insn import sext
 from .simple import shift
 from .state import LANES, U32
@@ -31,8 +30,11 @@ class RoundOps:
         mode = ins.mod & 7
         use_imm5 = bool(ins.mod & 8)
         if use_imm5 and mode not in (4, 5):
-            raise UndefinedBehaviour(f"SFP_STOCH_RND Mod1={ins.mod}: bit 3 (UseImm5) is only "
-                                     "documented for the INT32_TO_(U)INT8 modes")
+            self.cop.undefined(f"SFPSTOCHRND Mod1={ins.mod}",
+                               f"Mod1={ins.mod}: bit 3 (UseImm5) is only documented for the INT32_TO_(U)INT8 modes "
+                               "(SFPSTOCHRND_FloatFloat.md / _FloatInt.md: undefined, their Mod1 is a u3); ttemu "
+                               "ignores bit 3")
+            use_imm5 = False
         en = self.gate(ins) & self.lane_enabled()
         rnd = self._prng_bits(ins, en)
         c = self.lreg[ins.vc]

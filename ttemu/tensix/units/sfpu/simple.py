@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ....errors import UndefinedBehaviour
 from .fp import clz32, sign_mag_key
 from .insn import sext
 from .state import (COL, DISABLE_BACKDOOR_LOAD, ENABLE_DEST_INDEX, EXCHANGE_SRCB_SRCC, LANES, STACK_DEPTH,
@@ -234,7 +233,10 @@ class SimpleOps:
         gets_min = {1: 0xFFFFFFFF, 2: 0x0000FFFF, 3: 0x00FF00FF, 4: 0xFF0000FF, 5: 0x000000FF,
                     6: 0x0000FF00, 7: 0x00FF0000, 8: 0xFF000000}
         if mod != 0 and mod not in gets_min:
-            raise UndefinedBehaviour(f"SFPSWAP Mod1={mod}: not a documented mode (VDGetsMin undefined)")
+            self.cop.undefined(f"SFPSWAP Mod1={mod}",
+                               f"Mod1={mod} is not a documented mode (SFPSWAP.md: VDGetsMin undefined); ttemu "
+                               "uses VDGetsMin = 0, VD gets the maximum in every lane (ttsim's Mod1 9)")
+            gets_min[mod] = 0
         vc, vd = ins.vc, ins.vd
         en = self.gate(ins) & self.lane_enabled()
         cval = self.lreg[vc].copy()
@@ -278,7 +280,7 @@ class SimpleOps:
         """(Top.LaneFlags, Top.UseLaneFlagsForLaneEnable) per lane, given the values the
         page uses for an empty stack."""
         n = self.stack_size
-        idx = np.maximum(n - 1, 0)
+        idx = (n - 1) & (STACK_DEPTH - 1)  # the counter is four bits, the slots eight (seed 004)
         empty = n == 0
         top_f = np.where(empty, empty_flags, self.stack_flags[idx, LANES])
         top_u = np.where(empty, empty_use, self.stack_use[idx, LANES])
@@ -324,12 +326,15 @@ class SimpleOps:
         (8-entry) stack is undefined."""
         g = self.gate(ins)
         if np.any(g & (self.stack_size >= STACK_DEPTH)):
-            raise UndefinedBehaviour("SFPPUSHC: flag stack already holds 8 entries")
+            self.cop.undefined("SFPPUSHC full",
+                               "the flag stack already holds 8 entries (SFPPUSHC.md: undefined); ttemu does what "
+                               "seed 004 describes: the push overwrites an earlier entry (slot size & 7) and the "
+                               "4-bit size counter counts on, wrapping at 16")
         lanes = LANES[g]
-        pos = self.stack_size[g]
+        pos = self.stack_size[g] & (STACK_DEPTH - 1)
         self.stack_flags[pos, lanes] = self.flags[g]
         self.stack_use[pos, lanes] = self.use_flags[g]
-        self.stack_size[g] += 1
+        self.stack_size[g] = (self.stack_size[g] + 1) & 15
 
     def x_SFPPOPC(self, ins):
         """SFPPOPC.md: Mod1 0 pops into LaneFlags / UseLaneFlagsForLaneEnable (undefined on
@@ -341,9 +346,15 @@ class SimpleOps:
         top_f, top_u = self._top(False, False)
         n = self.stack_size
         if mod == 0:
-            if np.any(g & (n == 0)):
-                raise UndefinedBehaviour("SFPPOPC Mod1=0: flag stack is empty")
-            self.stack_size = np.where(g, n - 1, n)
+            empty = g & (n == 0)
+            if np.any(empty):
+                self.cop.undefined("SFPPOPC empty",
+                                   "Mod1=0 with an empty flag stack (SFPPOPC.md: undefined); ttemu does what seed "
+                                   "004 describes: the 4-bit size counter underflows to 15 and all lanes are "
+                                   "active (LaneFlags and UseLaneFlagsForLaneEnable true)")
+                top_f = top_f | empty
+                top_u = top_u | empty
+            self.stack_size = np.where(g, (n - 1) & 15, n)
             self.use_flags = np.where(g, top_u, self.use_flags)
             self.flags = np.where(g, top_f, self.flags)
             return

@@ -1,0 +1,29 @@
+/* shiftxa, math (TRISC1 -> T1): per tile, take a free Dst half (16-bit Dst), shift
+ * face 0 of SrcA (rows 0..15) right by one lane with SHIFTXA (SHIFTXA.md: lane 0
+ * becomes zero), then MOVA2D the 64 SrcA rows into the half, give SrcA back, post the
+ * half. SHIFTXA's input rows are those of the last FPU instruction's SrcA row
+ * ("HardwareBug() & 0x30"), so a MOVA2D from SrcA row 0 (into the half's first rows,
+ * which the copy then overwrites) comes first. A kernel of its own because ttsim does
+ * not implement SHIFTXA (tests/test_kernels_ttsim.py pins its refusal); ttemu is
+ * checked against numpy. */
+#include "llk_math.h"
+#include "llk_params.h"
+
+#define SHIFTXA_RIGHT 2u
+
+int main(void)
+{
+    uint32_t tiles = LLK_PARAMS_PTR->tiles;
+
+    llk_math_init();
+    llk_math_copy_init();
+    for (uint32_t i = 0; i < tiles; ++i) {
+        llk_math_dst_acquire(i & 1u, 0);
+        tte_push(TTE_MOVA2D(0, 0, LLK_AM_KEEP, LLK_MOVA2D_8ROWS, 0));
+        tte_push(TTE_SHIFTXA(0, SHIFTXA_RIGHT));
+        llk_math_copy_tile();
+        llk_math_dst_release();
+    }
+    llk_done(LLK_MAILBOX_MATH);
+    return 0;
+}
