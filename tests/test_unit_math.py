@@ -123,8 +123,9 @@ def test_mvmul_bf16_dst_16bit():
     assert not cop.dst.bits[:16].any() and not cop.dst.bits[24:].any()
 
 
-def test_bf16_dst_rounds_to_nearest_even():
-    """RoundToBF16 is not spelt out by the pages; we round to nearest, ties to even."""
+def test_bf16_dst_rounds_half_up():
+    """RoundToBF16 is not spelt out by the pages; the datapath rounds to nearest, ties
+    away from zero (fpu_datapath.py, bit-identical to ttsim on tt-llk's kernels)."""
     tile, issue, cop = setup(FMT_BF16, fp32=False)
     a = np.zeros((16, 16), np.float32)
     a[0, :] = 2.0 ** -8
@@ -140,18 +141,19 @@ def test_bf16_dst_rounds_to_nearest_even():
     mvmul(issue)
     got = dst_bf16(cop, 0, 8)[:, 0]
     ulp = 2.0 ** -7  # BF16 in [1, 2)
-    expect = [1.0,             # 1 + 0.5 ulp: tie -> even (mantissa 0)
-              1.0 + 2 * ulp,   # 1 + 1.5 ulp: tie -> even (2)
-              1.0 + 2 * ulp,   # 1 + 2.5 ulp: tie -> even (2)
-              1.0 + 4 * ulp,   # 1 + 3.5 ulp: tie -> even (4)
+    expect = [1.0 + ulp,       # 1 + 0.5 ulp: tie -> up (1)
+              1.0 + 2 * ulp,   # 1 + 1.5 ulp: tie -> up (2)
+              1.0 + 3 * ulp,   # 1 + 2.5 ulp: tie -> up (3)
+              1.0 + 4 * ulp,   # 1 + 3.5 ulp: tie -> up (4)
               1.0 + ulp,       # 1 + 0.75 ulp: nearest (1)
               1.0 + 2 * ulp,   # 1 + 1.75 ulp: nearest (2)
               1.0 + ulp, 1.0 + ulp]
     np.testing.assert_array_equal(got, np.array(expect, np.float32))
 
 
-def test_fp32_dst_rounds_once_to_nearest_even():
-    """FP32 Dst: (d + sum) rounded once. 2**24 + 1 (a tie) rounds to 2**24; + 3 to +4."""
+def test_fp32_dst_rounds_half_up():
+    """FP32 Dst: the sum is aligned to Dst's exponent rounding half up (fpu_datapath.py,
+    as ttsim): 2**24 + 1 (a tie) becomes 2**24 + 2; + 3 becomes + 4."""
     tile, issue, cop = setup(FMT_BF16, fp32=True)
     a = np.zeros((16, 16), np.float32)
     a[0, 0] = 1.0
@@ -163,7 +165,27 @@ def test_fp32_dst_rounds_once_to_nearest_even():
     put_src(cop, "B", 0, src_bf16(b))
     put_dst_fp32(cop, 0, np.full((8, 16), 2.0 ** 24, np.float32))
     mvmul(issue)
-    assert dst_fp32(cop, 0, 2)[:, 0].tolist() == [2.0 ** 24, 2.0 ** 24 + 4]
+    assert dst_fp32(cop, 0, 2)[:, 0].tolist() == [2.0 ** 24 + 2, 2.0 ** 24 + 4]
+
+
+def test_mvmul_aligns_products_per_group_of_eight():
+    """The datapath sums a dot product's 16 products in two groups of 8, each aligned to
+    its largest product at product precision (fpu_datapath.py, as ttsim): seven products
+    2**-12 below a 1.0 in the same group vanish; in the other group they survive."""
+    tile, issue, cop = setup(FMT_BF16, fp32=True)
+    a = np.zeros((16, 16), np.float32)
+    a[0, 0] = 1.0
+    a[1:8, 0] = 2.0 ** -12   # column 0: small terms in group 0, with the 1.0
+    a[0, 1] = 1.0
+    a[8:15, 1] = 2.0 ** -12  # column 1: small terms in group 1
+    b = np.zeros((8, 16), np.float32)
+    b[0, :] = 1.0
+    put_src(cop, "A", 0, src_bf16(a))
+    put_src(cop, "B", 0, src_bf16(b))
+    put_dst_fp32(cop, 0, np.zeros((8, 16), np.float32))
+    mvmul(issue)
+    got = dst_fp32(cop, 0, 1)[0, :2].tolist()
+    assert got == [1.0, 1.0 + 7 * 2.0 ** -12]
 
 
 # ---------------------------------------------------------------------------------------

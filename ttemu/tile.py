@@ -52,8 +52,9 @@ class Tile:
         self.progress = None  # called between scheduler rounds (a display; see cmd/progress.py)
         self.last_stall: str | None = None  # set by a device refusing an access ("{pc}" placeholder)
         self.diagnostics = Diagnostics()
-        #: with ``record``: what the host did, in order: ("write", addr, bytes, core, staged) and
-        #: ("release", soft-reset value) entries (an oracle plan replays them; ttemu.cmd.oracle)
+        #: with ``record``: what the host did, in order: ("write", addr, bytes, core, staged),
+        #: ("release", soft-reset value) and ("run", [(addr, value) until words]) entries (an
+        #: oracle plan replays them; ttemu.cmd.oracle)
         self.host_log: list | None = [] if record else None
         self.specs = {c.name: c for c in a.cores}
         self.harts: dict[str, Hart] = {}
@@ -507,6 +508,8 @@ class Tile:
     def run(self, *, max_steps=None, until=(), idle_steps=None):
         from .run import run
 
+        if self.host_log is not None:
+            self.host_log.append(("run", [tuple(u)[:2] for u in until]))
         return run(self, max_steps=max_steps, until=until, idle_steps=idle_steps)
 
 

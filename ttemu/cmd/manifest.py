@@ -60,6 +60,8 @@ class Manifest:
     seed: int = 0
     inputs: list = field(default_factory=list)
     writes: list = field(default_factory=list)  # (addr or symbol, value, core)
+    #: host writes made after release, once a word holds: ((cond addr, cond value), addr, value, core)
+    later: list = field(default_factory=list)
     until: list = field(default_factory=list)  # (addr or symbol, value, core)
     expects: list = field(default_factory=list)
     dump_l1: list = field(default_factory=list)
@@ -206,14 +208,20 @@ def load(path: str, seed_override: int | None = None) -> Manifest:
         addr = _int(spec.get("addr"), path, f"{what}.addr")
         core = spec.get("core")
         words = spec["values"] if "values" in spec else [spec.get("value")]
+        when = spec.get("when")
+        if when is not None:
+            if not isinstance(when, dict) or set(when) != {"addr", "value"}:
+                raise BadInput(_where(path, f"{what}.when: a table {{addr = ..., value = ...}}"))
+            when = (_int(when["addr"], path, f"{what}.when.addr"), _int(when["value"], path, f"{what}.when.value"))
         for i, v in enumerate(words):
             v = _int(v, path, f"{what}.value")
-            if isinstance(addr, str):
-                if i:
-                    raise BadInput(_where(path, f"{what}: several values need a numeric addr"))
-                m.writes.append((addr, v, core))
+            if isinstance(addr, str) and i:
+                raise BadInput(_where(path, f"{what}: several values need a numeric addr"))
+            a = addr if isinstance(addr, str) else addr + 4 * i
+            if when is None:
+                m.writes.append((a, v, core))
             else:
-                m.writes.append((addr + 4 * i, v, core))
+                m.later.append((when, a, v, core))
     for k, spec in enumerate(doc.get("until", [])):
         m.until.append((_int(spec.get("addr"), path, f"until[{k}].addr"),
                         _int(spec.get("value"), path, f"until[{k}].value"), spec.get("core")))

@@ -148,7 +148,7 @@ class Session:
 
             progress = tile.progress = Progress(sys.stderr)
         try:
-            result = tile.run(max_steps=max_steps, until=until, idle_steps=idle_steps)
+            result = self._run_phases(tile, max_steps, until, idle_steps)
         except TtemuError as e:
             if o.as_json and o.summary:
                 json.dump({"outcome": "error", "exit_code": e.exit_code, "category": e.category,
@@ -187,6 +187,29 @@ class Session:
         for line in tile.diagnostics.lines():
             sys.stderr.write(f"ttemu: {line}\n")
         return exit_code
+
+    def _run_phases(self, tile, max_steps, until, idle_steps):
+        """Run to the done condition; a manifest's ``when`` writes are made by the host
+        in order, each once its word holds (a handshake with firmware that clears its
+        mailboxes at start-up). A phase that ends otherwise ends the run."""
+        for when, group in self._later_phases(tile):
+            res = tile.run(max_steps=max_steps, until=[when], idle_steps=idle_steps)
+            if res.outcome != "until":
+                return res
+            for addr, value, core in group:
+                tile.write_u32(addr, value, core)
+        return tile.run(max_steps=max_steps, until=until, idle_steps=idle_steps)
+
+    def _later_phases(self, tile):
+        phases = []
+        for (caddr, cvalue), addr, value, core in (self.manifest.later if self.manifest else []):
+            cond = (tile.symbol(caddr) if isinstance(caddr, str) else caddr, cvalue, None)
+            write = (tile.symbol(addr) if isinstance(addr, str) else addr, value, core)
+            if phases and phases[-1][0] == cond:
+                phases[-1][1].append(write)
+            else:
+                phases.append((cond, [write]))
+        return phases
 
     # -- the oracle ---------------------------------------------------------------------
     def _oracle(self, tile, result, dumped, expects, until):

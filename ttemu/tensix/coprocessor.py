@@ -170,8 +170,13 @@ class Coprocessor:
 
     # -- running ---------------------------------------------------------------------------
     def kick(self) -> bool:
-        """Pump every thread until none moves. Re-entrant calls (a semaphore write from
-        inside a pump) just ask the outer loop for another pass."""
+        """Pump every thread until none moves, one instruction per thread per pass: the
+        three threads issue side by side, as on hardware, so one thread's instruction
+        stream cannot overtake a handshake another thread has queued (tt-llk's
+        datacopy hands SrcB over with two UNPACR_NOPs after its UNPACR to SrcA; the
+        math thread's SETRWC that releases SrcB must not run ahead of them).
+        Re-entrant calls (a semaphore write from inside a pump) just ask the outer loop
+        for another pass."""
         if self._pumping:
             self._again = True
             return False
@@ -184,7 +189,7 @@ class Coprocessor:
                 start = self.prefer_after_release or 0
                 self.prefer_after_release = None
                 for k in range(3):
-                    if self.threads[(start + k) % 3].pump():
+                    if self.threads[(start + k) % 3].pump(1):
                         moved = True
                 moved_any |= moved
                 if not moved and not self._again:

@@ -27,6 +27,8 @@ class Plan:
     clocks_when_no_until: int = 0  # run exactly this many clocks when ``until`` is empty
     poll_clocks: int = 1000
     reads: list = field(default_factory=list)  # [(addr, length)] read back after the run
+    #: host writes made after release: [[(addr, u32) words that must hold first], [(addr, bytes)]]
+    phases: list = field(default_factory=list)
 
     def bound_clocks(self, core_steps: int) -> None:
         """``core_steps``: the most instructions any core retired in ttemu's run. Each
@@ -39,6 +41,8 @@ class Plan:
     def to_json(self) -> dict:
         d = dict(self.__dict__)
         d["writes"] = [[a, base64.b64encode(b).decode()] for a, b in self.writes]
+        d["phases"] = [[[list(u) for u in cond], [[a, base64.b64encode(b).decode()] for a, b in ws]]
+                       for cond, ws in self.phases]
         return d
 
     @classmethod
@@ -47,6 +51,8 @@ class Plan:
         d["writes"] = [(a, base64.b64decode(b)) for a, b in d["writes"]]
         d["until"] = [tuple(u) for u in d["until"]]
         d["reads"] = [tuple(r) for r in d["reads"]]
+        d["phases"] = [([tuple(u) for u in cond], [(a, base64.b64decode(b)) for a, b in ws])
+                       for cond, ws in d.get("phases", [])]
         return cls(**d)
 
 
@@ -59,16 +65,32 @@ def _is_local(tile, addr):
 
 def plan_from_tile(tile, *, until=(), reads=()) -> Plan:
     """The plan of a tile built with ``record=True``: the host writes made before its
-    first release, and the soft-reset value that release wrote. ``until``:
+    first release, and the soft-reset value that release wrote; host writes made after
+    the release become phases, each made once the ``until`` words of the run before it
+    hold (the host's half of a mailbox handshake). ``until``:
     [(addr, value, core)]; ``reads``: [(addr, length, core)]. Bound ttsim's clocks
     with :meth:`Plan.bound_clocks` once ttemu's run is known."""
     if tile.host_log is None:
         raise ValueError("the tile did not record its host writes (Tile(..., record=True))")
-    writes, release = [], None
+    writes, release, phases, cond = [], None, [], []
     for entry in tile.host_log:
+        if release is not None:  # after the release: runs and the writes between them
+            if entry[0] == "run":
+                cond = [(a, v & 0xFFFFFFFF) for a, v in entry[1]]
+            elif entry[0] == "write":
+                _, addr, data, core, _ = entry
+                if _is_local(tile, addr):
+                    raise OracleUnable(f"ttsim cannot be given the host write to core-local 0x{addr:08x}")
+                if phases and phases[-1][0] is cond:
+                    phases[-1][1].append((addr, data))
+                else:
+                    phases.append((cond, [(addr, data)]))
+            continue
         if entry[0] == "release":
             release = entry[1]
-            break
+            continue
+        if entry[0] != "write":
+            continue
         _, addr, data, core, staged = entry
         if _is_local(tile, addr):
             if staged:
@@ -90,4 +112,5 @@ def plan_from_tile(tile, *, until=(), reads=()) -> Plan:
         release_soft_reset=release,
         until=[(a, v & 0xFFFFFFFF) for a, v, _ in until],
         reads=[(a, n) for a, n, _ in reads],
+        phases=phases,
     )

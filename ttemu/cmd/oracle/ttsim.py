@@ -120,8 +120,20 @@ def execute(lib_path: str, plan: Plan) -> TtsimResult:
     chip.write_u32(SOFT_RESET, plan.release_soft_reset)
     clocks = 0
 
+    def holds(words):
+        return all(chip.read_u32(a) == v for a, v in words)
+
     def done():
-        return all(chip.read_u32(a) == v for a, v in plan.until)
+        return holds(plan.until)
+
+    for cond, writes in plan.phases:
+        while not holds(cond) and clocks < plan.clock_limit:
+            chip.clock(plan.poll_clocks)
+            clocks += plan.poll_clocks
+        if not holds(cond):
+            return TtsimResult(False, clocks, [], time.perf_counter() - t0)
+        for addr, data in writes:
+            chip.write(addr, data)
 
     if plan.until:
         while not done() and clocks < plan.clock_limit:

@@ -116,9 +116,10 @@ class TensixThread:
                     continue
             return item
 
-    def pump(self) -> bool:
+    def pump(self, limit: int | None = None) -> bool:
         """Move instructions through the gate into the backend until the gate holds
-        one or the input runs dry. Returns True if anything moved."""
+        one, the input runs dry or ``limit`` instructions issued. Returns True if
+        anything moved."""
         if (self.held is None and not self.fifo and not self.mid and self.mop.active is None
                 and not self.replay.play_left):
             return False
@@ -126,7 +127,7 @@ class TensixThread:
         dispatch = cop.dispatch
         gate = self.gate
         moved = False
-        while True:
+        while limit is None or limit > 0:
             item = self.held
             if item is None:
                 item = self._next()
@@ -175,6 +176,9 @@ class TensixThread:
             for t in cop.threads:  # cop.after_issue(): latched waits may be met now
                 if t.gate.opcode is not None:
                     t.gate.refresh(cop, t.index)
+            if limit is not None:
+                limit -= 1
+        return moved
 
     def _hold(self, item, reason):
         if self.held is None:

@@ -15,16 +15,15 @@ fusing and precision may differ; denormals flush to zero; NaN/Inf are not IEEE):
   or the next five bits (phase odd, the last TF32/FP16 bit is never used); SrcB gives
   ``1.mmmmmm`` (phase 0/1) or the remaining four bits (phase 2/3). Every partial
   product (<= 5 x 7 significant bits) is exact.
-* Sums are carried in float64, in a fixed order (``einsum``, no BLAS): exact unless
-  the products of one dot product span more than ~40 binary orders of magnitude. The
-  result plus the old Dst value is rounded ONCE to the Dst format, round to nearest
-  even. Results below the smallest normal become +0 (the FPU never writes -0 or
-  denormals; for FP32 the rounding is IEEE's, with gradual underflow, before that
-  flush); FP32/BF16 results of 2**128 and above become sign|exp 255|mantissa 0, FP16
-  results beyond the largest value saturate to exp 31 / mantissa 1023
-  (FloatBitPatterns.md, notes (†) and (‡)). This is "higher precision" than the fp32
-  sequential sum of the functional model, which the pages allow; RoundToBF16 /
-  RoundToFP16 are not defined by the pages, round to nearest even is our choice.
+* Floating-point MVMUL / GAPOOL / DOTPV / ELWADD / ELWSUB / ELWMUL (fidelity phase 0
+  for the adds) go through the datapath of ``fpu_datapath.py``: products of one phase
+  summed in groups of 8 aligned to their largest exponent, aligned again with the old
+  Dst value, rounded half up to the Dst format (16-bit Dst: 10 mantissa bits before
+  the add). The pages leave this open ("a rough guide ... precision could be either
+  lower or higher"); ttsim pins it down, and tt-llk's kernels come out bit-identical
+  to ttsim with it (scripts/llk_corpus.py). Results below the smallest normal become
+  +0. The float64 path below remains for ELWADD/ELWSUB in a non-zero fidelity phase
+  (divided by 32 / 128 as the page says) and the helpers other instructions share.
 * Integer "8" x integer "8" -> integer "32" is exact with the documented magnitude
   masks per phase and saturation at +-(2**31-1).
 
@@ -44,6 +43,7 @@ from ...errors import Unimplemented
 from ..formats import layout as L
 from ..regs.dst import adj_rows
 from . import Unit, Wait, op
+from . import fpu_datapath as fpu
 
 #: Instructions of this unit not implemented (each stops a run as unimplemented).
 #: The legacy instructions have no page with a functional model (MatrixUnit.md,
@@ -532,6 +532,19 @@ class MatrixUnit(Unit):
         for k in range(nrows):  # broadcast rows (MVMUL BroadcastSrcBRow): 4 separate rows
             self._accumulate(rows_start + step * k, 1, 1, result[k:k + 1], style, use32, add_dst)
 
+    def _through_datapath(self, row, nrows, style, use32, compute):
+        """Dst[row..row+nrows) = compute(Dst as FP32-layout bits), through the bit-exact
+        datapath (fpu_datapath.py) in the Dst format of ``style`` / ``use32``."""
+        if use32:
+            self._write_ieee32(row, compute(self._read_ieee32(row, nrows)).astype(U32))
+        elif style == FP16:
+            h = L.dst16_to_fp16(self._read16(row, nrows)).astype(np.int64)
+            out = compute(((h & 0x8000) << 16) | ((h & 0x7FFF) << 13))
+            self._write16(row, L.dst16_from_fp16((((out >> 16) & 0x8000) | ((out & 0x0FFFE000) >> 13)).astype(U32)))
+        else:
+            out = compute(_UNSHUF_BF16[self._read16(row, nrows)])
+            self._write16(row, _SHUF_BF16[(out >> 16) & 0xFFFF])
+
     def _accumulate_int(self, row, result, add_dst=True):
         """Dst32b[row..] = Saturate(Dst + result) for integer "32" (ELWMUL.md): sign-
         magnitude, saturating at +-(2**31-1)."""
@@ -581,13 +594,17 @@ class MatrixUnit(Unit):
             else:
                 self._accumulate_int(dst_row, prod)
         else:
-            av = _phase_table(style, "A", phase & 1)[a]
-            bv = _phase_table(style, "B", phase >> 1)[b]
-            prod = np.einsum("ik,kj->ij", bv, av)  # fixed summation order (no BLAS)
+            fp16, exp8 = style == FP16, style != FP16
+            ao = fpu.operands(a, fp16, style == BF16)
+            bo = fpu.operands(b, fp16, style == BF16)
+
+            def mv(d):
+                return fpu.mvmul(ao, bo, d, use32, phase, exp8)
             if broadcast:
-                self._accumulate(dst_row, 4, 2, np.repeat(prod, 4, axis=0), style, use32)
+                for k in range(4):
+                    self._through_datapath(dst_row + 2 * k, 1, style, use32, mv)
             else:
-                self._accumulate(dst_row, nrows, 1, prod, style, use32)
+                self._through_datapath(dst_row, nrows, style, use32, mv)
         self._flip(ti, clear_dvalid)
         cop.rwcs.apply_addr_mod(ti, addr_mode)
         return None
@@ -653,6 +670,17 @@ class MatrixUnit(Unit):
             else:
                 r = _src_int8(a) - _src_int8(b)
             self._accumulate_int(dst_row, r, add_dst)
+        elif kind == "mul" or not phase:
+            fp16, exp8 = style == FP16, style != FP16
+            ao = fpu.operands(a, fp16, style == BF16)
+            bo = fpu.operands(b, fp16, style == BF16)
+            if kind == "mul":
+                def op(d):
+                    return fpu.elwmul(ao, bo, d, use32, phase, exp8)
+            else:
+                def op(d):
+                    return fpu.elwadd(ao, bo, d, use32, add_dst, exp8, subtract=kind == "sub")
+            self._through_datapath(dst_row, 8, style, use32, op)
         else:
             if kind == "mul":
                 r = _phase_table(style, "A", phase & 1)[a] * _phase_table(style, "B", phase >> 1)[b]

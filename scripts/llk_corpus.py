@@ -1,0 +1,729 @@
+#!/usr/bin/env python3
+"""tt-llk's own test kernels as a corpus: build them here with the stock RISC-V cross
+compiler and compare ttemu with ttsim (and a numpy golden) on each.
+
+    python scripts/llk_corpus.py                      # every variant, table on stdout
+    python scripts/llk_corpus.py -k matmul_test       # kernels whose name contains a word
+    python scripts/llk_corpus.py --ci                 # the variants CI runs
+    python scripts/llk_corpus.py --markdown           # the table as Markdown (README)
+    python scripts/llk_corpus.py --keep DIR           # build and manifests under DIR
+
+At run time, nothing is committed from tt-llk: the script
+
+1. extracts tt-llk and tt-metal ``hw/`` from ``../shared/third_party/`` into a
+   temporary directory;
+2. applies :data:`ADAPTATIONS` (substitutions in that copy) and writes :data:`SHIMS`
+   (three small headers of our own) for Debian's ``riscv64-unknown-elf-g++`` 12 with
+   picolibc and ``libstdc++-12-dev-riscv64-cross``, in place of Tenstorrent's SFPI
+   compiler;
+3. writes each variant's ``build.h`` the way tt-llk's python harness does
+   (``tests/python_tests/helpers/test_config.py``: template constants, the
+   ``FormatConfig``/``RuntimeParams`` structs, runtime formats) and the matching
+   runtime-argument words for L1 0x20000;
+4. compiles ``brisc.elf`` (tests/helpers/src/brisc.cpp) once and the three TRISC ELFs
+   per variant with the harness's flags (``-mcpu=tt-wh*`` becomes ``-march=rv32im``;
+   ``-ftt-*`` and ``-mno-tt-fix-whbhebreak`` are dropped; ``-DTT_METAL_TTSIM`` as the
+   harness passes for a simulator target);
+5. writes a manifest per variant (inputs at the harness's stimulus addresses, the
+   runtime arguments, the TRISC start PCs at 0x16DFF0, the BRISC command handshake as a
+   ``when`` write, the three mailboxes as the done condition, the result as an
+   ``[[expect]]`` with a numpy reference) and runs it with ``ttemu run --oracle``.
+
+Exit status: 0 when every variant that was built matches ttsim where ttsim
+completed, 1 otherwise, 2 when the shared sources or the compiler are missing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import concurrent.futures
+import hashlib
+import io
+import json
+import os
+import pathlib
+import re
+import shutil
+import struct
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+from dataclasses import dataclass, field
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+SHARED = pathlib.Path(os.environ.get("TTEMU_SHARED", ROOT.parent / "shared"))
+TARBALLS = ("tt-llk-from-ttnn-0.81.1.tar.gz", "tt-metal-hw-from-ttnn-0.81.1.tar.gz")
+CXX = "riscv64-unknown-elf-g++"
+PICOLIBC = pathlib.Path("/usr/lib/picolibc/riscv64-unknown-elf")
+LIBSTDCXX = pathlib.Path("/usr/riscv64-linux-gnu/include/c++/12")
+
+# -- build-time adaptations -----------------------------------------------------------------
+
+#: (file in the extracted tree, text, replacement, why). Each must match exactly once.
+ADAPTATIONS = [
+    ("tt-llk/tt_llk_wormhole_b0/common/inc/ckernel_ops.h",
+     "#if __riscv_xtttensixwh || (__clang__",
+     "#if __riscv_xtttensixwh || defined(COMPILE_FOR_TRISC) || (__clang__",
+     "TRISC code takes the Tensix branch (TTI_ as an instruction word, TT_ as a store to "
+     "instrn_buffer) although the stock compiler does not define __riscv_xtttensixwh"),
+    ("tt-llk/tt_llk_wormhole_b0/common/inc/ckernel_ops.h",
+     '".ttinsn %0" ::"n"(unsigned(ENCODING))',
+     '".4byte %0" ::"n"(unsigned((((ENCODING) >> 30) & 3) | (((ENCODING) & 0x3fffffff) << 2)))',
+     "stock binutils has no .ttinsn: the header's own BRISC form, the word rotated left by 2"),
+]
+
+#: headers of our own, first on the system include path
+SHIMS = {
+    # picolibc has no features.h macro that libstdc++'s riscv64-linux-gnu config asks for
+    "features.h": "#pragma once\n#define __GLIBC_PREREQ(maj, min) 0\n",
+    # tt-llk includes the SFPI compiler's header from non-SFPU code that uses none of it
+    "sfpi.h": "#pragma once\n/* empty: non-SFPU kernels include sfpi.h but use none of it */\n",
+    # the SFPI compiler's replay-buffer helpers, as REPLAY instruction words (REPLAY.md:
+    # Index bits 14+, Count bits 4+, Exec bit 1, Load bit 0) pushed like a TT_ store
+    "lltt.h": """#pragma once
+#include <cstdint>
+extern volatile std::uint32_t __instrn_buffer[];
+namespace lltt {
+enum ExecBool : bool { NoExec, Exec };
+constexpr std::uint32_t replay_insn(unsigned start, unsigned length)
+{ return (0x04u << 24) | (start << 14) | (length << 4); }
+inline void push_(std::uint32_t w) { asm volatile("sw %0, 0(%1)" ::"r"(w), "r"(__instrn_buffer) : "memory"); }
+template <ExecBool E = NoExec> inline void record(unsigned start, unsigned length)
+{ push_(replay_insn(start, length) | (unsigned(E) << 1) | 1u); }
+inline void replay(unsigned start, unsigned length) { push_(replay_insn(start, length)); }
+}
+""",
+}
+
+#: the harness's compile options (test_config.py) for the stock compiler
+OPTIONS_ALL = ["-O3", "-std=c++17", "-ffast-math", "-fno-finite-math-only", "-fsigned-zeros",
+               "-fno-associative-math", "-fno-exceptions", "-fno-rtti", "-fno-use-cxa-atexit"]
+OPTIONS_LINK = ["-nostdlib", "-nostartfiles", "-Wl,-z,max-page-size=16", "-Wl,-z,common-page-size=16"]
+WARNINGS = ["-Wall", "-Werror", "-Wno-error=deprecated-declarations", "-Wunused-parameter",
+            "-Wfloat-equal", "-Wpointer-arith", "-Wnull-dereference", "-Wredundant-decls",
+            "-Wuninitialized", "-Wmaybe-uninitialized",
+            "-Wno-attributes"]  # rvtt_l1_ptr / rvtt_reg_ptr are SFPI-compiler attributes
+#: picolibc's rv32 uint32_t is ``long unsigned int``; tt-llk is written for the SFPI
+#: toolchain's ``unsigned int`` (overloads and -Werror=sign-compare depend on it)
+TYPE_FIXES = ["-U__INT32_TYPE__", "-D__INT32_TYPE__=int", "-U__UINT32_TYPE__", "-D__UINT32_TYPE__=unsigned int",
+              "-U__INT_LEAST32_TYPE__", "-D__INT_LEAST32_TYPE__=int", "-U__UINT_LEAST32_TYPE__",
+              "-D__UINT_LEAST32_TYPE__=unsigned int"]
+DEFINES = ["-DTENSIX_FIRMWARE", "-DENV_LLK_INFRA", "-DKERNEL_BUILD", "-DENABLE_LLK_ASSERT", "-DARCH_WORMHOLE",
+           "-DLLK_BOOT_MODE_BRISC", "-DTT_METAL_TTSIM", "-DLLK_PERF_L1_MUX_GROUP=0"]
+INCLUDES = ["../tt_llk_wormhole_b0/llk_lib", "../tt_llk_wormhole_b0/llk_lib/hal", "../tt_llk_wormhole_b0/common/inc",
+            "../tt_llk_wormhole_b0/common/inc/sfpu", "../common", "../tools/include", "../../hw/inc",
+            "firmware/riscv/common", "helpers/include", "../../hostdevcommon/api",
+            "../../hw/inc/internal/tt-1xx/wormhole", "../../hw/inc/internal/tt-1xx/wormhole/wormhole_b0_defines",
+            "../../hw/ckernels/wormhole_b0/metal/llk_api", "../../hw/ckernels/wormhole_b0/metal/llk_api/llk_sfpu"]
+COMPONENTS = ("unpack", "math", "pack")
+
+# -- harness facts (tests/python_tests/helpers, tests/helpers) ---------------------------------
+
+RUNTIME_ARGS = 0x20000
+STIMULI = 0x21000  # StimuliConfig.STIMULI_L1_ADDRESS_PERF
+TRISC_START = 0x16DFF0  # boot.h TRISC_START_BASE
+MAILBOXES = 0x1FFB8  # unpack, math, pack; +12/+16 command slots, +20 counter
+BOOT_READY = 0xB001CAFE  # brisc.cpp BRISC_BOOT_READY_SENTINEL
+UPDATE_START_ADDR_CACHE_AND_START = 3
+KERNEL_COMPLETE = 0xFF
+
+
+@dataclass(frozen=True)
+class Fmt:
+    name: str  # tt-llk DataFormat
+    enum: int  # WORMHOLE_DATA_FORMAT_ENUM_VALUES
+    tile_bytes: int  # format_tile_sizes
+    manifest: str | None  # ttemu's name (None: register-only)
+    exp_b: bool
+    size16: int  # TILE_SIZES (16-byte units) as the harness passes them
+
+    @property
+    def is32(self):
+        return self.name in ("Float32", "Int32", "Tf32")
+
+
+F = {f.name: f for f in [
+    Fmt("Float32", 0, 4096, "fp32", True, 256),
+    Fmt("Float16", 1, 2048, "fp16", False, 128),
+    Fmt("Tf32", 4, 3072, None, True, 128),
+    Fmt("Float16_b", 5, 2048, "bf16", True, 128),
+    Fmt("Bfp8_b", 6, 1088, "bfp8_b", True, 68),
+    Fmt("Int32", 8, 4096, "int32", False, 128),
+]}
+
+
+@dataclass
+class Formats:
+    """tt-llk's FormatConfig, from data_format_inference.infer_data_formats (the cases used here)."""
+    unpack_A_src: Fmt
+    unpack_B_src: Fmt
+    unpack_A_dst: Fmt
+    unpack_B_dst: Fmt
+    math: Fmt
+    pack_src: Fmt
+    pack_dst: Fmt
+
+    def words(self):
+        a, b = self.unpack_A_src, self.unpack_B_src
+        return [e.enum for e in (a, b, a, self.unpack_A_dst, self.unpack_B_dst, self.unpack_A_dst, self.math,
+                                 self.math, self.math, self.pack_src, self.pack_dst, self.pack_src, self.pack_dst)]
+
+
+def _unpack_out(inp: Fmt, out: Fmt, acc: bool, to_dest: bool) -> Fmt:
+    if inp.name == "Float32" and not to_dest:
+        return F["Tf32"] if acc else (F["Float16_b"] if out.exp_b else F["Float16"])
+    return inp
+
+
+def outlier(inp: Fmt, out: Fmt, acc: bool) -> bool:
+    """is_format_combination_outlier: an exponent-B input packed to Float16 needs a 32-bit Dst."""
+    return inp.exp_b and inp.name != "Float32" and out.name == "Float16" and not acc
+
+
+def infer_formats(inp: Fmt, out: Fmt, acc: bool, to_dest=False, inp_b: Fmt | None = None) -> Formats:
+    ua = _unpack_out(inp, out, acc, to_dest)
+    ub = ua if inp_b is None else _unpack_out(inp_b, out, acc, to_dest)
+    math = ua
+    if acc and out.name == "Float16":
+        pack = F["Float32"]
+    elif ua.name == "Float32" and not to_dest:
+        pack = out if (acc or out.exp_b and out.name != "Float32") else ua
+    elif ua.name == "Float16" and out.name == "Bfp8_b" and not acc:
+        pack = F["Bfp8_b"]  # harness: Bfp8 (not modelled here)
+    elif outlier(ua, out, acc):
+        pack = F["Float32"]
+    else:
+        pack = out if acc else ua
+    return Formats(inp, inp_b or inp, ua, ub, math, pack, out)
+
+
+# -- variants ----------------------------------------------------------------------------------
+
+#: the harness's parameter names and their C++ types (test_variant_parameters.py); a
+#: parameter the kernel reads as ``params.NAME`` goes in RuntimeParams, any other it
+#: names becomes a ``constexpr`` in build.h, as the test's python file would put it
+TYPES = {
+    **dict.fromkeys("FULL_RT_DIM FULL_CT_DIM BLOCK_CT_DIM BLOCK_RT_DIM LOOP_FACTOR TILE_CNT NUM_TILES_IN_BLOCK "
+                    "INPUT_NUM_TILES_IN_BLOCK OUTPUT_NUM_TILES_IN_BLOCK num_faces num_faces_A num_faces_B "
+                    "TEST_FACE_R_DIM TEST_FACE_C_DIM CT_DIM RT_DIM KT_DIM NUM_ROWS_TO_PACK in0_tile_r_dim "
+                    "in0_tile_c_dim in1_tile_r_dim in1_tile_c_dim NUM_GUARD_TILES TILE_DST_CT_OFFSET "
+                    "REDUCE_BLOCK_CT_DIM".split(), "std::uint32_t"),
+    **dict.fromkeys("DST_INDEX NUM_BLOCKS INPUT_NUM_BLOCKS OUTPUT_NUM_BLOCKS num_faces_r_dim_A num_faces_r_dim_B "
+                    "num_faces_c_dim_A num_faces_c_dim_B in0_face_r_dim in0_face_c_dim in1_face_r_dim "
+                    "in1_face_c_dim INPUT_TILE_CNT OUTPUT_TILE_CNT RELU_CONFIG SRCA_REUSE_COUNT THROTTLE_LEVEL".split(),
+                    "int"),
+    **dict.fromkeys("UNPACK_TRANSPOSE_FACES UNPACK_TRANSPOSE_WITHIN_FACE IS_REDUCE_TO_ONE PARTIAL_FACE_A "
+                    "PARTIAL_FACE_B PARTIAL_FACE_MATH PARTIAL_FACE_PACK NARROW_TILE MATH_TRANSPOSE_FACES "
+                    "ACC_TO_DEST tilize_en".split(), "bool"),
+}
+
+
+def default_params(shape, acc):
+    """Values for every parameter, from the input shape (rows, cols) and Dst width."""
+    rt, ct = shape[0] // 32, shape[1] // 32
+    tiles = rt * ct
+    nb, per = split_blocks(tiles, acc)
+    return dict(
+        FULL_RT_DIM=rt, FULL_CT_DIM=ct, BLOCK_CT_DIM=ct, BLOCK_RT_DIM=rt, LOOP_FACTOR=1, TILE_CNT=tiles,
+        NUM_BLOCKS=nb, INPUT_NUM_BLOCKS=nb, OUTPUT_NUM_BLOCKS=nb, NUM_TILES_IN_BLOCK=per,
+        INPUT_NUM_TILES_IN_BLOCK=per, OUTPUT_NUM_TILES_IN_BLOCK=per, num_faces=4, num_faces_A=4, num_faces_B=4,
+        num_faces_r_dim_A=2, num_faces_r_dim_B=2, num_faces_c_dim_A=2, num_faces_c_dim_B=2,
+        TEST_FACE_R_DIM=16, TEST_FACE_C_DIM=16, in0_face_r_dim=16, in0_face_c_dim=16, in1_face_r_dim=16,
+        in1_face_c_dim=16, in0_tile_r_dim=32, in0_tile_c_dim=32, in1_tile_r_dim=32, in1_tile_c_dim=32,
+        DST_INDEX=0, INPUT_TILE_CNT=tiles, OUTPUT_TILE_CNT=tiles, RELU_CONFIG=0, THROTTLE_LEVEL=0,
+        UNPACK_TRANSPOSE_FACES=False, UNPACK_TRANSPOSE_WITHIN_FACE=False, IS_REDUCE_TO_ONE=False,
+        PARTIAL_FACE_A=False, PARTIAL_FACE_B=False, PARTIAL_FACE_MATH=False, PARTIAL_FACE_PACK=False,
+        NARROW_TILE=False, MATH_TRANSPOSE_FACES=False, ACC_TO_DEST=False, tilize_en=False, TILE_DST_CT_OFFSET=0,
+        MATH_FIDELITY="ckernel::MathFidelity::LoFi", dest_sync="ckernel::DstSync::SyncHalf",
+        BROADCAST_TYPE="ckernel::BroadcastType::NONE",
+        REUSE_DEST_TYPE="ckernel::EltwiseBinaryReuseDestType::NONE", STOCHASTIC_RND="ckernel::StochRndType::None",
+        PERF_RUN_TYPE="PerfRunType::L1_TO_L1", RT_DIM=rt, KT_DIM=ct, CT_DIM=1, NUM_ROWS_TO_PACK=32,
+        SRCA_REUSE_COUNT=4, ELTWISE_BINARY_OP="ckernel::EltwiseBinaryType::ELWADD", REDUCE_DIM="ckernel::ReduceDim::REDUCE_ROW", POOL_TYPE="ckernel::PoolType::SUM",
+    )
+
+
+@dataclass
+class Variant:
+    kernel: str  # tests/sources/<kernel>.cpp
+    label: str  # formats and options, for the table
+    inp: Fmt
+    out: Fmt
+    acc: bool
+    a_shape: tuple
+    params: dict = field(default_factory=dict)  # overrides of default_params
+    b_shape: tuple | None = None  # None: same as A
+    res_tiles: int | None = None  # None: as many as A
+    inp_b: Fmt | None = None
+    to_dest: bool = False
+    reference: str | None = None  # numpy expression over a, b (None: ttsim only)
+    ref_shape: tuple | None = None
+    a_range: tuple = (-1.0, 1.0)
+    b_range: tuple = (-1.0, 1.0)
+    b_generate: str = "uniform"
+    atol: float | None = None
+    rtol: float | None = None
+    ci: bool = False
+    max_steps: int = 30_000_000
+
+    @property
+    def name(self):
+        return f"{self.kernel}-{self.label}"
+
+    def dest_acc(self):
+        return self.acc or outlier(self.inp, self.out, self.acc)
+
+    def formats(self):
+        return infer_formats(self.inp, self.out, self.dest_acc(), self.to_dest, self.inp_b)
+
+    def all_params(self):
+        p = default_params(self.a_shape, self.dest_acc())
+        p.update(self.params)
+        return p
+
+    # stimuli layout (StimuliConfig._calculate_tile_sizes)
+    @staticmethod
+    def tiles(shape):
+        return shape[0] // 32 * (shape[1] // 32)
+
+    def layout(self):
+        a_tiles = self.tiles(self.a_shape)
+        b_shape = self.b_shape or self.a_shape
+        b_fmt = self.inp_b or self.inp
+        b_tiles = self.tiles(b_shape)
+        buf_a = STIMULI
+        buf_b = buf_a + self.inp.tile_bytes * a_tiles
+        res = buf_b + b_fmt.tile_bytes * b_tiles
+        return dict(a=(buf_a, self.inp.tile_bytes, a_tiles), b=(buf_b, b_fmt.tile_bytes, b_tiles),
+                    res=(res, self.out.tile_bytes, self.res_tiles or a_tiles))
+
+    def split(self, source: str):
+        """-> (runtime names, template names) the kernel source uses, in a fixed order."""
+        runtime = set(re.findall(r"params\.(\w+)", source))
+        words = set(re.findall(r"\b\w+\b", source))
+        words -= set(re.findall(r"(?:int|uint32_t|auto|bool)\s+(\w+)\s*[=;({]", source))  # its own
+        words -= set(re.findall(r"constexpr[^;=(]*?\b(\w+)\s*=", source))
+        p = self.all_params()
+        return ([n for n in p if n in runtime], [n for n in p if n in words and n not in runtime])
+
+    def runtime_struct(self, source: str):
+        """-> (the RuntimeParams lines of build.h, the words at 0x20000), in the harness's
+        order: tile sizes, FormatConfig, buffer_A/B/Res operands, the test's runtimes."""
+        lay = self.layout()
+        fields = [("std::uint32_t", "TILE_SIZE_PACK", self.out.size16),
+                  ("std::uint32_t", "TILE_SIZE_UNPACK_A", self.inp.size16),
+                  ("std::uint32_t", "TILE_SIZE_UNPACK_B", (self.inp_b or self.inp).size16)]
+        lines = [f"{t} {n};" for t, n, _ in fields]
+        fmt = "@III"
+        values = [v for _, _, v in fields]
+        lines.append("FormatConfig formats;")
+        fmt += "I" * 13
+        values += self.formats().words()
+        for op in ("a", "b", "res"):
+            lines.append(f"Operand buffer_{'Res' if op == 'res' else op.upper()};")
+            fmt += "II"
+            values += [lay[op][0], lay[op][1]]
+        codes = {"std::uint32_t": "I", "int": "i", "bool": "?"}
+        p = self.all_params()
+        for name in self.split(source)[0]:
+            ctype = TYPES[name]
+            lines.append(f"{ctype} {name};")
+            fmt += codes[ctype]
+            values.append(p[name])
+        blob = struct.pack(fmt, *values)
+        blob += b"\0" * (-len(blob) % 4)
+        return lines, list(struct.unpack(f"<{len(blob) // 4}I", blob))
+
+    def build_h(self, source: str):
+        lines, _ = self.runtime_struct(source)
+        p = self.all_params()
+        consts = []
+        for name in self.split(source)[1]:
+            value = p[name]
+            if isinstance(value, str):
+                consts.append(f"constexpr auto {name} = {value};")
+            elif isinstance(value, bool):
+                consts.append(f"constexpr bool {name} = {str(value).lower()};")
+            else:
+                consts.append(f"constexpr {TYPES[name]} {name} = {value};")
+        return "\n".join([
+            "// build.h for ttemu's tt-llk corpus (scripts/llk_corpus.py), as tt-llk's harness writes it",
+            "#pragma once", "", "#include <array>", "#include <type_traits>", "",
+            '#include "operand.h"', '#include "llk_defs.h"', '#include "llk_sfpu_types.h"', '#include "perf.h"',
+            '#include "tensix_types.h"',
+            "#define RUNTIME_PARAMETERS  [[maybe_unused]] const struct RuntimeParams&",
+            "constexpr bool l1_acc_en = false;",
+            f"constexpr bool unpack_to_dest = {str(self.to_dest).lower()};",
+            "struct FormatConfig", "{",
+            *[f"    std::uint32_t {n} = 0;" for n in FORMAT_FIELDS], "};",
+            f"constexpr bool is_fp32_dest_acc_en = {str(self.dest_acc()).lower()};",
+            *consts,
+            "// Struct containing runtime parameter layout", "struct RuntimeParams {", *lines, "};", ""])
+
+
+FORMAT_FIELDS = ["unpack_A_src", "unpack_B_src", "unpack_S_src", "unpack_A_dst", "unpack_B_dst", "unpack_S_dst",
+                 "math", "sfpu_src", "sfpu_dst", "pack_src", "pack_dst", "pack_S_src", "pack_S_dst"]
+
+
+def fid(name):
+    return f"ckernel::MathFidelity::{name}"
+
+
+def dest_capacity(acc):
+    """Tiles per Dst half (SyncHalf): 8 for 16-bit Dst, 4 for 32-bit."""
+    return 4 if acc else 8
+
+
+def split_blocks(tiles, acc):
+    cap = dest_capacity(acc)
+    per = min(tiles, cap)
+    while tiles % per:
+        per -= 1
+    return tiles // per, per
+
+
+# -- the catalogue -----------------------------------------------------------------------------
+
+def V(kernel, inp, out, acc=False, shape=(32, 64), label="", **kw):
+    """A variant named by its formats (and ``label``)."""
+    name = f"{inp}->{out}{'-fp32acc' if acc else ''}{'-' + label if label else ''}"
+    return Variant(kernel, name, F[inp], F[out], acc, shape, **kw)
+
+
+def catalogue():
+    dc = "eltwise_unary_datacopy_test"
+    eb = "eltwise_binary_test"
+    mm = "matmul_test"
+    return [
+        V(dc, "Float16_b", "Float16_b", shape=(64, 64), reference="a", ci=True),
+        V(dc, "Float16", "Float16", shape=(64, 64), reference="a"),
+        V(dc, "Float32", "Float32", True, shape=(64, 64), reference="a", to_dest=True),
+        V(dc, "Bfp8_b", "Float16_b", shape=(64, 64), reference="a", ci=True),
+        V(eb, "Float16_b", "Float16_b", label="elwadd", reference="a + b", ci=True,
+          params=dict(ELTWISE_BINARY_OP="ckernel::EltwiseBinaryType::ELWADD")),
+        V(eb, "Float16", "Float16", label="elwsub", reference="a - b", ci=True,
+          params=dict(ELTWISE_BINARY_OP="ckernel::EltwiseBinaryType::ELWSUB")),
+        V(eb, "Float16_b", "Float16_b", label="elwmul-HiFi4", reference="a * b", ci=True,
+          params=dict(ELTWISE_BINARY_OP="ckernel::EltwiseBinaryType::ELWMUL", MATH_FIDELITY=fid("HiFi4"))),
+        V(eb, "Float16_b", "Float16_b", label="elwmul-LoFi",
+          params=dict(ELTWISE_BINARY_OP="ckernel::EltwiseBinaryType::ELWMUL")),
+        *[V(mm, i, o, acc, shape=(32 * rt, 32 * kt), label=f"{f}-{rt}x{kt}x{ct}", b_shape=(32 * kt, 32 * ct),
+            res_tiles=rt * ct, reference="a @ b", ref_shape=(32 * rt, 32 * ct), rtol=0.05, atol=0.1, ci=ci,
+            params=dict(MATH_FIDELITY=fid(f), TILE_CNT=rt * ct, RT_DIM=rt, CT_DIM=ct, KT_DIM=kt))
+          for i, o, acc, f, rt, kt, ct, ci in [("Float16_b", "Float16_b", False, "HiFi4", 1, 2, 1, True),
+                                               ("Float16", "Float16", False, "HiFi2", 1, 2, 1, True),
+                                               ("Float16_b", "Float32", True, "HiFi4", 2, 2, 2, True)]],
+        *[V("reduce_test", i, o, False, shape=(256, 32), label=f"{dim}-{pool}", b_shape=(32, 32), b_generate="ones",
+            ci=ci, params=dict(REDUCE_DIM=f"ckernel::ReduceDim::REDUCE_{dim}", POOL_TYPE=f"ckernel::PoolType::{pool}",
+                               MATH_FIDELITY=fid("HiFi4")))
+          for i, o, dim, pool, ci in [("Float16_b", "Float16_b", "ROW", "SUM", True),
+                                      ("Float16_b", "Float16_b", "COL", "MAX", True),
+                                      ("Float16", "Float16", "SCALAR", "SUM", False),
+                                      ("Bfp8_b", "Float16_b", "COL", "SUM", False)]],
+        *[V("transpose_dest_test", i, o, acc, shape=(32, 64), reference=TRANSPOSE, ci=ci, to_dest=td,
+            params=dict(MATH_TRANSPOSE_FACES=True))
+          for i, o, acc, td, ci in [("Float16_b", "Float16_b", False, False, True), ("Float16", "Float16", False, False, False),
+                                    ("Float32", "Float32", True, True, False)]],
+        *[V("unpack_tilize_test", i, o, shape=(32, 64), ci=ci) for i, o, ci in
+          [("Float16_b", "Float16_b", True), ("Float16", "Float16", False), ("Float32", "Float16_b", False)]],
+        *[V("unpack_tilize_sweep_test", i, o, shape=(64, 64)) for i, o in
+          [("Float16_b", "Float16_b"), ("Float16", "Float16")]],
+        *[V("pack_untilize_test", i, o, shape=(32, 64), ci=ci) for i, o, ci in
+          [("Float16_b", "Float16_b", True), ("Float16", "Float16", False), ("Float16_b", "Float32", False)]],
+        *[V("pack_test", i, o, acc, shape=(32, 64), reference="a", ci=ci) for i, o, acc, ci in
+          [("Float16_b", "Float16_b", False, False), ("Float16", "Float16", False, False),
+           ("Float16_b", "Bfp8_b", False, True), ("Float32", "Float16_b", True, False)]],
+        *[V("pack_rows_test", i, o, shape=(32, 64), label=f"{n}rows", params=dict(NUM_ROWS_TO_PACK=n)) for i, o, n in
+          [("Float16_b", "Float16_b", 8), ("Float16", "Float16", 16)]],
+        *[V("unpack_A_test", i, o, shape=(32, 64), reference="a" if b == "NONE" else None, label=f"bcast{b}",
+            ci=b == "COL", params=dict(BROADCAST_TYPE=f"ckernel::BroadcastType::{b}")) for i, o, b in
+          [("Float16_b", "Float16_b", "NONE"), ("Float16", "Float16", "NONE"), ("Float16_b", "Float16_b", "COL"),
+           ("Float16_b", "Float16_b", "ROW"), ("Float16_b", "Float16_b", "SCALAR")]],
+        *[V(k, i, o, acc, shape=(32, 64), label=f"{f}", b_shape=(64, 32), res_tiles=1,
+            reference="a @ b" if f != "LoFi" else None,
+            ref_shape=(32, 32), rtol=0.05, atol=0.1,
+            params=dict(MATH_FIDELITY=fid(f), TILE_CNT=1, RT_DIM=1, CT_DIM=1, KT_DIM=2, NUM_BLOCKS=1,
+                        NUM_TILES_IN_BLOCK=1))
+          for k in ("math_matmul_test", "unpack_matmul_test")
+          for i, o, acc, f in [("Float16_b", "Float16_b", False, "HiFi4"), ("Float16", "Float16", False, "LoFi")]],
+        *[V(k, i, o, acc, shape=(32, 64)) for k in ("matmul_pack_untilize_test", "fp32_dest_acc_release_order_test",
+                                                    "unpack_canonical_baseline_check_test", "pack_dest_reinit_test")
+          for i, o, acc in [("Float16_b", "Float16_b", False), ("Float16", "Float16", False)]],
+        *[V("unpack_a_bcast_eltwise_test", i, o, shape=(32, 64), label=f"reuse{n}", params=dict(SRCA_REUSE_COUNT=n),
+            ci=n == 4)
+          for i, o, n in [("Float16_b", "Float16_b", 4), ("Float16", "Float16", 2)]],
+    ]
+
+
+#: per-tile transpose of a one-tile-high matrix
+TRANSPOSE = "a.reshape(32, -1, 32).transpose(2, 1, 0).reshape(32, -1)"
+
+
+# -- extraction and builds ---------------------------------------------------------------------
+
+class Unavailable(Exception):
+    """The shared sources or the compiler are missing (a reason, not a failure)."""
+
+
+def missing():
+    """None, or why the corpus cannot be built here."""
+    for t in TARBALLS:
+        if not (SHARED / "third_party" / t).exists():
+            return f"no {SHARED / 'third_party' / t}"
+    if shutil.which(CXX) is None:
+        return f"no {CXX} (apt-get install g++-riscv64-unknown-elf)"
+    if not (PICOLIBC / "include").exists():
+        return "no picolibc (apt-get install picolibc-riscv64-unknown-elf)"
+    if not LIBSTDCXX.exists():
+        return "no C++ headers (apt-get install libstdc++-12-dev-riscv64-cross)"
+    return None
+
+
+class Tree:
+    """tt-llk + tt-metal hw/ extracted under ``work`` with the adaptations applied."""
+
+    def __init__(self, work: pathlib.Path):
+        why = missing()
+        if why:
+            raise Unavailable(why)
+        self.work = work
+        self.src = work / "src"
+        self.tests = self.src / "tt-llk" / "tests"
+        self.shim = work / "shim"
+        if not (self.src / ".adapted").exists():
+            if self.src.exists():
+                shutil.rmtree(self.src)
+            self.src.mkdir(parents=True)
+            for t in TARBALLS:
+                with tarfile.open(SHARED / "third_party" / t) as tar:
+                    tar.extractall(self.src, filter="data")
+            for rel, old, new, _why in ADAPTATIONS:
+                p = self.src / rel
+                text = p.read_text()
+                if text.count(old) != 1:
+                    raise RuntimeError(f"adaptation no longer applies to {rel}: {old!r}")
+                p.write_text(text.replace(old, new))
+            self.shim.mkdir(exist_ok=True)
+            for name, text in SHIMS.items():
+                (self.shim / name).write_text(text)
+            (self.src / ".adapted").touch()
+        self._brisc = None
+
+    def flags(self):
+        sysinc = [self.shim, LIBSTDCXX, LIBSTDCXX / "riscv64-linux-gnu", PICOLIBC / "include"]
+        return (["-march=rv32im", "-mabi=ilp32", "-g0"] + OPTIONS_ALL + WARNINGS + DEFINES + TYPE_FIXES
+                + [f"-I{i}" for i in INCLUDES] + [x for p in sysinc for x in ("-isystem", str(p))])
+
+    def link(self, ld):
+        return (OPTIONS_LINK + [f"-L{PICOLIBC / 'lib/release/rv32im/ilp32'}",
+                                "-Thelpers/ld/memory.wormhole.ld", f"-Thelpers/ld/{ld}.ld", "-Thelpers/ld/sections.ld"])
+
+    def _compile(self, argv, stdin=None):
+        proc = subprocess.run([CXX] + argv, cwd=self.tests, input=stdin, capture_output=True, text=True)
+        if proc.returncode:
+            errs = [ln for ln in proc.stderr.splitlines() if "error" in ln.lower()]
+            raise BuildError("; ".join(dict.fromkeys(errs[:40])) or proc.stderr[-400:])
+
+    def brisc(self):
+        out = self.work / "brisc" / "brisc.elf"
+        if not out.exists():
+            out.parent.mkdir(exist_ok=True)
+            self._compile(self.flags() + self.link("brisc") + ["-o", str(out), "helpers/src/brisc.cpp"])
+        return out
+
+    def source(self, kernel):
+        return (self.tests / "sources" / f"{kernel}.cpp").read_text()
+
+    def build(self, v: Variant):
+        """-> {component: elf path} (cached by the build header's hash)."""
+        header = v.build_h(self.source(v.kernel))
+        key = hashlib.sha256((v.kernel + header + " ".join(self.flags())).encode()).hexdigest()[:16]
+        d = self.work / "variants" / f"{v.kernel}-{key}"
+        elfs = {c: d / f"{c}.elf" for c in COMPONENTS}
+        if all(p.exists() for p in elfs.values()):
+            return elfs
+        d.mkdir(parents=True, exist_ok=True)
+        (d / "build.h").write_text(header)
+        src = f'#include "sources/{v.kernel}.cpp"\n#include <trisc.cpp>\n'
+
+        def one(i, comp):
+            tmp = d / f"{comp}.elf.tmp"
+            self._compile(self.flags() + ["-I.", "-Ihelpers/src", f"-I{d}", f"-DCOMPILE_FOR_TRISC={i}",
+                                          "-DRUNTIME_FORMATS", f"-DLLK_TRISC_{comp.upper()}"]
+                          + self.link(comp) + ["-x", "c++", "-", "-lc", "-lgcc", "-o", str(tmp)], src)
+            tmp.rename(elfs[comp])
+
+        with concurrent.futures.ThreadPoolExecutor(max_workers=3) as ex:
+            for f in [ex.submit(one, i, c) for i, c in enumerate(COMPONENTS)]:
+                f.result()
+        return elfs
+
+
+class BuildError(Exception):
+    pass
+
+
+def _entry(elf):
+    with open(elf, "rb") as f:
+        head = f.read(28)
+    return struct.unpack_from("<I", head, 24)[0]
+
+
+# -- manifests and runs ------------------------------------------------------------------------
+
+def manifest(v: Variant, source, brisc, elfs, out_dir=pathlib.Path(".")) -> str:
+    lay = v.layout()
+    _, words = v.runtime_struct(source)
+    b_shape = v.b_shape or v.a_shape
+    res_addr, _, res_tiles = lay["res"]
+    out_shape = v.ref_shape or (v.a_shape if res_tiles == v.tiles(v.a_shape) else (32, 32 * res_tiles))
+    lines = [
+        f"# tt-llk tests/sources/{v.kernel}.cpp, {v.label}: generated by scripts/llk_corpus.py",
+        f'name = "{v.name}"', f"max_steps = {v.max_steps}", "seed = 7", "",
+        "[cores]", f'brisc = "{brisc}"', *[f'trisc{i} = "{elfs[c]}"' for i, c in enumerate(COMPONENTS)], "",
+        "[[input]]", 'name = "a"', f"addr = 0x{lay['a'][0]:x}", f'format = "{v.inp.manifest}"',
+        f"shape = {list(v.a_shape)}", 'generate = "uniform"', f"range = {list(v.a_range)}", "",
+        "[[input]]", 'name = "b"', f"addr = 0x{lay['b'][0]:x}", f'format = "{(v.inp_b or v.inp).manifest}"',
+        f"shape = {list(b_shape)}", f'generate = "{v.b_generate}"', f"range = {list(v.b_range)}", "",
+        "[[write]]  # RuntimeParams (build.h)", f"addr = 0x{RUNTIME_ARGS:x}",
+        f"values = [{', '.join(f'0x{w:x}' for w in words)}]", "",
+        "[[write]]  # TRISC start PCs for BRISC's UPDATE_START_ADDR_CACHE_AND_START",
+        f"addr = 0x{TRISC_START:x}", f"values = [{', '.join(f'0x{_entry(elfs[c]):x}' for c in COMPONENTS)}]", "",
+        "[[write]]  # BRISC counter: 0 before release, as the harness writes it", f"addr = 0x{MAILBOXES + 20:x}",
+        "value = 0", "",
+        "[[write]]  # the first command, once BRISC published its boot-ready sentinel",
+        f"addr = 0x{MAILBOXES + 12:x}", f"value = {UPDATE_START_ADDR_CACHE_AND_START}",
+        f"when = {{addr = 0x{MAILBOXES + 20:x}, value = 0x{BOOT_READY:X}}}", "",
+        *[x for k in range(3) for x in ("[[until]]", f"addr = 0x{MAILBOXES + 4 * k:x}", f"value = 0x{KERNEL_COMPLETE:x}")],
+        "", "[[expect]]", 'name = "res"', f"addr = 0x{res_addr:x}", f'format = "{v.out.manifest}"',
+        f"shape = {list(out_shape)}",
+    ]
+    if v.reference is None:  # no golden: the result is dumped, and compared with ttsim's (--oracle)
+        res_bytes = res_tiles * v.out.tile_bytes
+        lines = lines[:-6]
+        lines.insert(4, f'dump = ["0x{res_addr:x}:{res_bytes}={out_dir / (v.name + ".res.bin")}"]')
+        return "\n".join(lines) + "\n"
+    lines.append(f'reference = "{v.reference}"')
+    if v.atol is not None:
+        lines.append(f"atol = {v.atol}")
+    if v.rtol is not None:
+        lines.append(f"rtol = {v.rtol}")
+    return "\n".join(lines) + "\n"
+
+
+@dataclass
+class Row:
+    variant: Variant
+    built: str = "no"
+    ttsim: str = "-"
+    golden: str = "-"
+    seconds: float = 0.0
+    detail: str = ""
+
+
+def run_variant(tree: Tree, v: Variant, oracle: str | None, out_dir: pathlib.Path) -> Row:
+    from ttemu.cmd.cli import main as ttemu_main
+
+    row = Row(v)
+    t0 = time.perf_counter()
+    try:
+        elfs = tree.build(v)
+        brisc = tree.brisc()
+    except BuildError as e:
+        row.detail = str(e)
+        row.seconds = time.perf_counter() - t0
+        return row
+    row.built = "yes"
+    path = out_dir / f"{v.name}.toml"
+    path.write_text(manifest(v, tree.source(v.kernel), brisc, elfs, out_dir))
+    argv = ["run", str(path), "--json", "--no-progress"]
+    if oracle:
+        argv += ["--oracle", oracle]
+    out, err = io.StringIO(), io.StringIO()
+    old = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = out, err
+    try:
+        rc = ttemu_main(argv)
+    finally:
+        sys.stdout, sys.stderr = old
+    row.seconds = time.perf_counter() - t0
+    try:
+        doc = json.loads(out.getvalue())
+    except json.JSONDecodeError:
+        doc = {}
+    errline = next((ln for ln in err.getvalue().splitlines() if "error" in ln), "")
+    if doc.get("outcome") != "until":
+        row.ttsim = "-"
+        row.golden = f"ttemu: {doc.get('outcome', 'error')}"
+        row.detail = errline or doc.get("message", "")
+        return row
+    if v.reference is not None:
+        exp = doc["expect"][0]
+        row.golden = "match" if exp["ok"] else f"differs (max abs {exp.get('max_abs_error', '?')})"
+    orc = doc.get("oracle")
+    if orc is not None:
+        same = orc["ok"] and all(r["differing_bytes"] == 0 for r in orc["regions"])
+        row.ttsim = "bit-identical" if same else "DIFFERS"
+        if not same:
+            row.detail = "; ".join(f"{r['name']}: {r.get('differing_bytes')} bytes" for r in orc["regions"]
+                                   if r["differing_bytes"])
+    elif oracle:
+        row.ttsim = "ttsim: " + (errline.split("error:", 1)[-1].strip()[:80] or f"exit {rc}")
+    return row
+
+
+def table(rows, markdown=False):
+    head = ["kernel", "formats", "built", "ttemu vs ttsim", "vs golden", "time (s)"]
+    body = [[r.variant.kernel, r.variant.label, r.built, r.ttsim, r.golden, f"{r.seconds:.1f}"] for r in rows]
+    if markdown:
+        out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+        out += ["| " + " | ".join(b) + " |" for b in body]
+        return "\n".join(out)
+    widths = [max(len(x[i]) for x in [head] + body) for i in range(len(head))]
+    return "\n".join("  ".join(x[i].ljust(widths[i]) for i in range(len(head))) for x in [head] + body)
+
+
+def default_oracle():
+    p = pathlib.Path(os.environ.get("TTEMU_TTSIM_DIR", "/tmp/ttemu-ttsim-oracle")) / "libttsim_wh.so"
+    return str(p) if p.exists() else None
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("-k", dest="select", action="append", default=[], help="variants whose name contains this")
+    ap.add_argument("--ci", action="store_true", help="only the variants CI runs")
+    ap.add_argument("--oracle", default=None, help="libttsim_wh.so (default: /tmp/ttemu-ttsim-oracle's, if built)")
+    ap.add_argument("--no-oracle", action="store_true")
+    ap.add_argument("--keep", default=None, help="work directory to keep (default: a temporary one)")
+    ap.add_argument("--markdown", action="store_true")
+    ap.add_argument("--list", action="store_true")
+    a = ap.parse_args(argv)
+    vs = [v for v in catalogue() if (not a.ci or v.ci) and (not a.select or any(s in v.name for s in a.select))]
+    if a.list:
+        print("\n".join(v.name for v in vs))
+        return 0
+    oracle = None if a.no_oracle else (a.oracle or default_oracle())
+    work = pathlib.Path(a.keep) if a.keep else pathlib.Path(tempfile.mkdtemp(prefix="ttemu-llk-corpus-"))
+    try:
+        tree = Tree(work)
+    except Unavailable as e:
+        print(f"llk_corpus: {e}", file=sys.stderr)
+        return 2
+    out_dir = work / "manifests"
+    out_dir.mkdir(exist_ok=True)
+    rows = []
+    for v in vs:
+        r = run_variant(tree, v, oracle, out_dir)
+        rows.append(r)
+        print(f"{v.name}: built {r.built}, ttsim {r.ttsim}, golden {r.golden}, {r.seconds:.1f} s"
+              + (f" ({r.detail})" if r.detail else ""), file=sys.stderr)
+    print(table(rows, a.markdown))
+    if not a.keep:
+        shutil.rmtree(work, ignore_errors=True)
+    bad = [r for r in rows if r.ttsim == "DIFFERS" or r.golden.startswith("differs") or r.golden.startswith("ttemu")]
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
