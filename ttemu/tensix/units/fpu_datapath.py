@@ -70,13 +70,17 @@ def products(a, b, phase, adj, underflow_is_zero):
     return (np.where(zero, 0, sa ^ sb), np.where(zero, max(adj, 0), exp), np.where(zero, 0, ma * mb))
 
 
+_ONE = np.int64(1)
+
+
 def _shift_round(m, k, bias):
     """m >> k rounding half up (``bias`` 1 rounds a negative term's half down); k >= 31
-    gives 0."""
-    k = np.minimum(k, 62)
-    half = np.where(k > 0, np.left_shift(np.int64(1), np.maximum(k - 1, 0)), 0)
-    out = np.where(k > 0, (m + half - np.where(k > 0, bias, 0)) >> k, m)
-    return np.where(k >= 31, 0, out)
+    gives 0; k <= 0 gives m."""
+    k = np.minimum(np.maximum(k, 0), 62)
+    half = (_ONE << k) >> 1  # 0 for k == 0
+    if isinstance(bias, np.ndarray):
+        half = half - (bias & (k > 0))
+    return np.where(k >= 31, 0, (m + half) >> k)
 
 
 def finish(sops, dst, fp32_acc: bool, exp8: bool):
@@ -89,12 +93,12 @@ def finish(sops, dst, fp32_acc: bool, exp8: bool):
     big = ed
     for _, e, _ in sops:
         big = np.maximum(big, e)
-    md = np.where(ed < big, _shift_round(md, big - ed, 0), md)
+    md = _shift_round(md, big - ed, 0)  # unchanged where ed >= big
     if not fp32_acc:
         md = (md + (1 << 12)) & ~0x1FFF
     total = md
     for s, e, m in sops:
-        m = np.where(e < big, _shift_round(m, big - e, s), m)
+        m = _shift_round(m, big - e, s)  # unchanged where e >= big
         if not fp32_acc:
             m = (m + (1 << 12) - s) & ~0x1FFF
         total = total + np.where(s == sd, m, -m)
@@ -107,9 +111,9 @@ def finish(sops, dst, fp32_acc: bool, exp8: bool):
     keep = 16 if exp8 else 13
     if not fp32_acc:
         shift = shift - keep
-    right = np.clip(-shift, 0, 62)
-    half = np.where(right > 0, np.left_shift(np.int64(1), np.maximum(right - 1, 0)), 0)
-    man = np.where(shift < 0, (man + half) >> right, man << np.clip(shift, 0, 40))
+    right = np.minimum(np.maximum(-shift, 0), 62)
+    half = (_ONE << right) >> 1  # 0 where right == 0
+    man = np.where(shift < 0, (man + half) >> right, man << np.minimum(np.maximum(shift, 0), 40))
     if not fp32_acc:
         man = man << keep
     exp = np.where(man & 0x1000000, exp + 1, exp)
@@ -159,9 +163,18 @@ def mvmul(a, b, dst, fp32_acc, phase, exp8):
     """``dst[r, c] += sum_k b[r, k] * a[k, c]``; a: operands of SrcA [16 k, 16 c],
     b: operands of SrcB [R, 16 k], dst [R, 16]. Two groups of 8 k."""
     adj = product_adjust(fp32_acc, phase, exp8)
-    A = tuple(x.T.reshape(1, 16, 2, 8) for x in a)  # [1, c, group, k]
-    B = tuple(x.reshape(-1, 1, 2, 8) for x in b)  # [R, 1, group, k]
-    s, e, m = products(A, B, phase, adj, False)
+    # products(A, B, phase, adj, False), with the fidelity bits taken and zero operands
+    # cleared before broadcasting: a zero product's mantissa is 0 either way, and its
+    # sign does not matter here (it adds 0 to the sum below).
+    sa, ea, ma, za = a
+    sb, eb, mb, zb = b
+    ma = np.where(za, 0, ((ma >> 1) & 31) if phase & 1 else (ma >> 6))
+    mb = np.where(zb, 0, ((mb & 15) << 3) if phase & 2 else (mb >> 4))
+    A = tuple(x.T.reshape(1, 16, 2, 8) for x in (sa, ea, ma, za))  # [1, c, group, k]
+    B = tuple(x.reshape(-1, 1, 2, 8) for x in (sb, eb, mb, zb))  # [R, 1, group, k]
+    s = A[0] ^ B[0]
+    e = np.where(A[3] | B[3], max(adj, 0), A[1] + B[1] + adj)
+    m = A[2] * B[2]
     top = e.max(axis=-1)  # [R, c, group]
     d = np.minimum(top[..., None] - e, 30)
     part = ((m << 1) + (np.int64(1) << d)) >> (d + 1)
