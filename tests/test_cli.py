@@ -163,6 +163,36 @@ def test_exit_5_assertion_ebreak(capsys, tmp_path):
     assert "assertion" in line and "ebreak" in line and "pc 0x00000004" in line and "llk_check+0x4" in line
 
 
+def _ub_program(tmp_path):
+    """TRISC0 runs SETC16 past THD_STATE_SIZE (SETC16.md: undefined) three times in a
+    loop, then a documented SETC16, then halts."""
+    p = Program(0x6000)
+    for _ in range(3):
+        tt(p, "SETC16", setc16_reg=57, setc16_value=1)
+    tt(p, "SETC16", setc16_reg=12, setc16_value=0xBEEF)
+    p.halt()
+    return program_elf(tmp_path, "trisc0.elf", p)
+
+
+def test_undefined_behaviour_warns_once_per_site_and_strict_exits_5(capsys, tmp_path):
+    elf = _ub_program(tmp_path)
+    rc, out, err = run(capsys, "run", elf)
+    assert rc == 0, err
+    assert "warnings: 1 sites, 3 occurrences" in out
+    site_lines = [ln for ln in out.splitlines() if "undefined behaviour: t0 SETC16" in ln]
+    assert len(site_lines) == 1 and "(3 times)" in site_lines[0] and "discards the write" in site_lines[0]
+    assert "pushed by .ttinsn pc 0x00006000" in site_lines[0]  # where it happened first
+    rc, out, err = run(capsys, "run", elf, "--json")
+    doc = json.loads(out)
+    assert rc == 0 and doc["warning_count"] == 1
+    assert [(w["kind"], w["count"]) for w in doc["warnings"]] == [("undefined behaviour", 3)]
+    assert "SETC16" in doc["warnings"][0]["text"] and "SETC16" in err  # human text on stderr
+    rc, out, err = run(capsys, "run", elf, "--strict")
+    assert rc == 5
+    line = one_error_line(err)
+    assert "undefined behaviour" in line and "SETC16" in line and "--strict" in line
+
+
 def test_exit_6_unimplemented_region(capsys, tmp_path):
     p = Program(0)
     p.li(t0, 0xFFB20028)  # NoC 0 command register: a read of node (0, 0), another tile

@@ -15,7 +15,7 @@ in between; instructions SFPLOADMACRO schedules run in the cycle after the instr
 from __future__ import annotations
 
 import pytest
-from test_unit_sfpu import f2b, mod1, put, setup
+from test_unit_sfpu import b2f, f2b, mod1, put, setup
 from test_unit_sfpu_macro import config, loadmacro, nop, seq_byte, set_misc, set_sequence, set_template
 
 from tensix_harness import warned
@@ -141,19 +141,29 @@ def test_sfpmad_then_reader_of_its_result_is_undefined():
     assert "SFPMAD.md" in msg and "SFPNOP" in msg
 
 
-def test_default_run_warns_once_per_site_and_reads_the_new_value():
-    """Without --strict: one warning per site (thread, rule, both mnemonics), counted,
-    and the reader sees SFPMAD's result, as if the SFPNOP were there."""
+def test_default_run_warns_once_per_site_and_reads_the_stale_value():
+    """Without --strict: one warning per site (thread, rule, both mnemonics), counted;
+    the reader sees the LReg from before SFPMAD's write (the result is not written yet),
+    and SFPMAD's result then lands."""
     tile, issue, u = setup()
     put(u, 0, f2b(2.0))
     put(u, 1, f2b(3.0))
     put(u, 2, f2b(1.0))
-    for _ in range(3):
-        mad(issue, d=3)  # L3 = 2 * 3 + 1
-        mad(issue, d=4, a=3, b=1, c=2)  # reads L3 on the next cycle: L4 = 7 * 3 + 1
+    put(u, 3, f2b(5.0))
+    mad(issue, d=3)  # L3 = 2 * 3 + 1 = 7
+    mad(issue, d=4, a=3, b=1, c=2)  # reads L3 on the next cycle: the old 5 -> L4 = 16
+    assert list(b2f(u.lreg[4][:2])) == [16.0, 16.0] and list(b2f(u.lreg[3][:2])) == [7.0, 7.0]
+    for _ in range(2):
+        mad(issue, d=3)
+        mad(issue, d=4, a=3, b=1, c=2)  # old L3 is now 7 -> 22
     text = warned(tile, "t0 hazard SFPMAD.md read SFPMAD->SFPMAD", times=3)
-    assert "reads the result as if" not in text and "as if the software had obeyed the rule" in text
-    assert list(u.lreg[4][:2]) == list(f2b([22.0, 22.0]))
+    assert "value from before the producer's write" in text
+    assert list(b2f(u.lreg[4][:2])) == [22.0, 22.0]
+    # a reader that also writes the register keeps its own result
+    put(u, 3, f2b(5.0))
+    mad(issue, d=3)  # L3 = 7
+    mad(issue, d=3, a=3, b=1, c=2)  # reads the old 5, writes L3 = 16: its write wins
+    assert list(b2f(u.lreg[3][:2])) == [16.0, 16.0]
 
 
 def test_default_run_warns_for_an_early_sfpload_and_loads_the_written_rows():

@@ -242,8 +242,15 @@ def test_bfp_blocks_span_pacrs_and_a_split_block_is_undefined():
         pacr(issue, Last=int(k == 31))
     assert np.array_equal(l1(tile, L1B, 16), e)
     assert np.array_equal(l1(tile, L1B + 16, 256), ((s << 7) | mag).astype(np.uint8))
+    # Last with half a block (8 datums of row 15): undefined; padded with zero datums
     ch0.set("X", 0)
     ch1.set("X", 7)
+    pacr(issue)
+    warned(tile, "PACR partial BFP block")
+    assert l1(tile, L1B, 1)[0] == e[15]  # zeros take no part in the shared exponent
+    want = np.r_[((s << 7) | mag)[240:248], np.zeros(8)].astype(np.uint8)
+    assert np.array_equal(l1(tile, L1B + 16, 16), want)
+    tile.diagnostics.strict = True
     with pytest.raises(UndefinedBehaviour, match="BFP block"):
         pacr(issue)
 
@@ -459,9 +466,10 @@ def test_relu_modes():
         cfg.set("STACC_RELU_ApplyRelu", mode)
         pacr(issue)
         assert np.array_equal(l1(tile, L1B, 1024).view("<u4"), fp32_bits(ref)), mode
-    # ReLU.md: a negative threshold is undefined; ttemu applies ReLUStage's formula with it
+    # ReLU.md: a negative threshold is undefined; ttemu does what ttsim does (an unsigned
+    # compare of bit patterns: the threshold is above every positive value)
     cfg.set("STACC_RELU_ReluThreshold", 0xC000)  # BF16 -2.0
-    for mode, ref in ((2, np.where(x <= -2.0, 0, x)), (3, np.where(x <= 0, 0, -2.0))):
+    for mode, ref in ((2, np.zeros_like(x)), (3, np.where(x <= 0, 0, x))):
         cfg.set("STACC_RELU_ApplyRelu", mode)
         pacr(issue)
         assert np.array_equal(l1(tile, L1B, 1024).view("<u4"), fp32_bits(ref)), mode
@@ -597,6 +605,31 @@ def test_data_dependent_undefined_conversions_warn():
     tile.diagnostics.strict = True
     pacr(issue)
     assert l1(tile, L1B, 1)[0] == 127 and l1(tile, L1B + 16, 2).tolist() == [127, 64]
+
+
+def test_fp16_denormal_widened_to_fp32_warns_and_follows_ttsim():
+    """FormatConversion.md: when the exponent widens, denormals are "mishandled"; ttemu
+    warns and writes what ttsim does: the mantissa widened without rebiasing (an FP32
+    denormal, which the page tells consumers to treat as zero)."""
+    tile, issue = make()
+    v = np.array([0x0001, 0x8200, 0x3C00, 0] * 64, dtype=np.uint32)
+    cop = setup(tile, in_fmt=FP16, out_fmt=FP32, raw=True)
+    cop.dst.bits[:16] = dst_fp16(v).reshape(16, 16)
+    pacr(issue)
+    warned(tile, "packer late FP16->FP32 denormal")
+    assert l1(tile, L1B, 16).view("<u4").tolist() == [0x2000, 0x80400000, 0x3F800000, 0]
+    tile.diagnostics.strict = True
+    with pytest.raises(UndefinedBehaviour, match="denormal"):
+        pacr(issue)
+
+
+def test_negative_input_datum_count_is_a_guest_fault():
+    tile, issue = make()
+    cop = setup(tile, in_fmt=BF16, out_fmt=BF16, raw=True)
+    cop.adcs.channel(0, 2, 0).set("X", 10)
+    cop.adcs.channel(0, 2, 1).set("X", 5)
+    with pytest.raises(GuestFault, match="negative"):
+        pacr(issue)
 
 
 def test_l1_accumulation_of_bfp_is_undefined():

@@ -239,6 +239,26 @@ def test_loadmacro_simple_and_round_units_and_vc_override():
     assert np.array_equal(u.lreg[2], np.round(np.arange(32) + 0.6).astype(U32))
 
 
+def test_loadmacro_simple_and_round_in_one_cycle_with_the_same_vd_warns():
+    """SFPLOADMACRO.md (†): a simple and a round instruction in one cycle need different
+    kinds of VD; both writing LReg[2] is undefined: a warning; ttemu runs simple, then
+    round (round's write wins, having read simple's result)."""
+    tile, issue, u = setup()
+    fill_dst(tile, f2b(-np.arange(32, dtype=np.float32) - 0.6))
+    set_template(issue, 0, "SFPABS", instr_mod1=1, lreg_dest=0, lreg_c=0)
+    set_template(issue, 2, "SFP_STOCH_RND", instr_mod1=3, lreg_dest=0, lreg_src_c=0, lreg_src_b=0)
+    set_sequence(issue, 1, simple=seq_byte(4, 0), rnd=seq_byte(6, 0))
+    set_misc(issue)
+    loadmacro(issue, 1, vd=2)
+    nop(issue)
+    warned(tile, "SFPLOADMACRO (†) VD conflict")
+    assert np.array_equal(u.lreg[2], np.round(np.arange(32) + 0.6).astype(U32))
+    tile.diagnostics.strict = True
+    with pytest.raises(UndefinedBehaviour, match="conflicting VD"):
+        loadmacro(issue, 1, vd=2)
+        nop(issue)
+
+
 def test_loadmacro_instruction_delay_kind():
     """SFPLOADMACRO.md WaitForElapsedInstructions: counters move only when Vector Unit
     instructions issue; idle cycles do not run them; the unit stays busy meanwhile."""

@@ -667,10 +667,6 @@ def test_unpack_fifo_wrap():
 
 def test_undefined_conversions_and_l1_bounds():
     tile, issue = make()
-    setup(tile, in_fmt=FP32, out_fmt=FP16, out_base=128)
-    with pytest.raises(UndefinedBehaviour):
-        unpacr(issue)
-    tile, issue = make()
     setup(tile, in_fmt=BF16, out_fmt=FP16, out_base=128)
     with pytest.raises(UndefinedBehaviour):
         unpacr(issue)
@@ -695,6 +691,30 @@ def test_undefined_conversions_and_l1_bounds():
     assert np.array_equal(cop.src.data["A"][0][:16].reshape(-1), write_src_bf16(v))
     tile.diagnostics.strict = True
     with pytest.raises(UndefinedBehaviour, match="odd"):
+        unpacr(issue)
+
+
+def test_fp32_output_address_not_a_multiple_of_4_warns_and_drops_the_low_bits():
+    v = rng(47).integers(0, 1 << 32, 256, dtype=np.uint64).astype(np.uint32) & 0xFFFFE000
+    tile, issue = make()
+    put(tile, L1A, v.astype("<u4").tobytes())
+    cop = setup(tile, in_fmt=FP32, out_fmt=TF32, out_base=128 * 2 + 2)  # 32-bit datums: 130 & 3 != 0
+    unpacr(issue)
+    warned(tile, "UNPACR OutAddr&3")
+    tile2, issue2 = make()
+    put(tile2, L1A, v.astype("<u4").tobytes())
+    cop2 = setup(tile2, in_fmt=FP32, out_fmt=TF32, out_base=128 * 2)
+    unpacr(issue2)
+    assert not tile2.diagnostics.sites
+    assert np.array_equal(cop.src.data["A"], cop2.src.data["A"])
+
+
+def test_negative_datum_count_is_a_guest_fault():
+    tile, issue = make()
+    cop = setup(tile, in_fmt=BF16, out_fmt=BF16, out_base=128)
+    cop.adcs.channel(0, 0, 0).set("X", 20)
+    cop.adcs.channel(0, 0, 1).set("X", 3)
+    with pytest.raises(GuestFault, match="negative"):
         unpacr(issue)
 
 

@@ -74,7 +74,9 @@ class Unimplemented(TtemuError):
 
 
 class UndefinedBehaviour(GuestFault):
-    """The ISA documentation leaves this case undefined; we stop rather than guess."""
+    """The ISA documentation leaves this case undefined. Normally a warning
+    (:mod:`ttemu.diagnostics`); raised with ``--strict``, and by the few cases with no
+    behaviour to continue with (docs/undefined-behaviour.md)."""
 
     category = "undefined behaviour"
 

@@ -152,8 +152,12 @@ class Session:
         except TtemuError as e:
             if o.as_json and o.summary:
                 json.dump({"outcome": "error", "exit_code": e.exit_code, "category": e.category,
-                           "message": str(e), "cores": self._cores_json(tile)}, sys.stdout, indent=1)
+                           "message": str(e), "cores": self._cores_json(tile),
+                           "warning_count": len(tile.diagnostics.sites),
+                           "warnings": tile.diagnostics.as_json()}, sys.stdout, indent=1)
                 sys.stdout.write("\n")
+            for line in tile.diagnostics.lines():  # what was reported before the error
+                sys.stderr.write(f"ttemu: {line}\n")
             raise
         finally:
             if progress is not None:
@@ -184,8 +188,9 @@ class Session:
         for d in (oracle or {}).get("diffs", []):
             if not d.ok:
                 self.out.write(d.text() + "\n")
-        for line in tile.diagnostics.lines():
-            sys.stderr.write(f"ttemu: {line}\n")
+        if not (o.summary and not o.as_json):  # the human summary lists them
+            for line in tile.diagnostics.lines():
+                sys.stderr.write(f"ttemu: {line}\n")
         return exit_code
 
     def _run_phases(self, tile, max_steps, until, idle_steps):
@@ -363,6 +368,7 @@ class Session:
                               "waiting_on": c.waiting_on}
                           for n, c in result.cores.items() if c.state != "reset" or n in tile.images},
                 "blocked": result.blocked, "tensix": result.tensix, "dumps": dumped,
+                "warning_count": len(tile.diagnostics.sites),
                 "warnings": tile.diagnostics.as_json(),
                 "expect": [{"name": n, "ok": c.ok, "mismatched": c.mismatched, "total": c.total,
                             "max_abs_error": c.max_abs, "max_rel_error": c.max_rel} for n, c in checks],
@@ -394,7 +400,9 @@ class Session:
             self.out.write(f"  blocked: {line}\n")
         if tile.diagnostics.sites:
             n = sum(c for _, c, _ in tile.diagnostics.sites.values())
-            self.out.write(f"  warnings: {len(tile.diagnostics.sites)} sites, {n} occurrences (listed on stderr)\n")
+            self.out.write(f"  warnings: {len(tile.diagnostics.sites)} sites, {n} occurrences\n")
+            for line in tile.diagnostics.lines():
+                self.out.write(f"    {line}\n")
         for name, c in checks:
             verdict = "ok" if c.ok else f"MISMATCH ({c.mismatched} of {c.total})"
             self.out.write(f"  expect {name}: {verdict}; max abs error {c.max_abs:.3g}, max rel error {c.max_rel:.3g}\n")

@@ -104,9 +104,14 @@ class Coprocessor:
         if t is None:
             self.tile.undefined(key, text)
             return
+        site = f"t{t.index} {key}"
+        if self.tile.diagnostics.again(site):  # a known site: counted, no disassembly needed
+            return
         spec = self.table.decode(t.word)[0]
-        insn = f" {spec.mnemonic} ({self.table.disasm(t.word)})" if spec is not None else ""
-        self.tile.undefined(f"t{t.index} {key}", f"t{t.index}{insn}: {text}")
+        origin = getattr(t, "origin", None)
+        pushed = f", pushed by {origin}" if origin else ""
+        insn = f" {spec.mnemonic} ({self.table.disasm(t.word)}{pushed})" if spec is not None else ""
+        self.tile.undefined(site, f"t{t.index}{insn}: {text}")
 
     def attach(self, router):
         for i, region in enumerate(PUSH_REGIONS):

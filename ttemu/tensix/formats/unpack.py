@@ -27,7 +27,7 @@ from .layout import (
     u32,
 )
 
-__all__ = ["unpack_convert", "unpack_writes_dst32", "int8_to_fp16_overlay"]
+__all__ = ["unpack_convert", "unpack_writes_dst32", "int8_to_fp16_overlay", "fp32_to_fp16_ttsim"]
 
 _F = DataFormat
 
@@ -73,8 +73,8 @@ def unpack_convert(
 
     * FP32 in: out FP32 (Dst only), TF32 (Dst: all 32 bits kept - "TF32 means
       FP32"; Src: truncated to TF32), BF16 (exponent-0 flushed to signed zero,
-      then truncated), FP16 (raises: the page calls ``FP32ToFP16`` without
-      defining it).
+      then truncated), FP16 (the page calls ``FP32ToFP16`` without defining it:
+      ttsim's conversion, :func:`fp32_to_fp16_ttsim`).
     * Any other in: ``out_fmt`` must equal ``in_fmt``.  FP8 is the high byte
       of an FP16; BFP* expand to BF16/FP16 (FloatBitPatterns.md); INT8 becomes
       integer "8"; TF32 in is Dst only; INT32 and FP32 cannot go to Src.
@@ -101,7 +101,7 @@ def unpack_convert(
         elif out_fmt is _F.Float16_b:
             x, kind = fp32_to_bf16_flush_trunc(x), "bf16"
         elif out_fmt is _F.Float16:
-            raise ub("FP32ToFP16 is not defined by the ISA documentation")
+            x, kind = fp32_to_fp16_ttsim(x), "fp16"
         else:
             raise ub("not a supported conversion")
     else:
@@ -143,3 +143,16 @@ def unpack_convert(
     if kind == "bf16":
         return dst16_from_bf16(x) if to_dst else src_from_bf16(x)
     return dst16_from_fp16(x) if to_dst else src_from_fp16(x)
+
+
+def fp32_to_fp16_ttsim(x) -> np.ndarray:
+    """FP32 -> FP16 as the unpackers do it (UNPACR_Regular.md calls ``FP32ToFP16``
+    without defining it; this is ttsim's conversion, which completes such runs):
+    exponent rebiased by 112; below FP16's range -> signed zero; above it -> exponent
+    31, mantissa all ones; the mantissa truncated to ten bits."""
+    x = u32(x).reshape(-1)
+    sign = (x >> 16) & 0x8000
+    e = ((x >> 23) & 0xFF).astype(np.int64) - 112
+    man = (x >> 13) & 0x3FF
+    out = np.where(e < 0, sign, np.where(e > 31, sign | 0x7FFF, sign | (np.clip(e, 0, 31) << 10) | man))
+    return out.astype(U32)

@@ -36,6 +36,7 @@ class TensixThread:
         self.held_reason = None
         self.held_since = None
         self.word = 0  # the word being executed (for bits the table does not decode)
+        self.origin = None  # where it was pushed ('.ttinsn pc 0x...', 'mmio 0x...', 'mop'), for reports
         # Issue count just after this thread's latest STALLWAIT with block bit B8 (SFPU)
         # and condition C7 (FPU busy): SFPLOAD.md's alternative to three instructions
         # between an FPU write to Dst and an SFPLOAD of it (sfpu/hazards.py).
@@ -155,6 +156,7 @@ class TensixThread:
                 raise Unimplemented(f"t{self.index}: {cop.table.disasm(word)} (pushed by {item[1]}): "
                                     f"{spec.mnemonic} is not implemented by the {spec.unit} unit yet")
             self.word = word
+            self.origin = item[1]
             cop.issuing = self
             if kwargs is None:
                 result = handler(self, *args)

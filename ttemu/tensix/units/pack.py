@@ -357,7 +357,8 @@ class Packers(Unit):
         else:
             n = cop.adcs.channel(which_adc, PACKERS, 1).X - adc.X + 1
             if n < 0:
-                raise UndefinedBehaviour(f"{what}: InputNumDatums = Channel[1].X - Channel[0].X + 1 is negative")
+                raise GuestFault(f"{what}: InputNumDatums = Channel[1].X - Channel[0].X + 1 is negative (it wraps "
+                                 "around 2**32: billions of datums)")
         from_dst = not (zero_write or flush)
         if from_dst and i == 0 and g(pc + "Source_interface_selection") == 1:
             raise Unimplemented(f"{what}: packer 0 reading from L1 (Source_interface_selection = 1) is not "
@@ -405,8 +406,7 @@ class Packers(Unit):
             self._pipeline(t, i, g, bank, what, n, from_dst, src_addr, in_code, out_fmt, acc)
         if last or flush:
             if st.pending is not None and st.pending.size:
-                raise UndefinedBehaviour(f"{what}: Last/Flush with {st.pending.size} datums of an incomplete "
-                                         "BFP block of 16")
+                self._flush_partial_block(t, i, st, acc, what)
             st.pending = st.pending_key = None
             for s in (st.exp, st.data):
                 if s.buf:
@@ -514,6 +514,20 @@ class Packers(Unit):
                                          undefined=self.cop.undefined)
         self._emit(t, i, st.data, write_datums(datums, out_fmt), out_fmt, acc, what)
 
+    def _flush_partial_block(self, t, i, st, acc, what):
+        """Last/Flush with fewer than 16 datums of a BFP block: undefined (no page says how
+        a block is completed). Like the output buffers (OutputAddressGenerator.md: "padded
+        with zeroes"), ttemu pads the block with zero datums, which take no part in the
+        shared exponent, and writes it."""
+        late_inter, out_fmt = st.pending_key
+        self.cop.undefined("PACR partial BFP block",
+                           f"{what}: Last/Flush with {st.pending.size} datums of an incomplete BFP block of 16 "
+                           "(undefined); ttemu pads it with zero datums and writes it")
+        v = np.concatenate([st.pending, np.zeros(16 - st.pending.size, dtype=U32)])
+        datums, exps = packer_late(v, late_inter, out_fmt, bfp_overflow="saturate", undefined=self.cop.undefined)
+        self._emit(t, i, st.exp, exps.astype(np.uint8), out_fmt, acc, what, exp_stream=True)
+        self._emit(t, i, st.data, write_datums(datums, out_fmt), out_fmt, acc, what)
+
     def _edge_mask(self, i, g, n, col):
         """EdgeMasking.md: per datum, whether its EdgeMask bit keeps it; advances the
         packer's tile position generator once per datum."""
@@ -564,10 +578,12 @@ class Packers(Unit):
             if sign_bit is None:  # UINT8: never negative
                 return v
             return np.where((v >> sign_bit) & 1, U32(0), v).astype(U32)
-        if relu >= 2 and thr & 0x8000:
+        negative_thr = relu >= 2 and thr & 0x8000
+        if negative_thr:
             self.cop.undefined(f"PACR ReLU mode {relu} negative threshold",
-                               f"{what}: ReLU threshold 0x{thr:04x} is negative (ReLU.md: undefined); ttemu "
-                               "applies ReLUStage's formula with the negative threshold")
+                               f"{what}: ReLU threshold 0x{thr:04x} is negative (ReLU.md: undefined); ttemu does "
+                               "what ttsim does: the threshold is compared as an unsigned bit pattern, above "
+                               "every positive value (mode 2 writes zeros, mode 3 is plain ReLU)")
         if (inter.exponent_bits == 5) != fp16_thr:
             raise UndefinedBehaviour(f"{what}: IntermediateFormat code {inter_code} and the early conversion's "
                                      f"{inter.name} disagree on the exponent width")
@@ -582,12 +598,11 @@ class Packers(Unit):
             sign = (v >> 15) & 1
             mag = v & 0x7FFF
             le0 = (sign == 1) | (mag == 0)
-            if thr & 0x8000:  # negative threshold (undefined, reported above): x <= T
-                le_t = (sign == 1) & (mag >= (thr & 0x7FFF))
-                gt_t = ~le_t
-            else:
-                le_t = (sign == 1) | (mag <= thr)
-                gt_t = (sign == 0) & (mag > thr)
+            le_t = (sign == 1) | (mag <= thr)
+            gt_t = (sign == 0) & (mag > thr)
+        if negative_thr:  # every value is <= the threshold, none above it
+            le_t = np.ones(v.shape, dtype=bool)
+            gt_t = np.zeros(v.shape, dtype=bool)
         clamp = U32((thr << 16) & _float_mask(inter)) if inter.exponent_bits == 8 else U32(thr & _float_mask(inter))
         if relu == 1:
             return np.where(le0, U32(0), v).astype(U32)

@@ -5,8 +5,10 @@ next instruction. On hardware some are not: the "Instruction scheduling" section
 the pages (tt-isa-documentation WormholeB0/TensixTile/TensixCoprocessor/) make
 software responsible. Breaking one of these rules leaves behaviour undefined: the model
 reports it as undefined behaviour (a warning once per site naming both instructions and
-the rule; an error with ``--strict``) and carries on with the results of a correctly
-scheduled program (it does not model the stale values hardware may produce).
+the rule; an error with ``--strict``) and carries on. A read too soon after a producer
+(the "read" rules) sees the stale value, the LReg from before the producer's write,
+which then lands (:meth:`HazardOps._hz_run_stale`); every other broken rule gets the
+results of a correctly scheduled program (a Dst read too soon sees the rows as written).
 
 Rules checked here
 ------------------
@@ -96,6 +98,8 @@ from .state import CAPTURE_DEFAULT_DEST_INDEX, DISABLE_BACKDOOR_LOAD, ENABLE_DES
 #: what ttemu does after reporting a broken rule (docs/undefined-behaviour.md)
 NEW = ("; ttemu completes every instruction as it issues, so the reader sees the result as if the software had "
        "obeyed the rule")
+STALE = ("; ttemu gives the reader the value from before the producer's write (its result is not written yet), "
+         "then the producer's result lands")
 
 # -- the access table ----------------------------------------------------------------------
 #: Guards: the whole instruction does nothing to LRegs unless it holds.
@@ -365,6 +369,7 @@ class Rule:
     producer: object  # the Insn
     regs: frozenset
     page: str
+    old: dict | None = None  # "read": LReg -> its lanes before the producer wrote (the stale value)
 
 
 def describe(ins) -> str:
@@ -412,7 +417,28 @@ class HazardOps:
         recording the ones it starts."""
         rules = self.hz_rules.get(cycle - 1)
         if rules:
-            self._hz_check(ins, rules)
+            stale = self._hz_check(ins, rules)
+            if stale:
+                self._hz_run_stale(ins, cycle, stale)
+                return
+        self._hz_run(ins, cycle)
+
+    def _hz_run_stale(self, ins, cycle: int, stale: dict) -> None:
+        """Run ``ins`` reading LRegs a producer of the previous cycle writes (a broken
+        "read" rule, reported): it sees their values from before that write (the
+        producer's result is not written yet), and the producer's result then lands in
+        each of them ``ins`` does not write itself."""
+        _, writes = lreg_access(self, ins)
+        lreg = self.lreg
+        new = {r: lreg[r].copy() for r in stale}
+        for r, old in stale.items():
+            lreg[r] = old
+        self._hz_run(ins, cycle)
+        for r in stale:
+            if r not in writes:
+                lreg[r] = new[r]
+
+    def _hz_run(self, ins, cycle: int) -> None:
         mnemonic = ins.mnemonic
         if mnemonic not in PRODUCERS:
             self.execute(ins)
@@ -428,16 +454,19 @@ class HazardOps:
             if mod in (2, 3, 4):
                 reads, writes = lreg_access(self, ins)
                 if mod == 2 and writes:
-                    self._hz_add(cycle, Rule("read", ins, frozenset({0, 1, 2, 3}), "SFPSHFT2.md"))
+                    self._hz_add(cycle, Rule("read", ins, frozenset({0, 1, 2, 3}), "SFPSHFT2.md",
+                                             {r: self.lreg[r].copy() for r in range(4)}))
                     self._hz_add(cycle, Rule("write", ins, frozenset({1, 2, 3}), "SFPSHFT2.md"))
                 elif mod in (3, 4) and ins.vd < 8 and writes:
-                    self._hz_add(cycle, Rule("read", ins, frozenset({ins.vd}), "SFPSHFT2.md"))
+                    self._hz_add(cycle, Rule("read", ins, frozenset({ins.vd}), "SFPSHFT2.md",
+                                             {ins.vd: self.lreg[ins.vd].copy()}))
                 if mod == 4 or reads or writes:  # Mod1 2 / 3 as a pure backdoor write does nothing
                     self._hz_add(cycle, Rule("insn", ins, frozenset(), "SFPSHFT2.md"))
         else:
             _, writes = lreg_access(self, ins)
             if writes:
-                self._hz_add(cycle, Rule("read", ins, writes, f"{mnemonic}.md"))
+                self._hz_add(cycle, Rule("read", ins, writes, f"{mnemonic}.md",
+                                         {r: self.lreg[r].copy() for r in writes}))
         self.execute(ins)
 
     def _hz_add(self, cycle: int, rule: Rule) -> None:
@@ -451,13 +480,18 @@ class HazardOps:
         else:
             got.append(rule)
 
-    def _hz_warn(self, producer, ins, rule: str, text: str) -> None:
+    def _hz_warn(self, producer, ins, rule: str, text: str, then: str = None) -> None:
         """A broken scheduling rule: a warning once per site (thread, rule, producer and
-        consumer mnemonics); ttemu's results are those of a correctly scheduled program."""
-        self.cop.tile.undefined(f"t{ins.thread} hazard {rule} {producer.mnemonic}->{ins.mnemonic}", text + NEW)
+        consumer mnemonics), saying what ttemu does next (``then``, default :data:`NEW`)."""
+        site = f"t{ins.thread} hazard {rule} {producer.mnemonic}->{ins.mnemonic}"
+        if not self.cop.tile.diagnostics.again(site):
+            self.cop.tile.undefined(site, text + (then or NEW))
 
-    def _hz_check(self, ins, rules) -> None:
+    def _hz_check(self, ins, rules):
+        """Report every broken rule; -> {LReg: stale value} for the reads that broke a
+        "read" rule (None if none did)."""
         access = None
+        stale = None
         for rule in rules:
             kind = rule.kind
             if kind == "insn":
@@ -487,7 +521,10 @@ class HazardOps:
                     what = f"writes {regs_text(rule.regs)}" if p.mnemonic != "SFPSHFT2" else f"Mod1={p.mod}"
                     self._hz_warn(p, ins, f"{rule.page} read",
                                   f"{describe(p)} ({what}) followed on the next cycle by {describe(ins)} reading "
-                                  f"{regs_text(hit)} ({rule.page}: software must insert an SFPNOP)")
+                                  f"{regs_text(hit)} ({rule.page}: software must insert an SFPNOP)", STALE)
+                    if rule.old is not None:
+                        stale = stale or {}
+                        stale.update((r, rule.old[r]) for r in hit if r in rule.old)
             elif kind == "write":
                 hit = rule.regs & writes
                 if hit:
@@ -495,6 +532,7 @@ class HazardOps:
                                   f"{describe(rule.producer)} (Mod1={rule.producer.mod}) followed on the next cycle "
                                   f"by {describe(ins)} writing {regs_text(hit)} ({rule.page}: software must insert "
                                   f"an SFPNOP)")
+        return stale
 
     # -- SFPLOAD.md / SFPLOADMACRO.md: FPU writes to Dst, then SFPLOAD of the same rows --------
     def hz_dst_read(self, ins, mod0: int, addr: int, what: str = "SFPLOAD") -> None:
