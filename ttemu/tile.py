@@ -49,6 +49,7 @@ class Tile:
         self.images: dict[str, ElfImage] = {}
         self.entry_override: dict[str, int] = {}  # core -> start pc (a lone ELF's entry point)
         self.tracer = None
+        self.debug = None  # a debugger's run control (ttemu.debug.DebugControl), if one is attached
         self.progress = None  # called between scheduler rounds (a display; see cmd/progress.py)
         self.last_stall: str | None = None  # set by a device refusing an access ("{pc}" placeholder)
         self.diagnostics = Diagnostics()

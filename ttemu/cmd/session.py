@@ -121,6 +121,43 @@ class Session:
 
     # -- running -------------------------------------------------------------------
     def execute(self) -> int:
+        self.gdb = None
+        try:
+            code = self._execute()
+        except TtemuError as e:
+            if self.gdb is not None:
+                self.gdb.finish(e.exit_code)
+            raise
+        except Exception:
+            if self.gdb is not None:
+                self.gdb.finish(70)  # internal error (cli.INTERNAL_ERROR)
+            raise
+        if self.gdb is not None:
+            self.gdb.finish(code)
+        return code
+
+    def _attach_gdb(self, tile):
+        """--gdb PORT: listen on 127.0.0.1, wait for gdb, hold the tile before its first instruction."""
+        from .gdb import GdbServer, listen
+
+        o = self.o
+        first = getattr(o, "gdb_core", None)
+        if first is not None and first not in CORE_NAMES:
+            raise UsageError(f"--gdb-core: unknown core {first!r} (one of {', '.join(CORE_NAMES)})")
+        listener = listen(o.gdb)
+        port = listener.getsockname()[1]
+        sys.stderr.write(f"ttemu: gdb server listening on 127.0.0.1:{port}; waiting for gdb "
+                         f"(target remote :{port})\n")
+        sys.stderr.flush()
+        server = GdbServer(tile, first)
+        try:
+            server.accept(listener)
+        finally:
+            listener.close()
+        self.gdb = server
+        tile.debug = server
+
+    def _execute(self) -> int:
         o = self.o
         tile = self.build()
         man = self.manifest
@@ -131,6 +168,8 @@ class Session:
         if getattr(o, "oracle", None) and not (dumps or dump_l1 or expects):
             raise UsageError("--oracle: nothing to compare (give --dump, --dump-l1, --expect or a manifest "
                              "with [[expect]] or dumps)")
+        if getattr(o, "gdb", None) is not None:
+            self._attach_gdb(tile)
         trace_file = o.trace_file or (man.trace if man else None)
         max_steps = o.max_steps if o.max_steps is not None else (man.max_steps if man else None)
         idle_steps = o.idle_steps if o.idle_steps is not None else (man.idle_steps if man else None)
@@ -149,6 +188,8 @@ class Session:
             progress = tile.progress = Progress(sys.stderr)
         try:
             result = self._run_phases(tile, max_steps, until, idle_steps)
+            if self.gdb is not None:
+                self.gdb.run_ended(result)
         except TtemuError as e:
             if o.as_json and o.summary:
                 json.dump({"outcome": "error", "exit_code": e.exit_code, "category": e.category,
@@ -306,19 +347,7 @@ class Session:
             out.append({"text": text, "json": {"kind": "raw", "addr": addr, "len": n, "file": path}})
         for addr_s, len_s, fmt in dump_l1:
             addr, n, core = self._range(tile, addr_s, len_s, "--dump-l1")
-            data = tile.read(addr, n, core)
-            if fmt.startswith("tile-"):
-                from ..tensix.dump_tiles import TILE_FORMATS, tile_report
-
-                if fmt not in TILE_FORMATS:
-                    raise UsageError(f"--dump-l1: unknown tile format {fmt!r} (one of {', '.join(TILE_FORMATS)})")
-                try:
-                    text, values = tile_report(data, addr, fmt)
-                except ValueError as e:
-                    raise UsageError(f"--dump-l1 {fmt}: {e}") from None
-            else:
-                text = f"{fmt} dump of 0x{addr:08x} ({n} bytes):\n" + dumpmod.text(addr, data, fmt)
-                values = dumpmod.cells(data, fmt)
+            text, values = dumpmod.l1_report(tile, addr, n, core, fmt)
             out.append({"text": text, "json": {"kind": "l1", "addr": addr, "len": n, "format": fmt,
                                                 "values": values}})
         return out
