@@ -21,17 +21,27 @@ from .options import _int, _pair, parse_addr, split_core
 def detect_arch(paths):
     """From the ELFs' RISC-V arch attribute: Tenstorrent's toolchain adds an
     x-extension ending in the arch's hint (``ArchSpec.riscv_arch_hint``), e.g.
-    ``_xtttensixwh1p0`` (Wormhole) or ``_xtttensixbh1p0`` (Blackhole)."""
+    ``_xtttensixwh1p0`` (Wormhole) or ``_xtttensixbh1p0`` (Blackhole), in older
+    toolchains ``_xttwh1p0`` / ``_xttbh1p0``; an arch's ``riscv_arch_markers`` (an
+    extension only its toolchain emits, such as Blackhole's ``_xttzbkb``) count too."""
+    for p in paths:
+        name = arch_of_attribute(read_elf(p).arch_attr or "")
+        if name:
+            return name
+    return "wormhole_b0"
+
+
+def arch_of_attribute(attr):
+    """The arch a RISC-V arch attribute names, or None."""
     import re
 
     from ..arch import ARCH_NAMES, get_arch
 
-    for p in paths:
-        attr = read_elf(p).arch_attr or ""
-        for name in ARCH_NAMES:
-            if re.search(rf"_x[a-z]*{get_arch(name).riscv_arch_hint}\d", attr):
-                return name
-    return "wormhole_b0"
+    for name in ARCH_NAMES:
+        a = get_arch(name)
+        if re.search(rf"_x[a-z]*{a.riscv_arch_hint}\d", attr) or any(m in attr for m in a.riscv_arch_markers):
+            return name
+    return None
 
 
 class Session:
