@@ -27,8 +27,8 @@ UNTIL = [(0x19FFC, 1), (0x19FF8, 1), (0x19FF4, 1)]  # the three TRISC mailboxes
 IN, OUT, PARAMS = 0x20000, 0x50000, 0x64000
 
 # Format codes (Packers/FormatConversion.md encoding) and bytes per 32x32 tile.
-F = dict(f32=0, fp16=1, tf32=4, bf16=5, bfp8b=6, bfp4b=7, i32=8, u16=9, bfp2b=15)
-TILE_BYTES = {0: 4096, 4: 4096, 8: 4096, 1: 2048, 5: 2048, 9: 2048, 6: 1088, 7: 576, 15: 320}
+F = dict(f32=0, fp16=1, tf32=4, bf16=5, bfp8b=6, bfp4b=7, i32=8, u16=9, i8=14, bfp2b=15)
+TILE_BYTES = {0: 4096, 4: 4096, 8: 4096, 1: 2048, 5: 2048, 9: 2048, 6: 1088, 7: 576, 15: 320, 14: 1024}
 
 FP32_SPECIALS = [
     0x00000000, 0x80000000, 0x7F800000, 0xFF800000, 0x7FC00000, 0xFFC00000, 0x7F800001, 0xFFBFFFFF,
@@ -66,21 +66,25 @@ def make_input(fmt: int, seed: int = 5) -> bytes:
     return b.tobytes()
 
 
-def run_kernel(cfg: str, relu: int = 0, data: bytes | None = None):
+def run_kernel(cfg: str, relu: int = 0, data: bytes | None = None, *, flags: int = 0, old: bytes | None = None):
     """Run firmware/pack_formats for ``cfg`` = "in:unpack_out:to_dst:intermediate:out:dst32"
-    (format names as in F) -> (tile, data, out region)."""
+    (format names as in F) -> (tile, data, out region). ``flags``: params.k bits 17..20
+    (Read_unsigned, Read_int8, Round_10b_mant, Pack_L1_Acc); ``old``: the output
+    region's contents before the run (what L1 accumulation adds to)."""
     name = cfg.split(":")
     in_fmt, uout, inter, out = F[name[0]], F[name[1]], F[name[3]], F[name[4]]
     to_dst, dst32 = int(name[2]), int(name[5])
-    x = 4 if inter in (0, 4, 8) else 2  # bytes per intermediate datum: the packer's Dst strides
+    x = 4 if inter in (0, 4, 8) else 1 if inter == 14 else 2  # bytes per intermediate datum (Dst strides)
     data = make_input(in_fmt) if data is None else data
     tile = Tile("wormhole_b0", record=True)
     tile.load_elf(str(BUILD / "boot" / "brisc.elf"), core="brisc")
     for core in ("trisc0", "trisc1", "trisc2"):
         tile.load_elf(str(BUILD / "pack_formats" / f"{core}.elf"), core=core)
     tile.write(IN, data)
+    if old is not None:
+        tile.write(OUT, old)
     params = [IN, TILE_BYTES[in_fmt] | (TILE_BYTES[out] << 16), OUT, 1,
-              in_fmt | (uout << 8) | (to_dst << 16), inter | (out << 8) | (dst32 << 16) | (x << 24), relu, 0]
+              in_fmt | (uout << 8) | (to_dst << 16), inter | (out << 8) | (dst32 << 16) | (flags << 17) | (x << 24), relu, 0]
     for i, value in enumerate(params):
         tile.write_u32(PARAMS + 4 * i, value)
     tile.release(tile.default_release())
@@ -122,6 +126,27 @@ def test_conversion_matches_ttsim(cfg, lib):
     tile, _, region = run_kernel(cfg)
     (diff,), _ = cross_check(tile, lib, [region], until=UNTIL)
     assert diff.ok, f"{cfg} differs from ttsim\n{diff.text()}"
+
+
+@pytest.mark.parametrize("cfg", ["f32:f32:1:f32:f32:1", "bf16:bf16:0:bf16:bf16:0", "fp16:fp16:0:fp16:fp16:0",
+                                 "f32:f32:1:bf16:bf16:1"])
+def test_l1_accumulation_matches_ttsim(cfg, lib):
+    """Pack_L1_Acc onto edge-case data already in L1 (L1.md leaves the arithmetic open;
+    ttemu follows ttsim's packer)."""
+    out = F[cfg.split(":")[4]]
+    tile, _, region = run_kernel(cfg, flags=8, old=make_input(out, seed=6))
+    (diff,), _ = cross_check(tile, lib, [region], until=UNTIL)
+    assert diff.ok, f"{cfg} accumulated differs from ttsim\n{diff.text()}"
+
+
+@pytest.mark.parametrize("cfg", ["i32:i32:1:i8:i8:1", "f32:f32:1:i8:i8:1"])
+def test_int8_saturation_matches_ttsim(cfg, lib):
+    """INT32 / FP32 Dst -> INT8 (shift 0, round, saturate; FormatConversion.md), and
+    with Read_unsigned the UINT8 clamp."""
+    for flags in (0, 1):
+        tile, _, region = run_kernel(cfg, flags=flags)
+        (diff,), _ = cross_check(tile, lib, [region], until=UNTIL)
+        assert diff.ok, f"{cfg} flags {flags} differs from ttsim\n{diff.text()}"
 
 
 # ReLU.md ReLUStage: 1 plain, 2 min threshold, 3 clamp to the threshold (BF16 / FP16 bits).

@@ -5,8 +5,10 @@
  * tile | bytes per output tile << 16; m = the unpacker's InDataFormat | its
  * OutDataFormat << 8 | to_dst << 16 (unpack straight to Dst, else to SrcA and
  * MOVA2D); k = the packer's In_data_format (= ALU_FORMAT_SPEC_REG2_Dstacc, the
- * intermediate) | Out_data_format << 8 | 32-bit Dst << 16 | bytes per
- * intermediate datum << 24 (the packer's Dst read strides); n = the STACC_RELU fields
+ * intermediate) | Out_data_format << 8 | 32-bit Dst << 16 | PCK_DEST_RD_CTRL's
+ * Read_unsigned, Read_int8, Round_10b_mant << 17..19 | L1 accumulation << 20 |
+ * bytes per intermediate datum << 24 (the packer's Dst read strides); n = the
+ * STACC_RELU fields
  * (ApplyRelu | ReluThreshold << 4), written by the pack thread.
  * Each tile of params.in0 goes to SrcA (handed over by FlipSrc) or to a Dst half. */
 #include "llk_kernels.h"

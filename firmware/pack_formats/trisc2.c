@@ -29,6 +29,15 @@ int main(void)
         llk_cfg_write(reg1[i] + 2u, LLK_CFG_FIELD(THCON_SEC0_REG1_Disable_zero_compress, 1) |
                                         LLK_CFG_FIELD(THCON_SEC0_REG1_Out_data_format, out_fmt) |
                                         LLK_CFG_FIELD(THCON_SEC0_REG1_In_data_format, inter));
+    /* params.k bit 20: L1 accumulation (Pack_L1_Acc of all four packers, word 3 of
+     * each REG1 block, as tt-llk's reconfigure_packer_l1_acc). */
+    if ((p->k >> 20) & 1u)
+        for (uint32_t i = 0; i < 4u; ++i)
+            llk_cfg_write(reg1[i] + 3u, LLK_CFG_FIELD(THCON_SEC0_REG1_Pack_L1_Acc, 1));
+    /* PCK_DEST_RD_CTRL: Read_32b_data, then Read_unsigned, Read_int8 (Read_raw) and
+     * Round_10b_mant from params.k bits 17..19. */
+    llk_cfg_write(TTE_CFG_PCK_DEST_RD_CTRL_Read_32b_data_IDX,
+                  LLK_CFG_FIELD(PCK_DEST_RD_CTRL_Read_32b_data, dst32) | (((p->k >> 17) & 7u) << 1));
     llk_cfg_write(TTE_CFG_STACC_RELU_ApplyRelu_IDX,
                   LLK_CFG_FIELD(STACC_RELU_ApplyRelu, p->n & 0xFu) |
                   LLK_CFG_FIELD(STACC_RELU_ReluThreshold, p->n >> 4));
