@@ -711,3 +711,14 @@ def test_early_from_config_recipes():
 def test_early_from_config_undocumented(args):
     with pytest.raises(UndefinedBehaviour, match="no documented recipe"):
         _cfg(*args)
+
+
+def test_early_uint16_from_32bit_dst_takes_the_high_half():
+    """FormatConversion.md marks INT32 -> INT16 "No", but tt-llk's configure_pack sets
+    Read_32b_data for a UInt16 pack_src with a 32-bit Dst; ttsim's packer (and ttemu)
+    take the high 16 bits of the Dst32 storage, undecoded."""
+    r = F.early_from_config(read_32b_data=True, read_raw=False, round_10b_mant=False, read_unsigned=False,
+                            intermediate_code=DF.UInt16)
+    assert r == (Repr.DST32_INT32, I.INT16, M.BITCAST)
+    got = F.packer_early(np.array([0xABCD1234, 0x00018000, 0xFFFF0000], np.uint32), *r)
+    assert got.tolist() == [0xABCD, 0x0001, 0xFFFF]
