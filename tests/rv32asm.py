@@ -1,4 +1,6 @@
-"""A tiny RV32IM + Zicsr assembler for tests (no cross compiler needed).
+"""A tiny RV32IM + Zicsr assembler for tests (no cross compiler needed), with the
+Blackhole cores' extensions (Zaamo ``amoadd_w(rd, rs2, rs1)``, Zba, Zbb, pack, brev8,
+grevi; names that clash with Python take a trailing underscore: ``min_``, ``max_``).
 
 Encoders return one 32-bit instruction word::
 
@@ -153,6 +155,51 @@ xor, srl, sra, or_, and_ = _op(4, 0), _op(5, 0), _op(5, 0x20), _op(6, 0), _op(7,
 # ------------------------------------------------------------------ RV32M
 mul, mulh, mulhsu, mulhu = _op(0, 1), _op(1, 1), _op(2, 1), _op(3, 1)
 div, divu, rem, remu = _op(4, 1), _op(5, 1), _op(6, 1), _op(7, 1)
+
+
+# ------------------------------------------------------------------ Blackhole extensions
+# Zba, Zbb (bit-manipulation spec 1.0.0), pack/brev8 (Zbkb), grevi (Bitmanip 0.94 draft),
+# Zaamo (A extension 2.1): register forms are R-type on OP; unary forms are OP-IMM with
+# a fixed imm[11:0].
+andn, orn, xnor = _op(7, 0x20), _op(6, 0x20), _op(4, 0x20)
+min_, minu, max_, maxu = _op(4, 0x05), _op(5, 0x05), _op(6, 0x05), _op(7, 0x05)
+rol, ror = _op(1, 0x30), _op(5, 0x30)
+sh1add, sh2add, sh3add = _op(2, 0x10), _op(4, 0x10), _op(6, 0x10)
+pack = _op(4, 0x04)
+
+
+def _unary(f3, imm12):
+    return lambda rd, rs1: (imm12 << 20) | (_r(rs1) << 15) | (f3 << 12) | (_r(rd) << 7) | 0x13
+
+
+clz, ctz, cpop = _unary(1, 0x600), _unary(1, 0x601), _unary(1, 0x602)
+sext_b, sext_h = _unary(1, 0x604), _unary(1, 0x605)
+orc_b, rev8, brev8 = _unary(5, 0x287), _unary(5, 0x698), _unary(5, 0x687)
+
+
+def zext_h(rd, rs1): return pack(rd, rs1, 0)
+
+
+def rori(rd, rs1, shamt):
+    if not 0 <= shamt < 32:
+        raise ValueError(f"shift amount {shamt}")
+    return _unary(5, 0x600 | shamt)(rd, rs1)
+
+
+def grevi(rd, rs1, shamt):
+    if not 0 <= shamt < 32:
+        raise ValueError(f"grevi amount {shamt}")
+    return _unary(5, 0x680 | shamt)(rd, rs1)
+
+
+def _amo(funct5):
+    def enc(rd, rs2, rs1, aq=0, rl=0):
+        return r_type(0x2F, 2, (funct5 << 2) | (aq << 1) | rl, rd, rs1, rs2)
+    return enc
+
+
+amoadd_w, amoswap_w, amoxor_w, amoor_w, amoand_w = (_amo(f) for f in (0x00, 0x01, 0x04, 0x08, 0x0C))
+amomin_w, amomax_w, amominu_w, amomaxu_w = (_amo(f) for f in (0x10, 0x14, 0x18, 0x1C))
 
 
 # ------------------------------------------------------------------ system, Zicsr

@@ -1,6 +1,6 @@
 """Every shipped kernel manifest (firmware/*/*.toml) also runs on Tenstorrent's ttsim
 (through ``ttemu.cmd.oracle.cross_check``), and its expected output regions are
-bit-identical there, or differ exactly as pinned below with the reason.
+bit-identical there, or ttsim refuses the kernel as pinned below with the reason.
 
 The LLK-style library configures the tile with the Config words and fields tt-llk
 writes (firmware/llk/README.md), so ttsim, which refuses configuration real code

@@ -129,6 +129,15 @@ def test_tensix_threads_issue_side_by_side(tmp_path):
 
 # -- the corpus ----------------------------------------------------------------------------
 
+#: variants ttsim refuses: (ttsim's ERROR text, why ttemu's behaviour is right). After its
+#: last unpack to Dst, tt-llk unpacks once more to SrcA with FP32 in and out and the
+#: datums zeroed (TEN-3868 workaround, cunpack_common.h); UNPACR_Regular.md's
+#: FormatConversion calls FP32 -> FP32 into Src undefined, so ttemu warns and goes on
+#: (the guide's rule for undefined behaviour) and the result matches numpy.
+REFUSED = {
+    "eltwise_unary_datacopy_test-Float32->Float32-fp32acc":
+        "UndefinedBehavior: tensix_unpacr: unpack_to_dst=0 in_data_format=0 out_data_format=0",
+}
 WHY = llk_corpus.missing()
 CI = [v for v in llk_corpus.catalogue() if v.ci]
 
@@ -158,4 +167,7 @@ def test_llk_kernel_matches_golden_and_ttsim(tree, variant, tmp_path):
         assert not row.golden.startswith("ttemu"), row.detail or row.golden
     if lib is None:
         pytest.skip(f"ttemu ran; no ttsim to compare with: {why}")
-    assert row.ttsim == "bit-identical", row.detail or row.ttsim
+    if variant.name in REFUSED:
+        assert row.ttsim == "ttsim refuses: " + REFUSED[variant.name]
+    else:
+        assert row.ttsim == "bit-identical", row.detail or row.ttsim

@@ -78,3 +78,18 @@ def hexdump(addr: int, data: bytes) -> str:
         asc = "".join(chr(b) if 32 <= b < 127 else "." for b in chunk)
         out.append(f"{addr + i:08x}  {hx:<48}  |{asc}|")
     return "\n".join(out)
+
+
+def l1_report(tile, addr, n, core, fmt, what="--dump-l1"):
+    """--dump-l1's rendering of ``n`` bytes at ``addr``: -> (text, values)."""
+    data = tile.read(addr, n, core)
+    if fmt.startswith("tile-"):
+        from .tensix.dump_tiles import TILE_FORMATS, tile_report
+
+        if fmt not in TILE_FORMATS:
+            raise UsageError(f"{what}: unknown tile format {fmt!r} (one of {', '.join(TILE_FORMATS)})")
+        try:
+            return tile_report(data, addr, fmt)
+        except ValueError as e:
+            raise UsageError(f"{what} {fmt}: {e}") from None
+    return f"{fmt} dump of 0x{addr:08x} ({n} bytes):\n" + text(addr, data, fmt), cells(data, fmt)

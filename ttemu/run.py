@@ -79,7 +79,9 @@ def _run_blocks(tile, hart, budget, exact):
             if pc >= 0:
                 break
             kind = pc
-            n += hart.exit_delta - _BIG
+            if n >= _BIG >> 1:  # the exit's entry ran (it counts _BIG); not when the budget ran out first
+                n -= _BIG
+            n += hart.exit_delta
             pc = hart.exit_pc
             if kind == EXIT_RESUME:
                 continue
@@ -168,6 +170,8 @@ def run(tile, *, max_steps=None, until=(), idle_steps=None) -> RunResult:
     def done(outcome, detail=""):
         return _result(tile, outcome, detail)
 
+    if tile.debug is not None:
+        tile.debug.begin()  # a debugger (ttemu.debug) holds the tile before the first instruction
     if holds():
         return done("until")
     while True:
@@ -180,7 +184,9 @@ def run(tile, *, max_steps=None, until=(), idle_steps=None) -> RunResult:
                 break
             budget = min(tile.quantum, left)
             before = hart.steps
-            if tracer is not None:
+            if tile.debug is not None:
+                tile.debug.turn(hart, budget, left - budget < MAX_BLOCK)
+            elif tracer is not None:
                 _run_single(tile, hart, budget, tracer)
             else:
                 _run_blocks(tile, hart, budget, exact=left - budget < MAX_BLOCK)

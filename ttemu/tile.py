@@ -17,6 +17,7 @@ from .diagnostics import Diagnostics
 from .elf import ElfImage, read_elf
 from .errors import ElfError, GuestFault, Unimplemented, UsageError
 from .mmio.debug import DebugRegs
+from .mmio.localram import LocalRamWindow
 from .mmio.mailbox import Mailboxes
 from .mmio.noc import Niu
 from .mmio.overlay import NocOverlay
@@ -49,6 +50,7 @@ class Tile:
         self.images: dict[str, ElfImage] = {}
         self.entry_override: dict[str, int] = {}  # core -> start pc (a lone ELF's entry point)
         self.tracer = None
+        self.debug = None  # a debugger's run control (ttemu.debug.DebugControl), if one is attached
         self.progress = None  # called between scheduler rounds (a display; see cmd/progress.py)
         self.last_stall: str | None = None  # set by a device refusing an access ("{pc}" placeholder)
         self.diagnostics = Diagnostics()
@@ -95,6 +97,9 @@ class Tile:
             self.router.attach(name, lazy)
         self.mailboxes = Mailboxes(self)
         self.mailboxes.attach(self.router)
+        for spec in a.cores:
+            if spec.local_window:
+                self.router.attach(spec.local_window, LocalRamWindow(self, a.region(spec.local_window), spec.name))
 
     @property
     def tensix(self):
@@ -124,7 +129,7 @@ class Tile:
         def check(addr, width, verb, pc):
             if addr & (width - 1):
                 raise GuestFault(f"misaligned {width}-byte {verb} at 0x{addr:08x}{where(addr)}", name, pc)
-            if local_base <= addr < local_base + 0x1000 or addr < l1_size:
+            if local_base <= addr < local_base + a.local_window or addr < l1_size:
                 # the part of the local window this core lacks, or an access running off L1's end
                 raise GuestFault(f"{width}-byte {verb} at unmapped address 0x{addr:08x}"
                                  f" ({name} local data RAM is {local_size} bytes)" if addr >= local_base else
@@ -240,7 +245,15 @@ class Tile:
                     self.is_code[i] = 1
                     self.code_map.setdefault(i, []).append((hart, start))
 
-        return Translator(env, fetch, l1_size, local_base, local_size, spec.can_push, on_translate)
+        def XFAULT(pc, text):
+            raise GuestFault(text, name, pc)
+
+        def XUNIMPL(pc, word, what):
+            raise Unimplemented(f"{name} pc 0x{pc:08x}: instruction 0x{word:08x} ({what}) is not modelled")
+
+        return Translator(env, fetch, l1_size, local_base, local_size, spec.can_push, on_translate,
+                          extensions=a.riscv_extensions, unmodelled=a.riscv_unmodelled,
+                          helpers={"XFAULT": XFAULT, "XUNIMPL": XUNIMPL})
 
     def invalidate_code(self, addr: int) -> None:
         """A store hit translated code: drop every block (of any core) covering the word."""
@@ -293,9 +306,19 @@ class Tile:
             return self.entry_override[core]
         rp = self.specs[core].reset_pc
         if rp.enable_addr is not None:
-            if (self.host_read_u32(rp.enable_addr) >> rp.enable_bit) & 1:
-                return self.host_read_u32(rp.pc_addr)
+            if (self._register_value(rp.enable_addr) >> rp.enable_bit) & 1:
+                return self._register_value(rp.pc_addr)
         return rp.default
+
+    def _register_value(self, addr):
+        """What the hardware latches from a register: the stored value of a plain
+        register (Blackhole's NCRISC reset-PC registers are write-only to software),
+        else what a read returns."""
+        entry = self.router.lookup(addr)
+        dev = entry[1] if entry else None
+        if isinstance(dev, RegisterBank) and addr - dev.base not in dev.hooks and addr - dev.base in dev.values:
+            return dev.values[addr - dev.base]
+        return self.host_read_u32(addr)
 
     def set_start_pc(self, core: str, pc: int) -> None:
         """Make ``core`` leave reset at ``pc`` instead of its reset PC."""
@@ -317,7 +340,7 @@ class Tile:
     # -- host memory access -----------------------------------------------------------
     def _locate_local(self, addr, n, core):
         a = self.arch
-        if a.local_base <= addr < a.local_base + 0x1000:
+        if a.local_base <= addr < a.local_base + a.local_window:
             if core is None:
                 raise UsageError(f"address 0x{addr:08x} is core-local memory: name the core (CORE:ADDR)")
             hart = self.harts[core]
@@ -448,7 +471,7 @@ class Tile:
             if hi <= a.l1_size:
                 self._check_overlap(img, core, seg)
                 continue
-            if a.local_base <= lo < a.local_base + 0x1000:
+            if a.local_base <= lo < a.local_base + a.local_window:
                 if hi > a.local_base + spec.local_size:
                     raise ElfError(f"{name}: segment 0x{lo:08x}-0x{hi:08x} does not fit {core}'s "
                                    f"{spec.local_size}-byte local memory (it would overlap another core's)")
@@ -470,7 +493,7 @@ class Tile:
         (vaddr - local base)`` when given (None if not applicable)."""
         a = self.arch
         start = local_data if local_data is not None else img.symbols.get("__loader_init_start")
-        if start is None or not seg.data or not a.local_base <= seg.vaddr < a.local_base + 0x1000:
+        if start is None or not seg.data or not a.local_base <= seg.vaddr < a.local_base + a.local_window:
             return None
         return start + seg.vaddr - a.local_base
 

@@ -7,26 +7,88 @@ trisc_reset_pc_override 0xFFB12234, ncrisc_reset_pc 0xFFB12238 with its enable a
 the same source (8 KiB for B/NC, 4 KiB for the TRISCs at 0xFFB00000).
 """
 
-from .spec import ArchSpec, CoreSpec, NocSpec, Region, ResetPC
+from ..errors import Unimplemented
+from ..riscv import ext as _ext
+from .spec import ArchSpec, CoreSpec, Csr, NocSpec, Region, ResetPC
 from .tables import blackhole_tile as _tile
-from .wormhole_b0 import _CSRS
 
 _DBG = 0xFFB12000
 
+# RISC-V cores (BlackholeA0/TensixTile/BabyRISCV/README.md "Instruction set",
+# InstructionSet.md): RV32IM, Zicsr, Zaamo, Zba, Zbb, pack/brev8 (Zbkb), grevi.
+# The F/Zfh subset (and V on RISCV T2) is documented but not modelled: those opcodes
+# stop a run as unimplemented instead of faulting as illegal.
+RISCV_EXTENSIONS = _ext.ALL
+_FP = "F/Zfh floating point (or V on RISCV T2)"
+RISCV_UNMODELLED = {0x07: _FP, 0x27: _FP, 0x43: _FP, 0x47: _FP, 0x4B: _FP, 0x4F: _FP, 0x53: _FP,
+                    0x57: "V vector extension (RISCV T2)"}
+
+# CSRs (BabyRISCV/CSRs.md). Counters are read/write ("Read/write alias of mcycle");
+# mhartid reads 0 on every core; time/timeh do not exist ("time is not" available).
+_SCRATCH_BNC = ("brisc", "ncrisc")
+_OVERLAY = Csr("tt_cfg_sstatus", "unmodelled",
+               note="on the TRISCs it mirrors a register of some NoC overlay stream (CSRs.md does not say which)")
+_CSRS = {
+    0x003: Csr("fcsr", "scratch", mask=0xFF),
+    0x008: Csr("vstart", "const", 0),
+    0x009: Csr("vxsat", "scratch", mask=0x1),
+    0x00A: Csr("vxrm", "scratch", mask=0x3),
+    0x300: Csr("mstatus", "const", 0x80006600),
+    0x301: Csr("misa", "const", 0x40201123),
+    0x320: Csr("mcountinhibit", "scratch"),
+    0x323: Csr("mhpmevent3", "scratch"),
+    0x324: Csr("mhpmevent4", "scratch"),
+    # cfg0: chicken bits (performance only in a functional model); StMergeTimer resets to 16
+    0x7C0: Csr("cfg0", "scratch", 16 << 13),
+    0x7C1: Csr("pmacfg0", "scratch"),
+    0x7C2: Csr("pmacfg1", "scratch"),
+    0x7C3: Csr("cfg1", "scratch"),
+    0x7C4: Csr("hwa_mask", "scratch"),
+    0x7C5: Csr("hwa_cfg", "scratch"),
+    0x7C6: Csr("vgsrc", "scratch"),
+    0xB00: Csr("mcycle", "cycle", writable=True), 0xB80: Csr("mcycleh", "cycleh", writable=True),
+    0xB02: Csr("minstret", "instret", writable=True), 0xB82: Csr("minstreth", "instreth", writable=True),
+    0xB03: Csr("mhpmcounter3", "unmodelled", note="hardware performance events are not modelled"),
+    0xB04: Csr("mhpmcounter4", "unmodelled", note="hardware performance events are not modelled"),
+    0xB83: Csr("mhpmcounter3h", "unmodelled", note="hardware performance events are not modelled"),
+    0xB84: Csr("mhpmcounter4h", "unmodelled", note="hardware performance events are not modelled"),
+    0xBC0: Csr("tt_cfg_qstatus", "unmodelled", note="Tensix frontend queue status is not modelled"),
+    0xBC1: Csr("tt_cfg_bstatus", "unmodelled", note="Tensix busy status is not modelled"),
+    **{0xBC2 + i: Csr(f"tt_cfg_sstatus{i}", "scratch", cores=_SCRATCH_BNC, other=_OVERLAY) for i in range(8)},
+    0xBCA: Csr("intp_restore_pc", "scratch"),
+    0xC00: Csr("cycle", "cycle", writable=True), 0xC80: Csr("cycleh", "cycleh", writable=True),
+    0xC02: Csr("instret", "instret", writable=True), 0xC82: Csr("instreth", "instreth", writable=True),
+    0xC20: Csr("vl", "scratch"),
+    0xC21: Csr("vtype", "scratch"),
+    0xC22: Csr("vlenb", "scratch", 16),
+    0xF14: Csr("mhartid", "const", 0),
+}
+
 _CORES = (
-    CoreSpec("brisc", 8192, 11, ResetPC(0x0), tensix_thread=0, can_push=True),
-    CoreSpec("trisc0", 4096, 12, ResetPC(0x6000, _DBG + 0x234, 0, _DBG + 0x228), tensix_thread=0, can_push=True),
-    CoreSpec("trisc1", 4096, 13, ResetPC(0xA000, _DBG + 0x234, 1, _DBG + 0x22C), tensix_thread=1, can_push=True),
-    CoreSpec("trisc2", 4096, 14, ResetPC(0xE000, _DBG + 0x234, 2, _DBG + 0x230), tensix_thread=2, can_push=True),
+    CoreSpec("brisc", 8192, 11, ResetPC(0x0), tensix_thread=0, can_push=True,
+             local_window="brisc_local_mem"),
+    CoreSpec("trisc0", 4096, 12, ResetPC(0x6000, _DBG + 0x234, 0, _DBG + 0x228), tensix_thread=0, can_push=True,
+             local_window="trisc0_local_mem"),
+    CoreSpec("trisc1", 4096, 13, ResetPC(0xA000, _DBG + 0x234, 1, _DBG + 0x22C), tensix_thread=1, can_push=True,
+             local_window="trisc1_local_mem"),
+    CoreSpec("trisc2", 4096, 14, ResetPC(0xE000, _DBG + 0x234, 2, _DBG + 0x230), tensix_thread=2, can_push=True,
+             local_window="trisc2_local_mem"),
     CoreSpec("ncrisc", 8192, 18, ResetPC(0x12000, _DBG + 0x23C, 0, _DBG + 0x238), tensix_thread=None,
-             can_push=False),
+             can_push=False, local_window="ncrisc_local_mem"),
 )
 
-_SKIP = {"brisc_local_mem", "ncrisc_local_mem", "trisc0_local_mem", "trisc1_local_mem", "trisc2_local_mem"}
-# ttsim's map gives the overlay one byte; its streams are 4 KiB apart (64 of them), as on
-# Wormhole (tt-isa-documentation's Wormhole memory map: 0xFFB40000, 256 KiB).
-_SIZES = {"noc_overlay": 0x40000}
-_MAP = tuple(Region(n, b, _SIZES.get(n, s)) for n, b, s in _tile.REGIONS if n not in _SKIP and not n.startswith("eth"))
+# The address map follows ttsim's tile map with the ISA documentation's sizes where
+# they differ (BabyRISCV/README.md "Memory map", which wins): RISCV T<i>'s 4 KiB local
+# RAM fills an 8 KiB slow-path window twice, the instruction-push, PCBuf and config
+# windows are 64 KiB, the overlay 256 KiB (its streams are 4 KiB apart, 64 of them);
+# the PIC registers (0xFFB13000, with the pc snapshots at 0xFFB13138) are documented but
+# absent from ttsim's map. Ethernet-only regions are not part of a Tensix tile.
+_SIZES = {"riscv_local_mem": 0x2000, "noc_overlay": 0x40000, "trisc0_local_mem": 0x2000, "trisc1_local_mem": 0x2000,
+          "trisc2_local_mem": 0x2000, "tensix_inst": 0x10000, "tensix_inst1": 0x10000, "tensix_inst2": 0x10000,
+          "tensix_pc_buf": 0x10000, "tensix_pc1_buf": 0x10000, "tensix_pc2_buf": 0x10000,
+          "tensix_cfg": 0x10000}
+_EXTRA = (Region("pic_regs", 0xFFB13000, 0x1000),)
+_MAP = tuple(Region(n, b, _SIZES.get(n, s)) for n, b, s in _tile.REGIONS if not n.startswith("eth")) + _EXTRA
 
 # STALLWAIT conditions as seed 002 lists them (from tt-llk's Blackhole p_stall):
 # 13 bits, a zero mask means 0x0F.
@@ -60,9 +122,56 @@ NOC = NocSpec(
     id_logical=1 | (2 << 6),
 )
 
+
+
+# -- Tensix instruction fields --------------------------------------------------------
+# The Blackhole table names fields as tt-llk's assembly.yaml does; where a name or the
+# packing differs from the Wormhole pages' the implementations follow, these adapters
+# map one onto the other (facts: assembly.yaml, ttsim's Blackhole decode table and its
+# remapping "clear_mode |= use_32_bit_mode << 2", "dst = where").
+def _zeroacc(f):
+    """ZEROACC: Blackhole's ``where`` is Wormhole's Imm10 (wider), ``clear_mode`` bits
+    20:19 the Mode, bit 18 ``use_32_bit_mode`` Wormhole's UseDst32b (clear_mode bit 2);
+    ``addr_mode`` (bits 16:14) selects an ADDR_MOD slot as Wormhole's AddrMode does.
+    ``clear_zero_flags`` (bit 17) has no Wormhole counterpart."""
+    if f["clear_zero_flags"] or f["clear_mode"] >> 2:
+        raise Unimplemented(f"ZEROACC clear_zero_flags={f['clear_zero_flags']} clear_mode={f['clear_mode']} "
+                            "(Blackhole-only ZEROACC modes) is not modelled")
+    return {"dst": f["where"], "AddrMode": f["addr_mode"], "clear_mode": f["use_32_bit_mode"] << 2 | f["clear_mode"]}
+
+
+def _rename(**names):
+    def adapt(f):
+        return {names.get(k, k): v for k, v in f.items()}
+    adapt.renames = names
+    return adapt
+
+
+TENSIX_FIELD_ADAPTERS = {
+    "ZEROACC": _zeroacc,
+    "MOVB2D": _rename(movb2d_instr_mod="instr_mod"),
+    **{m: _rename(pool_addr_mode="addr_mode") for m in ("MPOOL3S1", "APOOL3S1", "MPOOL3S2", "APOOL3S2",
+                                                        "GMPOOL", "GAPOOL")},
+}
+
+# Vector Unit instructions whose BlackholeA0 page is the Wormhole page ("The behavior
+# is identical between Wormhole and Blackhole", or the same text): the Wormhole
+# implementations serve them. The rest of Blackhole's Vector Unit (SFPLOAD/SFPSTORE
+# formats, SFPMAD, SFPSHFT, SFPCAST, the new SFPGT/SFPLE/SFPMUL24/SFPARECIP...) differs.
+SFPU_SHARED = frozenset({
+    "SFPABS", "SFPCOMPC", "SFPCONFIG", "SFPDIVP2", "SFPENCC", "SFPEXEXP", "SFPEXMAN", "SFPIADD", "SFPLOADI",
+    "SFPLZ", "SFPMOV", "SFPNOP", "SFPNOT", "SFPSETCC", "SFPSETEXP", "SFPSETMAN", "SFPSETSGN", "SFPTRANSP",
+    "SFPXOR",
+})
+
 ARCH = ArchSpec(
     name="blackhole",
     riscv_arch_hint="bh",
+    # _xtttensixbh1p0 (older _xttbh1p0) on TRISC code; BRISC/NCRISC firmware carries only
+    # the Blackhole toolchain's bit-manipulation tag
+    riscv_arch_markers=("_xttzbkb",),
+    riscv_extensions=RISCV_EXTENSIONS,
+    riscv_unmodelled=RISCV_UNMODELLED,
     l1_size=1536 * 1024,
     local_base=0xFFB00000,
     cores=_CORES,
@@ -76,4 +185,6 @@ ARCH = ArchSpec(
     stallwait_conditions=STALLWAIT_CONDITIONS,
     stallwait_default=0x0F,
     noc=NOC,
+    tensix_field_adapters=TENSIX_FIELD_ADAPTERS,
+    sfpu_shared=SFPU_SHARED,
 )

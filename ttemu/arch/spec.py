@@ -27,6 +27,30 @@ class CoreSpec:
     tensix_thread: int | None  # the Tensix thread this core pushes to by default
     can_push: bool  # may push Tensix instructions (.ttinsn / sw to the push address)
     iram: tuple[int, int] | None = None  # (base, size) of a core-local instruction RAM
+    local_window: str | None = None  # address-map region showing its local data RAM to every core
+
+
+@dataclass(frozen=True)
+class Csr:
+    """One CSR of a baby core (``ArchSpec.csrs``: number -> Csr).
+
+    ``kind``: ``cycle``/``cycleh``/``instret``/``instreth`` (the tile clock and the
+    core's retired-instruction count, low and high words), ``hartid`` (ttemu's core
+    number), ``const`` (reads ``value``), ``scratch`` (storage: reset ``value``,
+    writable ``mask``), ``unmodelled`` (listed by the docs, but what it reads depends on
+    state ttemu does not model: an access stops the run, quoting ``note``).
+    ``writable``: counters only: a write moves the counter (Blackhole's are read/write).
+    ``cores``: the cores that have this behaviour (None: all); other cores see ``other``
+    (another Csr) or, when None, no such CSR."""
+
+    name: str
+    kind: str
+    value: int = 0
+    writable: bool = False
+    mask: int = 0xFFFFFFFF
+    cores: tuple | None = None
+    other: "Csr | None" = None
+    note: str = ""
 
 
 @dataclass(frozen=True)
@@ -73,7 +97,15 @@ class ArchSpec:
     wall_clock_hi: int
     address_map: tuple[Region, ...]  # every MMIO region the tile decodes
     registers: dict = field(default_factory=dict)  # region name -> {offset: (name, rw, reset)}
-    csrs: dict = field(default_factory=dict)  # number -> (name, kind)
+    csrs: dict = field(default_factory=dict)  # number -> Csr
+    # RISC-V extensions beyond RV32IM + Zicsr the cores decode (ttemu/riscv/ext.py names
+    # them); anything else is an illegal instruction. ``riscv_unmodelled``: major opcode
+    # -> the extension the docs list for it that ttemu does not model (stops the run, exit 6).
+    riscv_extensions: frozenset = frozenset()
+    riscv_unmodelled: dict = field(default_factory=dict)
+    # substrings of an ELF's RISC-V arch attribute (beyond ``riscv_arch_hint``) that mark
+    # code built for this arch, e.g. an extension only its toolchain emits
+    riscv_arch_markers: tuple = ()
     # Tensix backend configuration geometry (BackendConfiguration.md): words per
     # Config bank (CFG_STATE_SIZE*4), ThreadConfig entries per thread (THD_STATE_SIZE),
     # and GLOBAL_CFGREG_BASE_ADDR32 (writes at or above it land in both banks).
@@ -85,6 +117,20 @@ class ArchSpec:
     thread_cfg_words: int = 57
     cfg_global_base: int = 152
     noc: NocSpec | None = None
+    # Tensix instructions whose fields this arch's table names or packs differently from
+    # the implementations' parameters (written after the Wormhole ISA pages): mnemonic ->
+    # function(fields dict) -> the implementation's keyword arguments (raising
+    # Unimplemented for field values it cannot map)
+    tensix_field_adapters: dict = field(default_factory=dict)
+    # Vector Unit (SFPU) instructions the Wormhole implementations serve on this arch
+    # (None: all of them, as on Wormhole itself)
+    sfpu_shared: frozenset | None = None
+
+    @property
+    def local_window(self) -> int:
+        """Bytes of address space at ``local_base`` that belong to core-local data RAM
+        (the largest core's RAM; a smaller core faults on the rest)."""
+        return max(c.local_size for c in self.cores)
 
     def core(self, name: str) -> CoreSpec:
         for c in self.cores:

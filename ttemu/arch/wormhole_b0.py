@@ -8,7 +8,7 @@ TRISC i), NCRISC_RESET_PC_PC word 162 and its enable word 163; config word k is 
 MMIO 0xFFEF0000 + 4*k.
 """
 
-from .spec import ArchSpec, CoreSpec, NocSpec, Region, ResetPC
+from .spec import ArchSpec, CoreSpec, Csr, NocSpec, Region, ResetPC
 from .tables import wormhole_b0_tile as _tile
 
 CFG_BASE = 0xFFEF0000
@@ -36,14 +36,14 @@ _EXTRA = (Region("pic_regs", 0xFFB13000, 0x1000),)
 
 _MAP = tuple(Region(n, b, _DOC_SIZES.get(n, s)) for n, b, s in _tile.REGIONS) + _EXTRA
 
-# CSRs: number -> (name, kind). Kinds: "cycle", "instret", "hartid", "const0", "scratch".
+# CSRs (number -> Csr; kinds in ttemu/arch/spec.py): the Zicntr counters, read-only.
 _CSRS = {
-    0xC00: ("cycle", "cycle"), 0xC80: ("cycleh", "cycleh"),
-    0xC01: ("time", "cycle"), 0xC81: ("timeh", "cycleh"),
-    0xC02: ("instret", "instret"), 0xC82: ("instreth", "instreth"),
-    0xB00: ("mcycle", "cycle"), 0xB80: ("mcycleh", "cycleh"),
-    0xB02: ("minstret", "instret"), 0xB82: ("minstreth", "instreth"),
-    0xF14: ("mhartid", "hartid"),
+    0xC00: Csr("cycle", "cycle"), 0xC80: Csr("cycleh", "cycleh"),
+    0xC01: Csr("time", "cycle"), 0xC81: Csr("timeh", "cycleh"),
+    0xC02: Csr("instret", "instret"), 0xC82: Csr("instreth", "instreth"),
+    0xB00: Csr("mcycle", "cycle"), 0xB80: Csr("mcycleh", "cycleh"),
+    0xB02: Csr("minstret", "instret"), 0xB82: Csr("minstreth", "instreth"),
+    0xF14: Csr("mhartid", "hartid"),
 }
 
 # STALLWAIT condition mask (WormholeB0/TensixTile/TensixCoprocessor/STALLWAIT.md,
@@ -88,6 +88,7 @@ NOC = NocSpec(
 ARCH = ArchSpec(
     name="wormhole_b0",
     riscv_arch_hint="wh",
+    # the Wormhole toolchain's tags: _xtttensixwh1p0, older _xttwh1p0
     l1_size=1464 * 1024,
     local_base=0xFFB00000,
     cores=_CORES,

@@ -99,6 +99,11 @@ def run_options(fn):
         click.option("--strict", is_flag=True,
                      help="Stop at behaviour the ISA documentation leaves undefined (default: a warning, "
                           "once per site, counted in the summary)."),
+        click.option("--gdb", "gdb", type=click.IntRange(0, 65535), default=None, metavar="PORT",
+                     help="Serve the GDB remote protocol on 127.0.0.1:PORT (0: any free port, printed on "
+                          "stderr) and wait for gdb before the first instruction."),
+        click.option("--gdb-core", "gdb_core", default=None, metavar="NAME",
+                     help="The core (thread) gdb sees first (default: the first released core)."),
         click.option("--quantum", type=int, default=None, hidden=True),
         click.option("--debug", is_flag=True, help="Show Python tracebacks for errors."),
         click.argument("elfs", nargs=-1, type=click.Path()),

@@ -21,17 +21,27 @@ from .options import _int, _pair, parse_addr, split_core
 def detect_arch(paths):
     """From the ELFs' RISC-V arch attribute: Tenstorrent's toolchain adds an
     x-extension ending in the arch's hint (``ArchSpec.riscv_arch_hint``), e.g.
-    ``_xtttensixwh1p0`` (Wormhole) or ``_xtttensixbh1p0`` (Blackhole)."""
+    ``_xtttensixwh1p0`` (Wormhole) or ``_xtttensixbh1p0`` (Blackhole), in older
+    toolchains ``_xttwh1p0`` / ``_xttbh1p0``; an arch's ``riscv_arch_markers`` (an
+    extension only its toolchain emits, such as Blackhole's ``_xttzbkb``) count too."""
+    for p in paths:
+        name = arch_of_attribute(read_elf(p).arch_attr or "")
+        if name:
+            return name
+    return "wormhole_b0"
+
+
+def arch_of_attribute(attr):
+    """The arch a RISC-V arch attribute names, or None."""
     import re
 
     from ..arch import ARCH_NAMES, get_arch
 
-    for p in paths:
-        attr = read_elf(p).arch_attr or ""
-        for name in ARCH_NAMES:
-            if re.search(rf"_x[a-z]*{get_arch(name).riscv_arch_hint}\d", attr):
-                return name
-    return "wormhole_b0"
+    for name in ARCH_NAMES:
+        a = get_arch(name)
+        if re.search(rf"_x[a-z]*{a.riscv_arch_hint}\d", attr) or any(m in attr for m in a.riscv_arch_markers):
+            return name
+    return None
 
 
 class Session:
@@ -121,6 +131,43 @@ class Session:
 
     # -- running -------------------------------------------------------------------
     def execute(self) -> int:
+        self.gdb = None
+        try:
+            code = self._execute()
+        except TtemuError as e:
+            if self.gdb is not None:
+                self.gdb.finish(e.exit_code)
+            raise
+        except Exception:
+            if self.gdb is not None:
+                self.gdb.finish(70)  # internal error (cli.INTERNAL_ERROR)
+            raise
+        if self.gdb is not None:
+            self.gdb.finish(code)
+        return code
+
+    def _attach_gdb(self, tile):
+        """--gdb PORT: listen on 127.0.0.1, wait for gdb, hold the tile before its first instruction."""
+        from .gdb import GdbServer, listen
+
+        o = self.o
+        first = getattr(o, "gdb_core", None)
+        if first is not None and first not in CORE_NAMES:
+            raise UsageError(f"--gdb-core: unknown core {first!r} (one of {', '.join(CORE_NAMES)})")
+        listener = listen(o.gdb)
+        port = listener.getsockname()[1]
+        sys.stderr.write(f"ttemu: gdb server listening on 127.0.0.1:{port}; waiting for gdb "
+                         f"(target remote :{port})\n")
+        sys.stderr.flush()
+        server = GdbServer(tile, first)
+        try:
+            server.accept(listener)
+        finally:
+            listener.close()
+        self.gdb = server
+        tile.debug = server
+
+    def _execute(self) -> int:
         o = self.o
         tile = self.build()
         man = self.manifest
@@ -131,6 +178,8 @@ class Session:
         if getattr(o, "oracle", None) and not (dumps or dump_l1 or expects):
             raise UsageError("--oracle: nothing to compare (give --dump, --dump-l1, --expect or a manifest "
                              "with [[expect]] or dumps)")
+        if getattr(o, "gdb", None) is not None:
+            self._attach_gdb(tile)
         trace_file = o.trace_file or (man.trace if man else None)
         max_steps = o.max_steps if o.max_steps is not None else (man.max_steps if man else None)
         idle_steps = o.idle_steps if o.idle_steps is not None else (man.idle_steps if man else None)
@@ -149,6 +198,8 @@ class Session:
             progress = tile.progress = Progress(sys.stderr)
         try:
             result = self._run_phases(tile, max_steps, until, idle_steps)
+            if self.gdb is not None:
+                self.gdb.run_ended(result)
         except TtemuError as e:
             if o.as_json and o.summary:
                 json.dump({"outcome": "error", "exit_code": e.exit_code, "category": e.category,
@@ -306,19 +357,7 @@ class Session:
             out.append({"text": text, "json": {"kind": "raw", "addr": addr, "len": n, "file": path}})
         for addr_s, len_s, fmt in dump_l1:
             addr, n, core = self._range(tile, addr_s, len_s, "--dump-l1")
-            data = tile.read(addr, n, core)
-            if fmt.startswith("tile-"):
-                from ..tensix.dump_tiles import TILE_FORMATS, tile_report
-
-                if fmt not in TILE_FORMATS:
-                    raise UsageError(f"--dump-l1: unknown tile format {fmt!r} (one of {', '.join(TILE_FORMATS)})")
-                try:
-                    text, values = tile_report(data, addr, fmt)
-                except ValueError as e:
-                    raise UsageError(f"--dump-l1 {fmt}: {e}") from None
-            else:
-                text = f"{fmt} dump of 0x{addr:08x} ({n} bytes):\n" + dumpmod.text(addr, data, fmt)
-                values = dumpmod.cells(data, fmt)
+            text, values = dumpmod.l1_report(tile, addr, n, core, fmt)
             out.append({"text": text, "json": {"kind": "l1", "addr": addr, "len": n, "format": fmt,
                                                 "values": values}})
         return out

@@ -39,6 +39,21 @@ class DebugRegs(RegisterBank):
             self.tile.tensix.dst.aliased16 = aliased
         return True
 
+    def peek(self, core, addr):
+        off = addr - self.base
+        a = self.tile.arch
+        if addr == a.soft_reset_addr:
+            return self.tile.soft_reset
+        if addr == a.wall_clock_lo:
+            return self.tile.clock() & 0xFFFFFFFF  # without latching the high half
+        if addr == a.wall_clock_lo + 4:
+            return self.tile.clock() >> 32
+        if addr == a.wall_clock_hi:
+            return self.latched_hi
+        if off == getattr(self, "feature_disable_offset", None):
+            return self.values[off]
+        return super().peek(core, addr)
+
     def _read_reset(self, core, addr):
         return self.tile.soft_reset
 

@@ -23,6 +23,11 @@ class Device:
     def write(self, core, addr, width, value):
         raise Unimplemented(f"write of 0x{value:x} to {self.name} register 0x{addr:08x} is not modelled")
 
+    def peek(self, core, addr):
+        """The 32-bit word a read would return, for a debugger: only where reading has
+        no side effect and cannot stall; else None."""
+        return None
+
 
 class RegisterBank(Device):
     """Plain registers listed by the arch's generated register table.
@@ -59,6 +64,13 @@ class RegisterBank(Device):
             raise Unimplemented(f"read of {self.name} register {self._label(off)} at 0x{addr:08x} is not modelled")
         if reg[1] == "wo":
             raise GuestFault(f"read of write-only register {reg[0]} at 0x{addr:08x}")
+        return self.values[off]
+
+    def peek(self, core, addr):
+        off = addr - self.base
+        reg = self.regs.get(off)
+        if off & 3 or off in self.hooks or reg is None or reg[2] or reg[1] == "wo":
+            return None
         return self.values[off]
 
     def write(self, core, addr, width, value):

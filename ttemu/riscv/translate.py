@@ -20,12 +20,15 @@ block's nominal count).
 
 Semantics follow the RISC-V unprivileged ISA (RV32I, M, Zicsr) as the Wormhole B0
 baby cores implement it (tt-isa-documentation WormholeB0/TensixTile/BabyRISCV/README.md),
+plus the extensions the arch lists (Blackhole: Zaamo, Zba, Zbb, pack/brev8, grevi;
+``ext.py`` builds their expressions),
 except where ttemu deliberately reports a guest fault instead of the hardware's silent
 behaviour: misaligned accesses, ``ecall``, illegal instructions (README.md lists them).
 """
 
 from __future__ import annotations
 
+from . import ext as _ext
 from .codecache import CodeCache
 
 M32 = 0xFFFFFFFF
@@ -88,8 +91,15 @@ class Translator:
     ``fetch(pc)`` returns the instruction word or raises a GuestFault.
     """
 
-    def __init__(self, env, fetch, l1_size, local_base, local_size, can_push, on_translate=None):
+    def __init__(self, env, fetch, l1_size, local_base, local_size, can_push, on_translate=None,
+                 extensions=frozenset(), unmodelled=None, helpers=None):
         self.env = env
+        # arch data: the extensions decoded beyond RV32IM (ext.py), opcode -> name of an
+        # extension the docs list but ttemu does not model, and extra callables the
+        # generated code of those extensions names (globals, not block arguments)
+        self.ext = frozenset(extensions)
+        self.unmodelled = unmodelled or {}
+        self.globals = {**_ext.HELPERS, **(helpers or {})} if self.ext else dict(helpers or {})
         self.fetch = fetch
         self.L1E = l1_size
         self.LB = local_base
@@ -231,15 +241,22 @@ class Translator:
             sh = rs2
             if f3 == 1:
                 if f7:
-                    return illegal()
-                write(f"({A} << {sh}) & 0xFFFFFFFF")
+                    e = _ext.op_imm(self.ext, f3, word >> 20, A, sA)
+                    if e is None:
+                        return illegal()
+                    write(e)
+                else:
+                    write(f"({A} << {sh}) & 0xFFFFFFFF")
             elif f3 == 5:
                 if f7 == 0:
                     write(f"{A} >> {sh}")
                 elif f7 == 0x20:
                     write(f"({sA} >> {sh}) & 0xFFFFFFFF")
                 else:
-                    return illegal()
+                    e = _ext.op_imm(self.ext, f3, word >> 20, A, sA)
+                    if e is None:
+                        return illegal()
+                    write(e)
             else:
                 u = imm_i & M32
                 write({0: f"({A} + {imm_i}) & 0xFFFFFFFF", 2: f"1 if {sA} < {imm_i} else 0",
@@ -254,6 +271,8 @@ class Translator:
                  (1, 2): f"(({sA} * {B}) >> 32) & 0xFFFFFFFF", (1, 3): f"({A} * {B}) >> 32",
                  (1, 4): f"DIV({A}, {B})", (1, 5): f"({A} // {B}) if {B} else 0xFFFFFFFF",
                  (1, 6): f"REM({A}, {B})", (1, 7): f"({A} % {B}) if {B} else {A}"}.get((f7, f3))
+            if e is None:
+                e = _ext.op(self.ext, f7, f3, rs2, A, B, sA, sB)
             if e is None:
                 return illegal()
             write(e)
@@ -288,6 +307,25 @@ class Translator:
                 if rd:
                     ins.writes.add(rd)
                 c.append(f"{tgt} = CSR({f3 & 3}, {csr}, {src}, {write_flag}, {pc})")
+        elif op == 0x2F:  # AMO (Zaamo): a read-modify-write of an aligned L1 word
+            e = _ext.amo(self.ext, f7 >> 2, B, sB) if f3 == 2 else None
+            if e is None:
+                return illegal()
+            reads(rs1, rs2)
+            ins.kind = "store"
+            name = _ext.AMO_NAMES[f7 >> 2]
+            c.append(f"_a = {A}")
+            c.append(f"if _a >= {self.L1E} or _a & 3: XFAULT({pc}, '{name} at 0x%08x: ' % _a + "
+                     f"('misaligned' if _a & 3 else 'atomics only reach L1'))")
+            c.append("_o = w[_a >> 2]")
+            c.append(f"w[_a >> 2] = {e}")
+            write("_o")
+            c.append("if ic[_a >> 2]:")
+            c.append("    SMC(_a)")
+            c.append(f"    {{WB}}return EX({EXIT_RESUME}, {npc}, {k + 1 - count})")
+        elif op in self.unmodelled:
+            ins.code = [f"XUNIMPL({pc}, {word}, {self.unmodelled[op]!r})"]
+            ins.term = True
         else:
             return illegal()
         return ins
@@ -338,6 +376,7 @@ class Translator:
         else:
             src += ["    " + line for line in body]
         ns = dict(self.env)
+        ns.update(self.globals)
         code = self.code_cache.compile("\n".join(src) + "\n", f"<block 0x{start:08x}>")
         exec(code, ns)
         if self.on_translate is not None:

@@ -81,8 +81,15 @@ class Coprocessor:
         impl = {}
         for unit in self.units:
             impl.update(unit.ops())
+        adapters = tile.arch.tensix_field_adapters
         for spec in self.table:
-            self.handlers[spec.opcode] = impl.get(spec.mnemonic)
+            fn = impl.get(spec.mnemonic)
+            if fn is not None and spec.mnemonic in adapters:
+                fn = _adapted(fn, adapters[spec.mnemonic])
+            if fn is not None and not _takes_fields(fn, spec):
+                impl.pop(spec.mnemonic)  # this arch packs the instruction differently: not implemented
+                fn = None
+            self.handlers[spec.opcode] = fn
         self.implemented = frozenset(m for m in impl if m in self.table.by_mnemonic)
         # word -> (spec, handler, args, kwargs, fence): each Tensix word decoded once and
         # bound to its handler (see dispatch_entry); the table is per coprocessor.
@@ -278,3 +285,25 @@ class Coprocessor:
             out[f"t{t.index}"] = {"core_riscv": hart.steps if hart else 0, "pushed": t.pushed,
                                   "issued": t.issued, "held_steps": t.held_steps}
         return out
+
+
+def _adapted(fn, adapt):
+    """``fn`` called with the arch's fields mapped by ``adapt`` (see ArchSpec.tensix_field_adapters)."""
+    def call(t, **fields):
+        return fn(t, **adapt(fields))
+    call.adapted = fn
+    return call
+
+
+def _takes_fields(fn, spec) -> bool:
+    """Does ``fn`` (an implementation, perhaps adapted) take exactly the fields of ``spec``?"""
+    import inspect
+
+    if getattr(fn, "adapted", None) is not None:
+        return True  # the adapter decides (and is checked by tests)
+    params = list(inspect.signature(fn).parameters.values())[1:]
+    if any(p.kind == p.VAR_KEYWORD for p in params):
+        return True
+    names = {f.name for f in spec.fields}
+    required = {p.name for p in params if p.default is p.empty}
+    return required <= names <= {p.name for p in params}

@@ -7,11 +7,11 @@ object for ``--json``.
 from __future__ import annotations
 
 
-def gpr_report(tile):
+def gpr_report(tile, threads=(0, 1, 2)):
     gprs = tile.tensix.gprs
-    data = {f"t{t}": [f"0x{v:08x}" for v in gprs[t]] for t in range(3)}
+    data = {f"t{t}": [f"0x{v:08x}" for v in gprs[t]] for t in threads}
     lines = []
-    for t in range(3):
+    for t in threads:
         lines.append(f"T{t} GPRs:")
         regs = gprs[t]
         for i in range(0, 64, 8):

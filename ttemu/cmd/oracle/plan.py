@@ -58,7 +58,7 @@ class Plan:
 
 def _is_local(tile, addr):
     a = tile.arch
-    if a.local_base <= addr < a.local_base + 0x1000:
+    if a.local_base <= addr < a.local_base + a.local_window:
         return True
     return any(spec.iram and spec.iram[0] <= addr < spec.iram[0] + spec.iram[1] for spec in a.cores)
 

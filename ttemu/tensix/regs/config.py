@@ -101,6 +101,10 @@ class ConfigSpace(Device):
             return (int(self.thread_cfg[t, idx]) >> (8 * within)) & ((1 << (8 * width)) - 1)
         raise GuestFault(f"read of {width} bytes at 0x{addr:08x}: beyond the Tensix configuration space")
 
+    def peek(self, core, addr):
+        """A debugger's read (reading Config has no side effect)."""
+        return self.read(core, addr & ~3, 4)
+
     def write(self, core, addr, width, value):
         if width != 4:
             raise GuestFault(f"{width}-byte store to Tensix configuration at 0x{addr:08x}: "

@@ -44,6 +44,10 @@ class GPRs(Device):
         off = addr & 3
         return (self.regs[thread][index] >> (8 * off)) & ((1 << (8 * width)) - 1)
 
+    def peek(self, core, addr):
+        """A debugger's read (reading a GPR has no side effect)."""
+        return self.read(core, addr & ~3, 4)
+
     def write(self, core, addr, width, value):
         thread, index = self._locate(core, addr, width, "write to")
         off = addr & 3

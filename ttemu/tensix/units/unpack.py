@@ -435,7 +435,15 @@ class Unpackers(Unit):
         else:
             raw = np.zeros(0, dtype=np.uint32)
         unsigned = g("ALU_FORMAT_SPEC_REG0_SrcBUnsigned" if u else "ALU_FORMAT_SPEC_REG0_SrcAUnsigned")
-        values = unpack_convert(raw, in_fmt, out_fmt, to_dst=to_dst, exps=exp_bits, int8_unsigned=bool(unsigned))
+        conv_out = out_fmt
+        if not to_dst and in_fmt == out_fmt == _F.Float32:
+            # tt-llk follows its last unpack to Dst with one FP32 unpack to SrcA, datums
+            # zeroed (a TEN-3868 workaround, cunpack_common.h unpack_to_dest_tile_done).
+            self.cop.undefined("UNPACR FP32->FP32 Src",
+                               f"unpacker {u}: FP32 -> FP32 into Src{'AB'[u]} (UNPACR_Regular.md FormatConversion: "
+                               "undefined; ttsim refuses it); ttemu converts as FP32 -> TF32")
+            conv_out = _F.Tf32
+        values = unpack_convert(raw, in_fmt, conv_out, to_dst=to_dst, exps=exp_bits, int8_unsigned=bool(unsigned))
         if AllDatumsAreZero:
             values = np.zeros_like(values)
 

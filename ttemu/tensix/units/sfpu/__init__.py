@@ -15,9 +15,9 @@ The ``@op`` methods below are what threads issue: each hands its decoded fields 
 :meth:`MacroOps.issue`, which handles SFPLOADMACRO-scheduled work, the
 InstructionTemplate backdoor, and then runs ``x_<MNEMONIC>``.
 
-Blackhole's Vector Unit differs (other encodings and instructions) and is not modelled:
-on a Blackhole tile this unit implements nothing and every SFP* instruction is listed
-in ``PENDING_BLACKHOLE``.
+Blackhole's Vector Unit differs (other encodings and instructions): on a Blackhole tile
+this unit implements only the instructions whose Blackhole page is the Wormhole page
+(``ArchSpec.sfpu_shared``); the others are listed in ``PENDING_BLACKHOLE``.
 """
 
 from __future__ import annotations
@@ -33,13 +33,11 @@ from .state import VectorState
 
 #: Instructions of this unit not implemented yet (each stops a run as unimplemented).
 PENDING = frozenset()
-#: Blackhole instructions of this unit, not implemented (the whole Blackhole Vector Unit).
+#: Blackhole instructions of this unit, not implemented (their pages differ from Wormhole's).
 PENDING_BLACKHOLE = frozenset({
-    'SFPABS', 'SFPADD', 'SFPADDI', 'SFPAND', 'SFPARECIP', 'SFPCAST', 'SFPCOMPC', 'SFPCONFIG', 'SFPDIVP2',
-    'SFPENCC', 'SFPEXEXP', 'SFPEXMAN', 'SFPGT', 'SFPIADD', 'SFPLE', 'SFPLOAD', 'SFPLOADI', 'SFPLOADMACRO',
-    'SFPLUT', 'SFPLUTFP32', 'SFPLZ', 'SFPMAD', 'SFPMOV', 'SFPMUL', 'SFPMUL24', 'SFPMULI', 'SFPNOP', 'SFPNOT',
-    'SFPOR', 'SFPPOPC', 'SFPPUSHC', 'SFPSETCC', 'SFPSETEXP', 'SFPSETMAN', 'SFPSETSGN', 'SFPSHFT', 'SFPSHFT2',
-    'SFPSTORE', 'SFPSWAP', 'SFPTRANSP', 'SFPXOR', 'SFP_STOCH_RND'
+    'SFPADD', 'SFPADDI', 'SFPAND', 'SFPARECIP', 'SFPCAST', 'SFPGT', 'SFPLE', 'SFPLOAD', 'SFPLOADMACRO',
+    'SFPLUT', 'SFPLUTFP32', 'SFPMAD', 'SFPMUL', 'SFPMUL24', 'SFPMULI', 'SFPOR', 'SFPPOPC', 'SFPPUSHC',
+    'SFPSHFT', 'SFPSHFT2', 'SFPSTORE', 'SFPSWAP', 'SFP_STOCH_RND'
 })
 
 
@@ -53,9 +51,9 @@ class VectorUnit(VectorState, SimpleOps, MadOps, RoundOps, LoadStoreOps, MacroOp
         # Unit's config-write hook (ttemu/tensix/units/cfg.py).
 
     def ops(self):
-        if self.cop.arch.name != "wormhole_b0":
-            return {}
-        return super().ops()
+        shared = self.cop.arch.sfpu_shared
+        ops = super().ops()
+        return ops if shared is None else {m: fn for m, fn in ops.items() if m in shared}
 
     # -- instructions as issued by a thread (fields by their table names) ----------------
     @op
