@@ -33,9 +33,9 @@ Each figure is the best of ``--repeat`` runs.
     python scripts/bench.py --vs-ttsim [--repeat N] [MANIFEST ...]
 
 vs_ttsim   every shipped kernel (firmware/*/*.toml) and every Wormhole corpus set
-           (corpus/*.toml) that runs on both ttemu and Tenstorrent's ttsim (ttemu exits
-           0 and its ``--oracle`` comparison is bit-identical; sets ttsim refuses are listed
-           as skipped): ``ttemu run MANIFEST`` against ttsim running the same plan (the
+           (corpus/*.toml) that runs on both ttemu and Tenstorrent's ttsim (ttemu finishes
+           it and ttsim completes the same plan, whether or not every region is
+           bit-identical; sets ttsim refuses are listed as skipped): ``ttemu run MANIFEST`` against ttsim running the same plan (the
            oracle's child process, ``python -m ttemu.cmd.oracle.child``), both timed as
            whole processes, in turn, ``--repeat`` rounds (default 3) after one warm-up
            round: one line per set with the median wall times, the median of the pair
@@ -228,9 +228,9 @@ def _ttsim_lib(shared):
 
 
 def _oracle_plan(manifest, lib, plan_path):
-    """Run ``manifest`` in this process with ``--oracle lib`` (which also checks that it runs
-    the same on ttsim) and keep the plan handed to ttsim. -> None when it ran on both, else
-    the reason it did not."""
+    """Run ``manifest`` in this process with ``--oracle lib`` and keep the plan handed to
+    ttsim. -> None when it ran on both (ttsim completed it; its results may differ, as the
+    README's table of kernels says), else the reason it did not."""
     import contextlib
     import io
 
@@ -252,12 +252,10 @@ def _oracle_plan(manifest, lib, plan_path):
             rc = cli_main(["run", str(manifest), "--oracle", lib, "--json", "--no-progress"])
     finally:
         oracle.run_ttsim = real
-    if rc != 0:
+    doc = json.loads(out.getvalue()) if rc in (0, 7) and out.getvalue().strip() else {}
+    if "oracle" not in doc:  # ttsim refused the run, or ttemu did not finish it
         last = (err.getvalue().strip().splitlines() or ["?"])[-1]
         return f"exit {rc}: {last}"
-    doc = json.loads(out.getvalue())
-    if not doc.get("oracle", {}).get("ok"):
-        return "not compared on ttsim"
     return None
 
 

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
-"""Write the traces of shipped kernels and print one SHA-256 per trace, to check that a
-change to the emulator leaves traces byte-identical (run it with two checkouts' code
-and compare the outputs):
+"""Write the traces of shipped kernels and print one SHA-256 per trace, and one of the run's
+results (``ttemu run --json --dump-dst --dump-src --dump-gpr --dump-cfg``: outcome, step
+counts, dumps, expect errors, Dst/Src/GPR/config contents), to check that a change to
+the emulator leaves traces byte-identical and results unchanged (run it with two
+checkouts' code and compare the outputs):
 
     python scripts/trace_digest.py [--out DIR] [MANIFEST ...]
 
@@ -43,7 +45,10 @@ def main(argv=None):
         p = subprocess.run([sys.executable, "-m", "ttemu", "trace", str(m), "-o", str(path)],
                            capture_output=True, text=True, env=env, cwd=ROOT)
         digest = hashlib.sha256(path.read_bytes()).hexdigest() if path.exists() else "-"
-        print(f"{m.stem} exit {p.returncode} {digest}")
+        r = subprocess.run([sys.executable, "-m", "ttemu", "run", str(m), "--json", "--dump-dst", "--dump-src",
+                            "--dump-gpr", "--dump-cfg"], capture_output=True, env=env, cwd=ROOT)
+        results = hashlib.sha256(r.stdout).hexdigest()
+        print(f"{m.stem} exit {p.returncode} trace {digest} results exit {r.returncode} {results}")
         sys.stdout.flush()
     return 0
 

@@ -304,3 +304,35 @@ def test_mad_respects_lane_enable_and_vd_range():
     assert np.array_equal(b2f(u.lreg[1]), np.where(LANES >= 20, 4.0, 0.0))
     mad(issue, a=0, b=0, c=9, d=10)
     assert np.all(u.lreg[10] == fbits(1.0))
+
+
+def test_fma_fast_path_equals_reference_form():
+    """fma() on three lane vectors (the stacked form the instructions use) gives exactly
+    the bits of the reference form, on random patterns, specials (NaN, Inf, denormals,
+    -0), near-cancellations and sums a half FP32 ulp from a representable value."""
+    from ttemu.tensix.units.sfpu import fp
+
+    rng = np.random.default_rng(3)
+    u32 = np.uint32
+    specials = np.array([0, 0x80000000, 0x7F800000, 0xFF800000, 0x7FC00000, 0x7F800001, 1, 0x807FFFFF,
+                         0x00800000, 0x3F800000, 0xBF800000, 0x7F7FFFFF, 0xFF7FFFFF, 0x33800000], dtype=u32)
+    for trial in range(240):
+        a, b, c = (rng.integers(0, 1 << 32, 32, dtype=np.uint64).astype(u32) for _ in range(3))
+        kind = trial % 4
+        if kind == 1:  # moderate exponents
+            for v in (a, b, c):
+                v &= u32(0x81FFFFFF)
+                v |= u32(0x3C000000)
+        elif kind == 2:  # c ~ -(a*b): cancellation
+            with np.errstate(all="ignore"):
+                prod = a.view(np.float32).astype(np.float64) * b.view(np.float32).astype(np.float64)
+                c = (-prod).astype(np.float32).view(u32) ^ rng.integers(0, 4, 32).astype(u32)
+        elif kind == 3:  # c = 1.x, a*b = half an FP32 ulp of c, plus or minus a little
+            c = (u32(0x3F800000) | rng.integers(0, 1 << 23, 32).astype(u32))
+            a = np.full(32, 0x33800000, dtype=u32)  # 2**-24: half an ulp of c
+            b = (u32(0x3F800000) | (rng.integers(0, 3, 32).astype(u32) << 21))  # 1, 1.25, 1.5
+        for v in (a, b, c):
+            v[rng.integers(0, 32, 4)] = rng.choice(specials, 4)
+        got, ref = fp.fma(a, b, c), fp._fma(a, b, c)
+        assert got.dtype == ref.dtype == np.uint32
+        assert (got == ref).all(), (trial, a, b, c)

@@ -61,9 +61,25 @@ class WaitGate:
             return out
         return []
 
+    def holds(self, cop, thread) -> bool:
+        """``bool(self.waiting(cop, thread))`` without describing the conditions."""
+        if self.opcode == "SEMWAIT":
+            for i, sem in enumerate(cop.sync.semaphores):
+                if (self.sem_mask >> i) & 1 and ((self.cond_mask & STALL_ON_ZERO and sem.value == 0)
+                                                 or (self.cond_mask & STALL_ON_MAX and sem.value >= sem.max)):
+                    return True
+            return False
+        if self.opcode == "STALLWAIT":
+            held = False
+            for bit, kind, arg, _ in cop.arch.stallwait_conditions:  # every one: a busy query may settle a unit
+                if (self.cond_mask >> bit) & 1 and cop.condition(thread, kind, arg):
+                    held = True
+            return held
+        return False
+
     def refresh(self, cop, thread) -> None:
         """Forget the latched wait if its conditions are all met now."""
-        if self.opcode is not None and not self.waiting(cop, thread):
+        if self.opcode is not None and not self.holds(cop, thread):
             self.opcode = None
 
     def describe(self, cop, thread) -> str:

@@ -1,32 +1,40 @@
-"""The Matrix Unit's floating-point datapath, bit for bit as ttsim models it.
+"""The Matrix Unit's (FPU's) floating-point datapath, bit for bit, on numpy arrays.
 
-The ISA pages give a functional model that is "a rough guide": order, fusing and
-precision may differ (MVMUL.md, ELWADD.md, ELWMUL.md, last paragraph), and
-``RoundToBF16`` / ``RoundToFP16`` are left undefined. ttsim (Tenstorrent's own
-functional simulator) pins one datapath down, and it is the reference where the pages
-are silent (tt-llk's eltwise, matmul and reduce kernels, ``scripts/llk_corpus.py``,
-come out bit-identical only with it). Its observable behaviour:
+The ISA pages (MVMUL.md, ELWADD.md, ELWMUL.md, GAPOOL.md "Functional model") give float
+arithmetic with one rounding into Dst and call it "a rough guide ... precision could be
+either lower or higher". Tenstorrent's ttsim models the hardware's narrower datapath and
+claims bit-exactness against silicon; where ttsim completes a run its results are the
+reference (GUIDE.md), so this module follows what ttsim computes (its observable
+behaviour, and its source read for the algorithm):
 
-* operands: the 11-bit mantissa (hidden bit included) and the exponent of each Src
-  value; exponent 0 is zero (SrcASrcB.md). A multiply uses the 5 SrcA bits and 7 SrcB
-  bits of the fidelity phase (ELWMUL.md ``SrcAFidelityBits`` / ``SrcBFidelityBits``):
-  the product is a 12-bit integer with exponent ``ea + eb + adj``, ``adj`` rebiasing to
-  the Dst exponent (-127 for 8-bit exponents, -15 for FP16 into a 16-bit Dst, +97 for
-  FP16 into FP32) and dropping 5 / 7 more for odd / high phases. A zero product takes
-  exponent ``max(adj, 0)``; ELWMUL also zeroes a product whose exponent is <= 0;
-* MVMUL: the 16 products of a dot product are summed in two groups of 8, each aligned
-  to its largest exponent, rounding half up as it shifts;
-* ELWADD / ELWSUB: the smaller operand is aligned to the larger, rounding half up;
-* then the (one or two) sums and the old Dst value are aligned to the largest of their
-  exponents (sums round half up in signed terms, Dst half up in magnitude); with a
-  16-bit Dst each is first rounded to 10 mantissa bits; they are added, normalised, and
-  rounded half up to the Dst mantissa width (23 / 7 / 10 bits). Results with exponent
-  <= 0 are +0; overflow is sign|255|0 (8-bit exponents) or sign|31|0x3FF (FP16).
-  Renormalising -1 (a sum whose magnitude is 1 ulp and negative) is off by 27 places:
-  a Wormhole erratum ttsim mimics.
+* Operands: sign, 8-bit exponent (FP16: 5-bit, bias 15), 11-bit mantissa with the hidden
+  bit; exponent 0 is zero (``zero``), the top exponent is an ordinary number. BF16 drops
+  the three low mantissa bits.
+* Products (ELWMUL, MVMUL, GAPOOL, DOTPV): one fidelity phase multiplies 5 SrcA bits by 7
+  SrcB bits (SrcASrcB.md), exactly; the product's exponent is ``ea + eb + adj``, ``adj``
+  rebiasing to the Dst exponent (FP32: 127; FP16 kept in Dst16: 15) less 5 (SrcA low
+  bits) / 7 (SrcB low bits) per phase (:func:`prod_adj`). A zero product takes exponent
+  ``max(adj, 0)`` (it still counts in the shared exponent below).
+* Dot products (MVMUL): the 16 products of one output are summed in two groups of eight
+  (k = 0..7, 8..15). Each group aligns its products to its largest exponent, rounding
+  each shifted mantissa half away from zero, and sums them exactly; a group whose
+  largest exponent is <= 0 is zero.
+* ELWADD / ELWSUB: the operand with the smaller magnitude is aligned to the larger's
+  exponent (rounded half up, shifted out entirely at 12 places), then added.
+* Accumulation into Dst (:func:`accumulate`): the (one or two) partial sums and the Dst
+  value are aligned to the largest of their exponents (sums rounded half towards +inf,
+  Dst half away from zero), and, unless Dst is FP32, each is first rounded to the Dst
+  precision (13 low bits of 24 away, half towards +inf); their sum is normalised and
+  rounded to the Dst precision (24 / BF16 8 / FP16 11 bits) half away from zero. A
+  largest exponent <= 0, an exact cancellation or a result exponent <= 0 gives +0; FP32 /
+  BF16 overflow gives sign|255|0, FP16 saturates at exponent 31, mantissa 1023. A sum of
+  exactly -1 unit (FP32 Dst only) comes out as sign|exponent+4|0 (the renormalisation
+  of -1 counts one leading sign bit too many on Wormhole).
 
-Everything is vectorised on int64 arrays; values travel as "FP32-layout" bits (sign 31,
-exponent 30..23, mantissa 22..0; an FP16 Dst keeps its 5-bit exponent in 27..23).
+Partial sums travel as ``(exp, signed mantissa)`` int64 arrays (the mantissa at 2**23
+per unit of exp, the Dst mantissa's scale) and Dst values as FP32-layout bits:
+FP32 and BF16 (``bf16 << 16``) as IEEE, FP16 as sign[31] exp5[27:23] man10[22:13]
+(:func:`dst_in_fp16` / :func:`dst_out_fp16`).
 """
 
 from __future__ import annotations
@@ -34,22 +42,26 @@ from __future__ import annotations
 import numpy as np
 
 I64 = np.int64
+_ONE = np.int64(1)
+_POW2 = _ONE << np.arange(64, dtype=I64)  # 2**d by lookup (faster than a shift)
+_POW2H = np.concatenate([[0], _POW2[:63]])  # 2**(d - 1)
+_U32 = np.uint32
 
 
-def operands(x, fp16: bool, bf16: bool):
-    """ttemu Src values (SrcASrcB.md: sign[18] man[17:8] exp[7:0], FP16 exp[4:0]) ->
-    (sign, exponent, 11-bit mantissa, zero) int64 arrays. BF16 drops the three low
-    TF32 mantissa bits."""
-    x = np.asarray(x).astype(I64)
-    man = (x >> 8) & 0x3FF
-    if bf16:
-        man &= 0x3F8
+def src_parts(x, fp16):
+    """19-bit Src values (sign[18] man[17:8] exp[7:0]; FP16 exp[4:0]) -> (sign, exp,
+    11-bit mantissa, zero) as int64 / bool arrays; the mantissa is 0 where zero. The
+    caller masks BF16's low mantissa bits."""
+    x = x.astype(I64)
     exp = x & (0x1F if fp16 else 0xFF)
-    return (x >> 18) & 1, exp, man | 0x400, exp == 0
+    zero = exp == 0
+    man = np.where(zero, 0, ((x >> 8) & 0x3FF) | 0x400)
+    return x >> 18, exp, man, zero
 
 
-def product_adjust(fp32_acc: bool, phase: int, exp8: bool) -> int:
-    adj = -127 if exp8 else (97 if fp32_acc else -15)
+def prod_adj(fp32_acc, phase, exp8):
+    """Exponent added to ``ea + eb`` for a product of fidelity phase ``phase``."""
+    adj = -127 if exp8 else (127 - 30 if fp32_acc else -15)
     if phase & 1:
         adj -= 5
     if phase & 2:
@@ -57,118 +69,178 @@ def product_adjust(fp32_acc: bool, phase: int, exp8: bool) -> int:
     return adj
 
 
-def products(a, b, phase, adj, underflow_is_zero):
-    """(sign, exponent, 12-bit mantissa) of SrcA x SrcB in fidelity ``phase``; a and b
-    are ``operands`` tuples broadcastable against each other. ELWMUL flushes a product
-    whose exponent is <= 0; MVMUL keeps it for the alignment to its group's largest."""
-    sa, ea, ma, za = a
-    sb, eb, mb, zb = b
-    ma = ((ma >> 1) & 31) if phase & 1 else (ma >> 6)
-    mb = ((mb & 15) << 3) if phase & 2 else (mb >> 4)
-    exp = ea + eb + adj
-    zero = za | zb | ((exp <= 0) & underflow_is_zero)
-    return (np.where(zero, 0, sa ^ sb), np.where(zero, max(adj, 0), exp), np.where(zero, 0, ma * mb))
+def srca_bits(man, phase):
+    """The 5 SrcA mantissa bits phase ``phase`` multiplies (SrcASrcB.md)."""
+    return (man >> 1) & 31 if phase & 1 else man >> 6
 
 
-def _shift_round(m, k, bias):
-    """m >> k rounding half up (``bias`` 1 rounds a negative term's half down); k >= 31
-    gives 0."""
-    k = np.minimum(k, 62)
-    half = np.where(k > 0, np.left_shift(np.int64(1), np.maximum(k - 1, 0)), 0)
-    out = np.where(k > 0, (m + half - np.where(k > 0, bias, 0)) >> k, m)
-    return np.where(k >= 31, 0, out)
+def srcb_bits(man, phase):
+    """The 7 SrcB mantissa bits phase ``phase`` multiplies."""
+    return (man & 15) << 3 if phase & 2 else man >> 4
 
 
-def finish(sops, dst, fp32_acc: bool, exp8: bool):
-    """Add the sums ``sops`` [(sign, exponent, 25-bit-scale mantissa)] to ``dst``
-    (FP32-layout bits) and round to the Dst format. -> FP32-layout bits (int64)."""
-    dst = np.asarray(dst).astype(I64)
-    sd = (dst >> 31) & 1
-    ed = (dst >> 23) & 0xFF
-    md = np.where(ed == 0, 0, (dst & 0x7FFFFF) | 0x800000)
-    big = ed
-    for _, e, _ in sops:
-        big = np.maximum(big, e)
-    md = np.where(ed < big, _shift_round(md, big - ed, 0), md)
+def dst_decode(dst):
+    """FP32-layout Dst bits -> (exponent, twice the signed 24-bit mantissa with the
+    hidden bit; 0 where the exponent is 0) as int64, what :func:`accumulate` takes."""
+    dst = dst.astype(I64)
+    ed = (dst >> 23) & 255
+    md = ((dst & 0x7FFFFF) | 0x800000) * (ed != 0)
+    return ed, np.where(dst >= 0x80000000, -md, md) << 1
+
+
+def accumulate(terms, ed, ds, fp32_acc, exp8):
+    """Sum the partial sums ``terms`` [(exp, 2 x man25), ...] (man signed, 2**23 per unit
+    of exp, i.e. the Dst mantissa's scale; doubled) and the Dst values (``ed``, ``ds``: see
+    :func:`dst_decode`), returning FP32-layout result bits (uint32), see the module
+    docstring.
+
+    Alignment by d places is ``(2 x + 2**d) >> (d + 1)``, with 2 x given (= floor(x / 2**d + 1/2): half
+    towards +inf for the signed sums; for Dst, applied to the magnitude: half away from
+    zero), exact to 0 from 31 places on; d is capped at 40 to stay in int64."""
+    emax = ed
+    for et, _ in terms:
+        emax = np.maximum(emax, et)
+    emax1 = emax + 1
+    d1 = np.minimum(emax1 - ed, 41)  # d + 1
+    neg = ds >> 63  # -1 for a negative Dst: half away from zero is (2x + 2**d - 1) >> ...
+    total = (ds + _POW2H[d1] + neg) >> d1
     if not fp32_acc:
-        md = (md + (1 << 12)) & ~0x1FFF
-    total = md
-    for s, e, m in sops:
-        m = np.where(e < big, _shift_round(m, big - e, s), m)
+        total = (total + 4096 + neg) & ~0x1FFF
+    for et, vt in terms:
+        d1 = np.minimum(emax1 - et, 41)
+        vt = (vt + _POW2H[d1]) >> d1
         if not fp32_acc:
-            m = (m + (1 << 12) - s) & ~0x1FFF
-        total = total + np.where(s == sd, m, -m)
-    sign = np.where(total < 0, sd ^ 1, sd)
-    man = np.abs(total)
-    lead = np.frexp(man.astype(np.float64))[1] - 1  # position of the leading one (exact below 2**53)
-    shift = 23 - lead
-    shift = np.where((sign == 1) & (man == 1), shift - 27, shift)  # Wormhole renormalisation erratum
-    exp = big - shift
-    keep = 16 if exp8 else 13
-    if not fp32_acc:
-        shift = shift - keep
-    right = np.clip(-shift, 0, 62)
-    half = np.where(right > 0, np.left_shift(np.int64(1), np.maximum(right - 1, 0)), 0)
-    man = np.where(shift < 0, (man + half) >> right, man << np.clip(shift, 0, 40))
-    if not fp32_acc:
-        man = man << keep
-    exp = np.where(man & 0x1000000, exp + 1, exp)
-    man &= 0x7FFFFF
+            vt = (vt + 4096) & ~0x1FFF
+        total = total + vt
+    mag = np.abs(total)
+    nb = np.frexp(mag)[1]  # bit length; 32 - nb = clz(mag) in 32 bits
+    keep = 0 if fp32_acc else (16 if exp8 else 13)
+    if fp32_acc:  # -1 renormalises as if 28 bits long (Wormhole)
+        nb = np.where(total == -1, 28, nb)
+    # normalise to 24 bits (exponent emax + nb - 24), keep 24 - keep of them, round half
+    # away from zero (magnitude half up), put back at 24 bits
+    k = nb + keep  # 0 only where mag == 0 (result 0; _POW2[-1] harmless)
+    man = (((mag << 24) + _POW2[k - 1]) >> k) << keep
+    e = emax + nb - 24 + (man >> 24)
+    man = man & 0x7FFFFF
     if fp32_acc or exp8:
-        out = np.where(exp >= 255, (sign << 31) | (255 << 23), (sign << 31) | (exp << 23) | man)
+        over = e >= 255
+        out = np.where(over, 255 << 23, (e << 23) | man)
     else:
-        out = np.where(exp >= 32, (sign << 31) | (31 << 23) | (0x3FF << 13), (sign << 31) | (exp << 23) | man)
-    return np.where((big <= 0) | (total == 0) | (exp <= 0), 0, out)
+        over = e >= 32
+        out = np.where(over, (31 << 23) | (0x3FF << 13), (e << 23) | man)
+    out = out | ((total >> 32) & 0x80000000)
+    out = np.where((np.minimum(emax, e) <= 0) | (mag == 0), 0, out)
+    return out.astype(_U32)
 
 
-def elwadd(a, b, dst, fp32_acc, accumulate, exp8, subtract=False):
-    """ELWADD / ELWSUB of ``operands`` a, b onto ``dst`` (FP32-layout bits)."""
-    sa, ea, ma, za = a
-    sb, eb, mb, zb = b
-    if subtract:
+def dst_in_fp16(h):
+    """IEEE half bits -> the FP32-layout form :func:`accumulate` takes."""
+    h = h.astype(I64)
+    return ((h & 0x8000) << 16) | ((h & 0x7FFF) << 13)
+
+
+def dst_out_fp16(bits):
+    """:func:`accumulate` result for an FP16 Dst -> IEEE half bits."""
+    bits = bits.astype(I64)
+    return (((bits >> 16) & 0x8000) | ((bits >> 13) & 0x7FFF)).astype(_U32)
+
+
+def elw_add(a, b, sub, fp16, bf16, fp32_acc, phase):
+    """ELWADD / ELWSUB of Src bit arrays -> one partial sum (exp, 2 x signed man25). A
+    non-zero fidelity phase scales the sum by 2**-5 / 2**-7 as ELWADD.md's model
+    divides it (ttsim refuses that case)."""
+    sa, ea, ma, _ = src_parts(a, fp16)
+    sb, eb, mb, _ = src_parts(b, fp16)
+    if bf16:
+        ma, mb = ma & 0x7F8, mb & 0x7F8
+    if sub:
         sb = sb ^ 1
-    ma = np.where(za, 0, ma)
-    ea = np.where(za, 0, ea)
-    sa = np.where(za, 0, sa)
-    mb = np.where(zb, 0, mb)
-    eb = np.where(zb, 0, eb)
-    sb = np.where(zb, 0, sb)
-    if not accumulate:
-        dst = np.zeros(np.broadcast(ea, eb).shape, dtype=I64)
-    # the larger magnitude first (exponent, then mantissa)
-    swap = (ea * 2048 + (ma & 0x3FF)) < (eb * 2048 + (mb & 0x3FF))
-    swap = np.where(za & ~zb, True, np.where(zb, False, swap))
-    s1, e1, m1 = np.where(swap, sb, sa), np.where(swap, eb, ea), np.where(swap, mb, ma)
-    s2, e2, m2 = np.where(swap, sa, sb), np.where(swap, ea, eb), np.where(swap, ma, mb)
-    d = e1 - e2
-    m2 = np.where(d >= 12, 0, np.where(d > 0, _shift_round(m2, d, 0), m2))
-    man = np.where(s1 == s2, m1 + m2, m1 - m2) << 13
-    exp = e1
-    if fp32_acc and not exp8:
-        exp = np.where(exp != 0, exp + 112, 97)
-    return finish([(s1, exp, man)], dst, fp32_acc, exp8)
+    ka = (ea << 10) | (ma & 0x3FF)
+    kb = (eb << 10) | (mb & 0x3FF)
+    swap = ka < kb
+    sa, sb = np.where(swap, sb, sa), np.where(swap, sa, sb)
+    ea, eb = np.where(swap, eb, ea), np.where(swap, ea, eb)
+    ma, mb = np.where(swap, mb, ma), np.where(swap, ma, mb)
+    d = ea - eb
+    dc = np.clip(d, 1, 11)
+    mb = np.where(d <= 0, mb, np.where(d >= 12, 0, (mb + (I64(1) << (dc - 1))) >> dc))
+    man = np.where(sa == sb, ma + mb, ma - mb) << 14  # doubled, see accumulate
+    e = ea
+    if fp32_acc and fp16:
+        e = np.where(ea != 0, ea + (127 - 15), 127 - 30)
+    if phase & 1:
+        e = e - 5
+    if phase & 2:
+        e = e - 7
+    return e, np.where(sa == 1, -man, man)
 
 
-def elwmul(a, b, dst, fp32_acc, phase, exp8):
-    """ELWMUL (always accumulating) of ``operands`` a, b onto ``dst``."""
-    s, e, m = products(a, b, phase, product_adjust(fp32_acc, phase, exp8), True)
-    return finish([(s, e, m << 13)], dst, fp32_acc, exp8)
+def elw_mul(a, b, fp16, bf16, fp32_acc, phase):
+    """ELWMUL of Src bit arrays (one fidelity phase) -> one partial sum."""
+    sa, ea, ma, za = src_parts(a, fp16)
+    sb, eb, mb, zb = src_parts(b, fp16)
+    if bf16:
+        ma, mb = ma & 0x7F8, mb & 0x7F8
+    adj = prod_adj(fp32_acc, phase, not fp16)
+    e = ea + eb + adj
+    zero = za | zb | (e <= 0)
+    man = (srca_bits(ma, phase) * srcb_bits(mb, phase)) << 14  # doubled
+    man = np.where(zero, 0, np.where(sa == sb, man, -man))
+    return np.where(zero, max(adj, 0), e), man
 
 
-def mvmul(a, b, dst, fp32_acc, phase, exp8):
-    """``dst[r, c] += sum_k b[r, k] * a[k, c]``; a: operands of SrcA [16 k, 16 c],
-    b: operands of SrcB [R, 16 k], dst [R, 16]. Two groups of 8 k."""
-    adj = product_adjust(fp32_acc, phase, exp8)
-    A = tuple(x.T.reshape(1, 16, 2, 8) for x in a)  # [1, c, group, k]
-    B = tuple(x.reshape(-1, 1, 2, 8) for x in b)  # [R, 1, group, k]
-    s, e, m = products(A, B, phase, adj, False)
-    top = e.max(axis=-1)  # [R, c, group]
-    d = np.minimum(top[..., None] - e, 30)
-    part = ((m << 1) + (np.int64(1) << d)) >> (d + 1)
-    total = np.where(s == 1, -part, part).sum(axis=-1)
-    live = top > 0
-    sign = (live & (total < 0)).astype(I64)
-    mag = np.where(live, np.abs(total), 0) << 13
-    top = np.where(live, top, 0)
-    return finish([(sign[..., 0], top[..., 0], mag[..., 0]), (sign[..., 1], top[..., 1], mag[..., 1])],
-                  dst, fp32_acc, exp8)
+_ZERO_EXP = -16000  # exponent-table entry of a zero operand (int16; two still fit)
+_TABLES: dict = {}
+# 2**-i for an int16 group exponent i >= 0 (all-zero groups are negative: 1.0, times 0)
+_INV_POW2 = np.ones(1 << 16)
+_INV_POW2[:1100] = np.ldexp(1.0, -np.arange(1100))
+
+
+def _value_table(fp16, bf16, operand, part):
+    """float64[2**19]: every Src bit pattern -> its signed fidelity-phase bits (SrcA: 5,
+    SrcB: 7) times 2**exponent (0 for a zero operand), built on first use (4 MiB)."""
+    key = (fp16, bf16, operand, part)
+    t = _TABLES.get(key)
+    if t is None:
+        s, e, m, _ = src_parts(np.arange(1 << 19), fp16)
+        if bf16:
+            m = m & 0x7F8
+        bits = srca_bits(m, part) if operand == "A" else srcb_bits(m, part << 1)
+        t = _TABLES[key] = np.where(s == 1, -bits, bits) * np.ldexp(1.0, e)
+    return t
+
+
+def _exp_table(fp16):
+    """int16[2**19]: every Src bit pattern -> its exponent, _ZERO_EXP for a zero."""
+    t = _TABLES.get(fp16)
+    if t is None:
+        _, e, _, z = src_parts(np.arange(1 << 19), fp16)
+        t = _TABLES[fp16] = np.where(z, _ZERO_EXP, e).astype(np.int16)
+    return t
+
+
+def dot(a, b, fp16, bf16, fp32_acc, phase):
+    """MVMUL's products of SrcB rows ``b`` [n, 16] with SrcA ``a`` [16, 16] (19-bit Src
+    values, one fidelity phase) -> two partial sums (exp, 2 x signed man25) per output [n, 16].
+
+    Products are formed in float64 (5 x 7 bits times a power of two: exact) and scaled
+    by 2**-(the group's largest ea + eb), so rounding to the group's unit is rounding to
+    an integer: ``trunc(x + copysign(0.5, x))``, half away from zero (exact: the scaled
+    terms have at most ~40 significant bits; beyond that they are < 1/2 and give 0)."""
+    ex = _exp_table(fp16)
+    fa = _value_table(fp16, bf16, "A", phase & 1)[a].T   # [j, k]
+    fb = _value_table(fp16, bf16, "B", phase >> 1)[b]    # [i, k]
+    n = fb.shape[0]
+    v = (fb[:, None, :] * fa[None, :, :]).reshape(n, 16, 2, 8)
+    e = (ex[b][:, None, :] + ex[a].T[None, :, :]).reshape(n, 16, 2, 8)
+    emx = e.max(axis=3)
+    x = v * _INV_POW2[emx][..., None]
+    sums = np.trunc(x + np.copysign(0.5, x)).sum(axis=3)
+    adj = prod_adj(fp32_acc, phase, not fp16)
+    esop = emx.astype(I64) + adj
+    zte = max(adj, 0)
+    if zte > 0:  # a group of zero products takes the zero products' exponent
+        esop = np.where(emx < _ZERO_EXP // 2, zte, esop)
+    man = np.where(esop > 0, sums, 0.0).astype(I64) << 14  # doubled, see accumulate
+    return (esop[..., 0], man[..., 0]), (esop[..., 1], man[..., 1])

@@ -15,15 +15,15 @@ fusing and precision may differ; denormals flush to zero; NaN/Inf are not IEEE):
   or the next five bits (phase odd, the last TF32/FP16 bit is never used); SrcB gives
   ``1.mmmmmm`` (phase 0/1) or the remaining four bits (phase 2/3). Every partial
   product (<= 5 x 7 significant bits) is exact.
-* Floating-point MVMUL / GAPOOL / DOTPV / ELWADD / ELWSUB / ELWMUL (fidelity phase 0
-  for the adds) go through the datapath of ``fpu_datapath.py``: products of one phase
-  summed in groups of 8 aligned to their largest exponent, aligned again with the old
-  Dst value, rounded half up to the Dst format (16-bit Dst: 10 mantissa bits before
-  the add). The pages leave this open ("a rough guide ... precision could be either
-  lower or higher"); ttsim pins it down, and tt-llk's kernels come out bit-identical
-  to ttsim with it (scripts/llk_corpus.py). Results below the smallest normal become
-  +0. The float64 path below remains for ELWADD/ELWSUB in a non-zero fidelity phase
-  (divided by 32 / 128 as the page says) and the helpers other instructions share.
+* Floating-point MVMUL / GAPOOL / DOTPV / ELWADD / ELWSUB / ELWMUL go through the
+  datapath of ``fpu_datapath.py``: products of one phase summed in groups of 8 aligned
+  to their largest exponent, aligned again with the old Dst value, rounded half away
+  from zero to the Dst format (16-bit Dst: 10 mantissa bits before the add). The pages
+  leave this open ("a rough guide ... precision could be either lower or higher");
+  ttsim pins it down, and tt-llk's kernels (scripts/llk_corpus.py) and random operands
+  with edge cases (tests/test_fpu_ttsim.py) come out bit-identical to ttsim with it.
+  Results below the smallest normal become +0. ELWADD / ELWSUB in a non-zero fidelity
+  phase (ttsim refuses it) scale the sum by 2**-5 / 2**-7, as the page divides it.
 * Integer "8" x integer "8" -> integer "32" is exact with the documented magnitude
   masks per phase and saturation at +-(2**31-1).
 
@@ -43,7 +43,7 @@ from ...errors import Unimplemented
 from ..formats import layout as L
 from ..regs.dst import adj_rows
 from . import Unit, Wait, op
-from . import fpu_datapath as fpu
+from . import fpu_datapath as FD
 
 #: Instructions of this unit not implemented (each stops a run as unimplemented).
 #: The legacy instructions have no page with a functional model (MatrixUnit.md,
@@ -93,90 +93,6 @@ _TCFG = ("CFG_STATE_ID_StateID", "DEST_TARGET_REG_CFG_MATH_Offset", "FIDELITY_BA
 # Numbers (vectorised on numpy arrays of raw bits)
 # ---------------------------------------------------------------------------------------
 
-def _src_fields(x, style):
-    """Src value -> (negative, zero, unbiased exponent, 10-bit mantissa) as arrays.
-
-    SrcASrcB.md layouts: TF32/BF16 sign[18] man[17:8] exp[7:0]; FP16 sign[18] man[17:8]
-    0[7:5] exp[4:0]. BF16 ignores the low three mantissa bits; exponent 0 reads as zero.
-    """
-    x = x.astype(np.int64)
-    man = (x >> 8) & 0x3FF
-    if style == FP16:
-        exp = x & 0x1F
-        bias = 15
-    else:
-        exp = x & 0xFF
-        bias = 127
-        if style == BF16:
-            man = man & 0x3F8
-    return (x >> 18) & 1 == 1, exp == 0, exp - bias, man
-
-
-def _src_value(x, style):
-    """Full Src value as float64 (ELWADD.md ``ReadBF16`` / ``ReadFP16`` / ``ReadTF32``)."""
-    neg, zero, e, man = _src_fields(x, style)
-    v = np.ldexp((man | 0x400).astype(np.float64), e - 10)
-    v = np.where(zero, 0.0, v)
-    return np.where(neg, -v, v)
-
-
-def _srca_phase(x, style, phase):
-    """``SrcAFidelityBits(ReadXX(x), phase)`` (ELWMUL.md) as float64."""
-    neg, zero, e, man = _src_fields(x, style)
-    if phase & 1:
-        v = np.ldexp(((man >> 1) & 0x1F).astype(np.float64), e - 9)
-    else:
-        v = np.ldexp(((man >> 6) | 0x10).astype(np.float64), e - 4)
-    v = np.where(zero, 0.0, v)
-    return np.where(neg, -v, v)
-
-
-def _srcb_phase(x, style, phase):
-    """``SrcBFidelityBits(ReadXX(x), phase)`` (ELWMUL.md) as float64."""
-    neg, zero, e, man = _src_fields(x, style)
-    if phase & 2:
-        v = np.ldexp((man & 0xF).astype(np.float64), e - 10)
-    else:
-        v = np.ldexp(((man >> 4) | 0x40).astype(np.float64), e - 6)
-    v = np.where(zero, 0.0, v)
-    return np.where(neg, -v, v)
-
-
-_TABLES: dict = {}
-
-
-def _phase_table(style, operand, part):
-    """float64[2**19]: every Src bit pattern -> its fidelity-phase part (``operand`` "A"
-    part = phase & 1, "B" part = phase >> 1), built on first use (4 MiB each). Decoding
-    an instruction's operands is then one table lookup."""
-    key = (style, operand, part)
-    t = _TABLES.get(key)
-    if t is None:
-        t = _TABLES[key] = _build_phase_table(style, operand, part)
-    return t
-
-
-def _build_phase_table(style, operand, part):
-    """The table of :func:`_phase_table`, built as sign x mantissa part x 2**exponent
-    (the bit pattern is sign[18] man[17:8] exp[7:0]): the same values as
-    ``_srca_phase`` / ``_srcb_phase`` on all 2**19 patterns, every product exact."""
-    man = np.arange(1024, dtype=np.int64)
-    if style == BF16:
-        man = man & 0x3F8
-    if operand == "A":
-        m, k = (((man >> 1) & 0x1F), 9) if part & 1 else (((man >> 6) | 0x10), 4)
-    else:
-        m, k = ((man & 0xF), 10) if part & 1 else (((man >> 4) | 0x40), 6)
-    exp = np.arange(256, dtype=np.int64)
-    if style == FP16:
-        exp, bias = exp & 0x1F, 15
-    else:
-        bias = 127
-    scale = np.where(exp == 0, 0.0, np.ldexp(1.0, exp - bias - k))
-    sign = np.array([1.0, -1.0])
-    return (sign[:, None, None] * m.astype(np.float64)[None, :, None] * scale[None, None, :]).reshape(-1)
-
-
 def _src_int8(x, mask=0x7FFFF):
     """``ReadSrcInt8(x & mask)`` (ELWMUL.md): sign and 10-bit magnitude, as int64."""
     x = x.astype(np.int64) & mask
@@ -184,114 +100,17 @@ def _src_int8(x, mask=0x7FFFF):
     return np.where((x >> 18) & 1 == 1, -mag, mag)
 
 
-# IEEE-layout float formats: (mantissa bits, exponent bits)
-_F32 = (23, 8)
-_BF16 = (7, 8)
-_F16 = (10, 5)
-
-
-def _decode(bits, fmt):
-    """IEEE-layout bits -> float64 with the Matrix Unit's reading (FloatBitPatterns.md):
-    exponent 0 is zero, the top exponent is an ordinary number."""
-    mb, eb = fmt
-    x = bits.astype(np.int64)
-    bias = (1 << (eb - 1)) - 1
-    ef = (x >> mb) & ((1 << eb) - 1)
-    v = np.ldexp(((x & ((1 << mb) - 1)) | (1 << mb)).astype(np.float64), ef - bias - mb)
-    v = np.where(ef == 0, 0.0, v)
-    return np.where((x >> (mb + eb)) & 1 == 1, -v, v)
-
-
-def _decode_f32(bits):
-    """``_decode(bits, _F32)``, fast when no input has exponent 255 or is a denormal."""
-    bits = np.asarray(bits, dtype=U32)
-    e = bits & U32(0x7F800000)
-    if ((e == U32(0x7F800000)) | ((e == 0) & ((bits & U32(0x7FFFFF)) != 0))).any():
-        return _decode(bits, _F32)
-    return bits.view(np.float32).astype(np.float64)
-
-
-def _encode(v, fmt):
-    """float64 -> IEEE-layout bits, rounding to nearest even directly from float64 (one
-    rounding); results below the smallest normal become +0; FP32/BF16 results of 2**128
-    and above become sign|exp 255|0, FP16 results beyond the largest value saturate to
-    exp 31 / mantissa 1023. See the module docstring."""
-    mb, eb = fmt
-    if fmt == _F32:
-        # IEEE float32 conversion rounds to nearest even and overflows to the same
-        # sign|255|0 pattern; then flush denormals (and -0) to +0.
-        with np.errstate(over="ignore"):
-            bits = np.asarray(v, dtype=np.float64).astype(np.float32).view(U32)
-        return np.where((bits & U32(0x7F800000)) == 0, U32(0), bits)
-    b = np.ascontiguousarray(v, dtype=np.float64).view(np.int64)
-    mag = b & 0x7FFFFFFFFFFFFFFF
-    sh = 52 - mb
-    r = (mag + ((1 << (sh - 1)) - 1) + ((mag >> sh) & 1)) >> sh  # exp11:man, rounded
-    ef = (r >> mb) - 1023 + ((1 << (eb - 1)) - 1)
-    man = r & ((1 << mb) - 1)
-    emax = (1 << eb) - 1
-    if eb == 8:
-        over = ef >= emax
-        man = np.where(over, 0, man)
-    else:
-        over = ef > emax
-        man = np.where(over, (1 << mb) - 1, man)
-    ef = np.where(over, emax, ef)
-    out = (((b >> 63) & 1) << (mb + eb)) | (ef << mb) | man
-    return np.where(ef <= 0, 0, out).astype(U32)
-
-
 # Dst16 BF16 layout (sign, man7, exp8) <-> IEEE BF16, as lookup tables: _UNSHUF_BF16 gives
 # the IEEE FP32 bits (BF16 << 16) of a Dst16 value, _SHUF_BF16 the Dst16 value of an
 # IEEE BF16 (Dst.md; also the high half of Dst32b FP32 / INT32).
 _UNSHUF_BF16 = (L.dst16_to_bf16(np.arange(1 << 16, dtype=U32)) << U32(16)).astype(U32)
 _SHUF_BF16 = L.dst16_from_bf16(np.arange(1 << 16, dtype=U32)).astype(np.uint16)
-
-
-_DST_TABLES: dict = {}
-
-
-def _dst16_bf16_tables():
-    """(decode, encode) for BF16 Dst16 rows, built on first use: ``decode[d]`` is
-    ``_decode_f32(_UNSHUF_BF16[d])`` for every Dst16 value d (float64[2**16]);
-    ``encode[_round_index_bf16(v)]`` is ``_SHUF_BF16[_encode(v, _BF16)]`` for every
-    float64 v the Matrix Unit produces (uint16[2**19]; tests/test_unit_math.py checks
-    both against the functions)."""
-    t = _DST_TABLES.get("bf16")
-    if t is None:
-        dec = _decode(_UNSHUF_BF16, _F32)
-        r = np.arange(1 << 19, dtype=np.int64)  # sign | exp11 | man7, rounded
-        ef = ((r >> 7) & 0x7FF) - 1023 + 127
-        man = np.where(ef >= 255, 0, r & 0x7F)
-        ef = np.minimum(ef, 255)
-        out = ((r >> 18) << 15) | (ef << 7) | man
-        enc = _SHUF_BF16[np.where(ef <= 0, 0, out)]
-        t = _DST_TABLES["bf16"] = (dec, enc)
-    return t
-
-
-def _round_index_bf16(v):
-    """float64 -> its sign, 11-bit exponent and 7-bit mantissa rounded to nearest even
-    from the float64 bits (19 bits: the index of ``_dst16_bf16_tables()[1]``). Finite
-    values only (Matrix Unit sums are)."""
-    b = np.ascontiguousarray(v, dtype=np.float64).view(np.uint64)
-    return (b + ((b >> np.uint64(45)) & np.uint64(1)) + np.uint64((1 << 44) - 1)) >> np.uint64(45)
-
-
-def _dst32_tables():
-    """(hi, lo) float64[2**16] tables: for a Dst32 FP32 row held as DstBits high half h
-    and low half l, ``hi[h] + l * lo[h]`` is ``_decode_f32`` of its IEEE bits (sign,
-    exponent and high mantissa bits from h; exponent 0 reads as zero, 255 as a number)."""
-    t = _DST_TABLES.get("f32")
-    if t is None:
-        ieee_hi = _UNSHUF_BF16  # IEEE bits of (h << 16)
-        hi = _decode(ieee_hi, _F32)
-        e = (ieee_hi >> U32(23)) & U32(0xFF)
-        neg = (ieee_hi >> U32(31)) == 1
-        lo = np.where(e == 0, 0.0, np.ldexp(1.0, e.astype(np.int64) - 150))
-        lo = np.where(neg, -lo, lo)
-        t = _DST_TABLES["f32"] = (hi, lo)
-    return t
+# A DstBits value h (BF16 layout; the high half of an FP32 Dst32 row) for the FPU's
+# accumulator (fpu_datapath.dst_decode): exponent, twice the signed mantissa of h << 16,
+# and twice the sign (0 for a zero) the low half is added with.
+_DST_EXP, _DST_MAN = FD.dst_decode(_UNSHUF_BF16)
+_DST_SIGN = np.where(_DST_EXP == 0, 0, np.where(_DST_MAN < 0, -2, 2)).astype(np.int64)
+_ZEROS16 = np.zeros((16, 16), dtype=np.int64)
 
 
 # ---------------------------------------------------------------------------------------
@@ -504,46 +323,33 @@ class MatrixUnit(Unit):
         return und
 
     # -- shared accumulate ---------------------------------------------------------------
-    def _accumulate(self, rows_start, nrows, step, result, style, use32, add_dst=True):
-        """Dst[rows] (+)= result (float64 [k, 16]) in the Dst format of ``style`` /
-        ``use32``, rows ``rows_start + step*i``. One rounding (module docstring)."""
-        if step == 1:
-            if use32:
-                if add_dst:
-                    if (rows_start & 7) + nrows <= 8:  # _decode_f32(self._read_ieee32(...)), by table
-                        a = ((rows_start & 0x1F8) << 1) | (rows_start & 0x207)
-                        bits = self.cop.dst.bits
-                        hi, lo = _dst32_tables()
-                        h = bits[a:a + nrows]
-                        result = result + (hi[h] + bits[a + 8:a + 8 + nrows] * lo[h])
-                    else:
-                        result = result + _decode_f32(self._read_ieee32(rows_start, nrows))
-                self._write_ieee32(rows_start, _encode(result, _F32))
-            elif style == FP16:
-                if add_dst:
-                    result = result + _decode(L.dst16_to_fp16(self._read16(rows_start, nrows)), _F16)
-                self._write16(rows_start, L.dst16_from_fp16(_encode(result, _F16)))
-            else:
-                dec, enc = _dst16_bf16_tables()
-                if add_dst:  # _decode_f32(_UNSHUF_BF16[...]), by table
-                    result = result + dec[self._read16(rows_start, nrows)]
-                self._write16(rows_start, enc[_round_index_bf16(result)])  # _SHUF_BF16[_encode(result, _BF16)]
-            return
-        for k in range(nrows):  # broadcast rows (MVMUL BroadcastSrcBRow): 4 separate rows
-            self._accumulate(rows_start + step * k, 1, 1, result[k:k + 1], style, use32, add_dst)
-
-    def _through_datapath(self, row, nrows, style, use32, compute):
-        """Dst[row..row+nrows) = compute(Dst as FP32-layout bits), through the bit-exact
-        datapath (fpu_datapath.py) in the Dst format of ``style`` / ``use32``."""
-        if use32:
-            self._write_ieee32(row, compute(self._read_ieee32(row, nrows)).astype(U32))
-        elif style == FP16:
-            h = L.dst16_to_fp16(self._read16(row, nrows)).astype(np.int64)
-            out = compute(((h & 0x8000) << 16) | ((h & 0x7FFF) << 13))
-            self._write16(row, L.dst16_from_fp16((((out >> 16) & 0x8000) | ((out & 0x0FFFE000) >> 13)).astype(U32)))
+    def _fpu_accumulate(self, row, nrows, terms, style, use32, add_dst=True):
+        """Dst rows ``row``.. (+)= the partial sums ``terms`` through the FPU's
+        accumulator (fpu_datapath.accumulate), in the Dst format of ``style`` /
+        ``use32``."""
+        fp16 = style == FP16
+        if not add_dst:
+            ed = ds = _ZEROS16[:nrows]
+        elif use32 and (row & 7) + nrows <= 8:
+            a = ((row & 0x1F8) << 1) | (row & 0x207)
+            bits = self.cop.dst.bits
+            h = bits[a:a + nrows]
+            ed = _DST_EXP[h]
+            ds = _DST_MAN[h] + _DST_SIGN[h] * bits[a + 8:a + 8 + nrows]
+        elif use32:
+            ed, ds = FD.dst_decode(self._read_ieee32(row, nrows))
+        elif fp16:
+            ed, ds = FD.dst_decode(FD.dst_in_fp16(L.dst16_to_fp16(self._read16(row, nrows))))
         else:
-            out = compute(_UNSHUF_BF16[self._read16(row, nrows)])
-            self._write16(row, _SHUF_BF16[(out >> 16) & 0xFFFF])
+            h = self._read16(row, nrows)
+            ed, ds = _DST_EXP[h], _DST_MAN[h]
+        bits = FD.accumulate(terms, ed, ds, use32, not fp16)
+        if use32:
+            self._write_ieee32(row, bits)
+        elif fp16:
+            self._write16(row, L.dst16_from_fp16(FD.dst_out_fp16(bits)))
+        else:
+            self._write16(row, _SHUF_BF16[bits >> U32(16)])
 
     def _accumulate_int(self, row, result, add_dst=True):
         """Dst32b[row..] = Saturate(Dst + result) for integer "32" (ELWMUL.md): sign-
@@ -594,17 +400,12 @@ class MatrixUnit(Unit):
             else:
                 self._accumulate_int(dst_row, prod)
         else:
-            fp16, exp8 = style == FP16, style != FP16
-            ao = fpu.operands(a, fp16, style == BF16)
-            bo = fpu.operands(b, fp16, style == BF16)
-
-            def mv(d):
-                return fpu.mvmul(ao, bo, d, use32, phase, exp8)
+            sums = FD.dot(a, b, style == FP16, style == BF16, use32, phase)
             if broadcast:
                 for k in range(4):
-                    self._through_datapath(dst_row + 2 * k, 1, style, use32, mv)
+                    self._fpu_accumulate(dst_row + 2 * k, 1, sums, style, use32)
             else:
-                self._through_datapath(dst_row, nrows, style, use32, mv)
+                self._fpu_accumulate(dst_row, nrows, sums, style, use32)
         self._flip(ti, clear_dvalid)
         cop.rwcs.apply_addr_mod(ti, addr_mode)
         return None
@@ -670,27 +471,13 @@ class MatrixUnit(Unit):
             else:
                 r = _src_int8(a) - _src_int8(b)
             self._accumulate_int(dst_row, r, add_dst)
-        elif kind == "mul" or not phase:
-            fp16, exp8 = style == FP16, style != FP16
-            ao = fpu.operands(a, fp16, style == BF16)
-            bo = fpu.operands(b, fp16, style == BF16)
-            if kind == "mul":
-                def op(d):
-                    return fpu.elwmul(ao, bo, d, use32, phase, exp8)
-            else:
-                def op(d):
-                    return fpu.elwadd(ao, bo, d, use32, add_dst, exp8, subtract=kind == "sub")
-            self._through_datapath(dst_row, 8, style, use32, op)
         else:
+            fp16, bf16 = style == FP16, style == BF16
             if kind == "mul":
-                r = _phase_table(style, "A", phase & 1)[a] * _phase_table(style, "B", phase >> 1)[b]
+                term = FD.elw_mul(a, b, fp16, bf16, use32, phase)
             else:
-                r = _src_value(a, style) + (_src_value(b, style) if kind == "add" else -_src_value(b, style))
-                if phase & 1:
-                    r = r / 32.0
-                if phase & 2:
-                    r = r / 128.0
-            self._accumulate(dst_row, 8, 1, r, style, use32, add_dst)
+                term = FD.elw_add(a, b, kind == "sub", fp16, bf16, use32, phase)
+            self._fpu_accumulate(dst_row, 8, (term,), style, use32, add_dst)
         self._flip(ti, clear_dvalid)
         cop.rwcs.apply_addr_mod(ti, addr_mode)
         return None

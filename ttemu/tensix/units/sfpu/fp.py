@@ -45,8 +45,44 @@ def _f64(x: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(x, dtype=U32).view(np.float32).astype(np.float64)
 
 
+_EXP = U32(0x7F800000)
+_SIGN = U32(0x80000000)
+_MAN = U32(0x7FFFFF)
+_INF = np.inf
+
+
 def fma(a, b, c) -> np.ndarray:
-    """``a * b + c`` on FP32 bit patterns with the Vector Unit's conventions (module doc)."""
+    """``a * b + c`` on FP32 bit patterns with the Vector Unit's conventions (module doc).
+    Operands of one shape go through :func:`_fma_stacked` (the same numbers in fewer
+    array operations), others through :func:`_fma`."""
+    if (type(a) is np.ndarray and type(b) is np.ndarray and type(c) is np.ndarray
+            and a.shape == b.shape == c.shape and a.ndim == 1):
+        return _fma_stacked(np.stack((a, b, c)).astype(U32, copy=False))
+    return _fma(a, b, c)
+
+
+def _fma_stacked(x) -> np.ndarray:
+    """:func:`_fma` of ``x[0] * x[1] + x[2]`` (uint32 [3, n]): DAZ, the exact float64
+    product and sum, TwoSum's error term; where it is non-zero and the sum's last bit is
+    0 the sum moves one float64 ulp toward the exact value (a sticky bit, so that the
+    rounding to FP32 is the single rounding of the exact result); then flush and NaN."""
+    x = np.where((x & _EXP) == 0, x & _SIGN, x)
+    with np.errstate(all="ignore"):
+        fa, fb, fc = x.view(np.float32).astype(np.float64)
+        p = fa * fb
+        s = p + fc
+        bp = s - p
+        e = (p - (s - bp)) + (fc - bp)
+        fix = np.isfinite(s) & (e != 0) & ((s.view(np.uint64) & np.uint64(1)) == 0)
+        s = np.where(fix, np.nextafter(s, np.copysign(_INF, e)), s)
+        r = s.astype(np.float32).view(U32)
+    exp = r & _EXP
+    r = np.where(exp == 0, U32(0), r)  # denormal or -0 -> +0
+    return np.where((exp == _EXP) & ((r & _MAN) != 0), U32(NAN_OUT), r)
+
+
+def _fma(a, b, c) -> np.ndarray:
+    """``a * b + c`` on FP32 bit patterns (the reference form of :func:`fma`)."""
     a = daz(np.asarray(a, dtype=U32))
     b = daz(np.asarray(b, dtype=U32))
     c = daz(np.asarray(c, dtype=U32))

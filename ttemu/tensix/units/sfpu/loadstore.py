@@ -61,11 +61,21 @@ class LoadStoreOps:
         addr += (rel & 3) if mod0 == MOD0_FMT_INT32_ALL else rel
         return addr & 0x3FF
 
-    @staticmethod
-    def _rows_cols(addr: int, exchange: np.ndarray):
-        rows = ((addr & ~3) + ROW) & 0x3FF
-        cols = COL * 2 + (((addr & 2) != 0) | exchange).astype(np.int64)
-        return rows, cols
+    def _rows_cols(self, addr: int, exchange: np.ndarray):
+        """Dst rows and columns of the 32 lanes for ``addr`` (read-only arrays, kept per
+        address and column exchange)."""
+        key = (addr, exchange.tobytes())
+        cache = self.__dict__.setdefault("_rc_cache", {})
+        hit = cache.get(key)
+        if hit is None:
+            if len(cache) >= 4096:
+                cache.clear()
+            rows = ((addr & ~3) + ROW) & 0x3FF
+            cols = COL * 2 + (((addr & 2) != 0) | exchange).astype(np.int64)
+            rows.setflags(write=False)
+            cols.setflags(write=False)
+            hit = cache[key] = (rows, cols)
+        return hit
 
     # -- instructions ---------------------------------------------------------------------
     def x_SFPLOAD(self, ins, what="SFPLOAD"):

@@ -120,7 +120,10 @@ class VectorState:
         """``if (VD < 8 || VD == 16) LReg[VD] = value`` in the lanes of ``mask``."""
         if vd < 8 or vd == 16:
             row = self.lreg[vd]
-            row[mask] = np.broadcast_to(np.asarray(value, dtype=U32), (32,))[mask]
+            if type(value) is np.ndarray and value.dtype == U32 and value.shape == (32,):
+                np.copyto(row, value, where=mask)
+            else:
+                row[mask] = np.broadcast_to(np.asarray(value, dtype=U32), (32,))[mask]
 
     def write_indirect(self, vd_lanes: np.ndarray, value, mask) -> None:
         """Per-lane destination ``vd_lanes`` (e.g. ``LReg[7] & 15``); only 0..7 written."""
