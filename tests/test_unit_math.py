@@ -19,7 +19,6 @@ Seed disagreements (shared/seeds/004: "Bits of the MatMul", older prose; the doc
   reads as zero, tiny results become +0): test_flush_and_overflow.
 """
 
-import time
 
 import numpy as np
 import pytest
@@ -544,16 +543,3 @@ def test_config_bank_follows_state_id():
     np.testing.assert_array_equal(dst_fp32(cop, 0, 8), np.full((8, 16), 1.5, np.float32))
 
 
-def test_mvmul_hot_path_speed():
-    """The benchmark streams 10,000 MVMULs: keep one well under a millisecond."""
-    tile, issue, cop = setup(FMT_BF16, fp32=True)
-    put_src(cop, "A", 0, src_bf16(rand_bf16((64, 16))))
-    put_src(cop, "B", 0, src_bf16(rand_bf16((64, 16))))
-    unit = cop.math
-    t = cop.threads[0]
-    n = 500
-    t0 = time.perf_counter()
-    for i in range(n):
-        unit.MVMUL(t, clear_dvalid=0, instr_mod19=0, addr_mode=0, dst=(i * 8) & 0x3F8)
-    per = (time.perf_counter() - t0) / n
-    assert per < 1e-3, f"{per * 1e6:.0f} us per MVMUL"
