@@ -13,6 +13,8 @@ from tensix_harness import make, warned
 from ttemu import GuestFault, UndefinedBehaviour
 from ttemu.errors import Unimplemented
 from ttemu.mmio.router import Device
+from ttemu.tensix.formats import DataFormat as DF
+from ttemu.tensix.units.pack import accumulate
 from ttemu.tensix.units.unpack import encode_tile_descriptor
 
 U32 = np.uint32
@@ -578,6 +580,29 @@ def test_l1_accumulation_fp32_int32_bf16():
     pacr(issue)
     ref = np.array([0x3F80, 0x3F81, 0x4040] * 85 + [0])  # tie to even, round up, exact
     assert np.array_equal(l1(tile, L1B, 512).view("<u2"), ref)
+
+
+def test_l1_accumulation_edge_values_follow_ttsim():
+    """L1.md names the accumulation lanes (FP32, BF16, FP16, INT32) but not their
+    arithmetic; ttemu follows ttsim's packer, checked bit for bit by
+    tests/test_pack_formats_ttsim.py. Expected values worked by hand from those rules:
+    FP32 and BF16 take denormals as zeros and flush denormal results; FP32 NaNs become
+    0x7fc00000; BF16 +inf + -inf is 0x7fc0 and a NaN in L1 counts as a huge finite value
+    (the sum is +inf); FP16 has no infinity: a result below 2**-14's exponent range
+    saturates to 0x7fff (sign kept), overflow saturates, and an exact cancellation is
+    0x7fff when L1's exponent was 30 or 31, else +0."""
+    def acc(old, new, fmt, dt):
+        return accumulate(np.array(old, dt).view(np.uint8), np.array(new, dt).view(np.uint8), fmt, "t").view(dt)
+
+    got = acc([0x00000001, 0x7F800001, 0x00C00000, 0x3F800000], [0x3F800000, 0x3F800000, 0x80800000, 1],
+              DF.Float32, "<u4")
+    assert got.tolist() == [0x3F800000, 0x7FC00000, 0, 0x3F800000]
+    got = acc([0x7F80, 0x7FC1, 0x0001, 0x0080, 0x3F80, 0x3F80, 0, 0],
+              [0xFF80, 0x3F80, 0x8080, 0x8080, 0x3B80, 0x3BC0, 0, 0], DF.Float16_b, "<u2")
+    assert got.tolist() == [0x7FC0, 0x7F80, 0x8080, 0, 0x3F80, 0x3F81, 0, 0]
+    got = acc([0x0001, 0x0400, 0x7C00, 0x7FFF, 0x3C00, 0x3C00, 0, 0],
+              [0x3C00, 0x8401, 0xFC00, 0x7FFF, 0xBC00, 0x1400, 0, 0], DF.Float16, "<u2")
+    assert got.tolist() == [0x3C00, 0xFFFF, 0x7FFF, 0x7FFF, 0, 0x3C01, 0, 0]
 
 
 def test_data_dependent_undefined_conversions_warn():

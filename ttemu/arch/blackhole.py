@@ -186,5 +186,7 @@ ARCH = ArchSpec(
     stallwait_default=0x0F,
     noc=NOC,
     tensix_field_adapters=TENSIX_FIELD_ADAPTERS,
+    tensix_adapt_to="wormhole_b0",
     sfpu_shared=SFPU_SHARED,
+    cfg_layout_native=False,
 )

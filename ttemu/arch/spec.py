@@ -122,9 +122,14 @@ class ArchSpec:
     # function(fields dict) -> the implementation's keyword arguments (raising
     # Unimplemented for field values it cannot map)
     tensix_field_adapters: dict = field(default_factory=dict)
+    tensix_adapt_to: str | None = None  # the arch whose encodings the adapters produce
     # Vector Unit (SFPU) instructions the Wormhole implementations serve on this arch
     # (None: all of them, as on Wormhole itself)
     sfpu_shared: frozenset | None = None
+    # False when the Tensix implementations (written after the Wormhole pages) may name
+    # configuration fields this arch's layout lacks: such a read stops the run as
+    # unimplemented, naming the field, instead of failing inside ttemu
+    cfg_layout_native: bool = True
 
     @property
     def local_window(self) -> int:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections import deque
 
-from ..errors import GuestFault
+from ..errors import GuestFault, Unimplemented
 from ..isa.table import get_table
 from .devices import MopCfgPort, PcBufPort, PushPort
 from .frontend.thread import TensixThread
@@ -85,7 +85,7 @@ class Coprocessor:
         for spec in self.table:
             fn = impl.get(spec.mnemonic)
             if fn is not None and spec.mnemonic in adapters:
-                fn = _adapted(fn, adapters[spec.mnemonic])
+                fn = _adapted(fn, adapters[spec.mnemonic], get_table(tile.arch.tensix_adapt_to).spec(spec.mnemonic))
             if fn is not None and not _takes_fields(fn, spec):
                 impl.pop(spec.mnemonic)  # this arch packs the instruction differently: not implemented
                 fn = None
@@ -287,10 +287,24 @@ class Coprocessor:
         return out
 
 
-def _adapted(fn, adapt):
-    """``fn`` called with the arch's fields mapped by ``adapt`` (see ArchSpec.tensix_field_adapters)."""
+def _adapted(fn, adapt, target):
+    """``fn`` called with the arch's fields mapped by ``adapt`` (ArchSpec.tensix_field_adapters);
+    while it runs, the thread's instruction word is the same instruction encoded as
+    ``target`` (the arch the implementation was written for) encodes it, for the few
+    bits implementations read from the raw word."""
+    from ..isa.table import _encode
+
     def call(t, **fields):
-        return fn(t, **adapt(fields))
+        kwargs = adapt(fields)
+        word = getattr(t, "word", None)
+        try:
+            t.word = _encode(target, kwargs, span=False)
+        except ValueError as e:
+            raise Unimplemented(f"{e}: beyond what the implementation covers") from None
+        try:
+            return fn(t, **kwargs)
+        finally:
+            t.word = word
     call.adapted = fn
     return call
 

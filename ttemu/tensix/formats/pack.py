@@ -54,6 +54,10 @@ EARLY_TABLE: dict[tuple[str, Intermediate], frozenset[EarlyMode]] = {
     ("fp32", _I.INT32): frozenset({_M.BITCAST}),
     ("int32", _I.INT32): frozenset({_M.IDENTITY}),
     ("int16", _I.INT16): frozenset({_M.IDENTITY}),
+    # The table says "No", but tt-llk's configure_pack asks for it (a UInt16 pack_src
+    # with a 32-bit Dst: Read_32b_data); ttsim takes the high 16 bits of the Dst32
+    # storage, which is where a 16-bit datum moved into a 32-bit Dst sits.
+    ("int32", _I.INT16): frozenset({_M.BITCAST}),
     ("fp32", _I.INT8): frozenset({_M.RAW}),  # sign bit and low 7 bits of mantissa
     ("bf16", _I.INT8): frozenset({_M.RAW}),  # sign bit only
     ("fp16", _I.INT8): frozenset({_M.RAW}),  # sign bit only
@@ -105,6 +109,8 @@ def packer_early(dst_bits, src: Repr, dst: Intermediate, mode: EarlyMode, *, shi
             + (f" (supported: {', '.join(sorted(m.value for m in allowed))})" if allowed else "")
         )
     x = u32(dst_bits).reshape(-1)
+    if dst is _I.INT16 and kind == "int32":
+        return (x >> 16).astype(U32)  # the high half of the storage, undecoded
     if kind in ("fp32", "int32"):
         v = dst32_to_fp32(x)
     elif kind == "bf16":
@@ -195,6 +201,8 @@ def early_from_config(
         elif code == c.Int8:
             inter = _I.UINT8 if read_unsigned else _I.INT8
             r = (it, inter, _M.RAW if read_raw else _M.ROUND)
+        elif code == c.UInt16:
+            r = (it, _I.INT16, _M.BITCAST)  # tt-llk's UInt16 with a 32-bit Dst (see EARLY_TABLE)
     else:
         bf, fh = Repr.DST16_BF16, Repr.DST16_FP16
         if code == c.Tf32 and not read_raw:

@@ -26,6 +26,22 @@ def field_tables(arch_name: str):
     return mod.CFG, mod.THREAD_CFG
 
 
+class _Fields(dict):
+    """A field table whose missing names stop the run as unimplemented (an instruction
+    implemented after the Wormhole layout, on an arch that lacks the field)."""
+
+    def __init__(self, table, arch, what):
+        super().__init__(table)
+        self.arch = arch
+        self.what = what
+
+    def __missing__(self, name):
+        from ...errors import Unimplemented
+
+        raise Unimplemented(f"{self.what} field {name} does not exist on {self.arch}: what reads it is not "
+                            f"modelled for {self.arch} yet")
+
+
 class ConfigSpace(Device):
     name = "tensix_cfg"
 
@@ -35,6 +51,9 @@ class ConfigSpace(Device):
         self.thread_words = arch.thread_cfg_words
         self.global_base = arch.cfg_global_base
         self.fields, self.thread_fields = field_tables(arch.name)
+        if not arch.cfg_layout_native:
+            self.fields = _Fields(self.fields, arch.name, "Config")
+            self.thread_fields = _Fields(self.thread_fields, arch.name, "ThreadConfig")
         self.cfg = np.zeros((2, self.bank_words), dtype=np.uint32)
         self.thread_cfg = np.zeros((3, self.thread_words), dtype=np.uint16)
         self.thread_version = 0  # bumped by every ThreadConfig write (for caches of derived values)

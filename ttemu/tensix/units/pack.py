@@ -45,11 +45,11 @@ Model notes and decisions (where the pages leave a choice):
   (``PerformingCompression``), packer 0 reading from L1 (``Source_interface_selection``)
   and ``INT_DESCALE_Mode`` = 1 (its ``z`` is not defined) raise Unimplemented.
 * L1 accumulation (``Pack_L1_Acc``): every 16-byte write becomes L1 += data, in lanes
-  of ``Out_data_format``: FP32 (IEEE binary32 add, round to nearest even), INT32
-  (sign-magnitude, saturating to +-(2**31 - 1), zero written as +0), BF16 (FP32 add
-  then round to nearest even), FP16 (Tensix FP16, exponent 31 finite: FP32 add then
-  round to nearest even, saturating to the largest magnitude); other formats and the
-  BFP exponent stream are undefined. L1.md names the lane types but not the rounding.
+  of ``Out_data_format``. L1.md names the lane types but not the arithmetic; FP32, BF16
+  and FP16 follow ttsim's packer (``_acc_fp32`` / ``_acc_bf16`` / ``_acc_fp16``:
+  denormals as zeros, round to nearest even, NaN and saturation rules as ttsim),
+  INT32 is sign-magnitude, saturating to +-(2**31 - 1), zero written as +0 (ttsim
+  refuses it); other formats and the BFP exponent stream are undefined.
 * ``LastTileSize`` counts the 16-byte L1 writes a packer made since its previous tile
   ended (both streams); the metadata FIFO holds 16 entries. Neither is defined by the
   pages.
@@ -151,44 +151,74 @@ def _late_source(inter: Intermediate, late_from: DataFormat) -> Intermediate:
                      f"{late_from.doc_name} (Packers/FormatConversion.md: not supported; no behaviour to model)")
 
 
-def _fp32_to_bf16_rne(f: np.ndarray) -> np.ndarray:
-    b = f.view(U32).astype(np.uint64)
-    nan = (b & 0x7F800000) == 0x7F800000
-    r = (b + 0x7FFF + ((b >> 16) & 1)) >> 16
-    return np.where(nan, b >> 16, r).astype(U32) & U32(0xFFFF)
+def _daz32(u: np.ndarray) -> np.ndarray:
+    """FP32 bits with denormals (and zeros) replaced by a zero of the same sign."""
+    return np.where((u & 0x7FFFFFFF) < 0x800000, u & U32(0x80000000), u).astype(U32)
 
 
-def _tensix_fp16_to_f64(h: np.ndarray) -> np.ndarray:
-    sign = np.where(h & 0x8000, -1.0, 1.0)
-    exp = ((h >> 10) & 0x1F).astype(np.int64)
-    man = (h & 0x3FF).astype(np.float64)
-    return sign * np.where(exp == 0, np.ldexp(man, -24), np.ldexp(1.0 + man / 1024.0, exp - 15))
+def _acc_fp32(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """FP32 lanes: denormal inputs and results are zeros (sign kept), the sum rounds to
+    nearest even, every NaN becomes 0x7fc00000."""
+    with np.errstate(all="ignore"):
+        r = (_daz32(a).view(np.float32) + _daz32(b).view(np.float32)).view(U32)
+    return np.where((r & 0x7FFFFFFF) > 0x7F800000, U32(0x7FC00000), _daz32(r)).astype(U32)
 
 
-def _f64_to_tensix_fp16(v: np.ndarray) -> np.ndarray:
-    """Round to nearest even into Tensix FP16 (exponent 31 finite), saturating."""
-    sign = np.where(np.signbit(v), U32(0x8000), U32(0))
-    a = np.abs(v)
-    e = np.floor(np.log2(np.where(a > 0, a, 1.0))).astype(np.int64)
-    e = np.maximum(e, -14)
-    q = np.rint(np.ldexp(a, 10 - e))  # significand in units of 2**(e-10), ties to even
-    carry = q >= 2048
-    e = np.where(carry, e + 1, e)
-    q = np.where(carry, q / 2, q)
-    sub = q < 1024  # only when e == -14
-    bits = np.where(sub, q, ((e + 15) << 10) + (q - 1024)).astype(np.int64)
-    bits = np.where((e + 15) > 31, 0x7FFF, np.minimum(bits, 0x7FFF))
-    return sign | bits.astype(U32)
+def _acc_bf16(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """BF16 lanes (a: L1, b: the packer's datum; 16-bit patterns in uint32): +inf + -inf
+    is 0x7fc0; denormal inputs are zeros (sign kept); a NaN counts as a huge finite value
+    (in L1: the largest FP64 magnitude; from the packer: 2**128 times its mantissa), so
+    a NaN input gives an infinity; the exact sum rounds to nearest even, results below
+    2**-126 become zeros (sign kept) and above the range infinities."""
+    inf_minus_inf = ((a == 0x7F80) & (b == 0xFF80)) | ((a == 0xFF80) & (b == 0x7F80))
+    a = np.where((a & 0x7FFF) < 0x80, a & 0x8000, a)
+    b = np.where((b & 0x7FFF) < 0x80, b & 0x8000, b)
+    sa = np.where(a & 0x8000, -1.0, 1.0)
+    sb = np.where(b & 0x8000, -1.0, 1.0)
+    with np.errstate(all="ignore"):
+        fa = np.where((a & 0x7FFF) > 0x7F80, sa * np.finfo(np.float64).max,
+                      ((a << 16).astype(U32)).view(np.float32).astype(np.float64))
+        fb = np.where((b & 0x7FFF) > 0x7F80, sb * np.ldexp(1.0 + (b & 0x7F) / 128.0, 128),
+                      ((b << 16).astype(U32)).view(np.float32).astype(np.float64))
+        r = (fa + fb).view(np.uint64)
+    sign = ((r >> np.uint64(63)) << np.uint64(15)).astype(np.int64)
+    e = ((r >> np.uint64(52)) & np.uint64(0x7FF)).astype(np.int64) - 1023 + 127
+    m = r & np.uint64((1 << 52) - 1)
+    rounded = ((m + np.uint64((1 << 44) - 1) + ((m >> np.uint64(45)) & np.uint64(1))) >> np.uint64(45)).astype(np.int64)
+    out = np.where(e <= 0, sign, np.where(e >= 255, sign | 0x7F80, sign | ((np.clip(e, 0, 255) << 7) + rounded)))
+    return np.where(inf_minus_inf, 0x7FC0, out).astype(U32)
+
+
+def _acc_fp16(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Tensix FP16 lanes (no infinity or NaN): each input widened to FP32 (exponent 0,
+    denormals included, as a zero of its sign), added in FP32, then back: exponent
+    underflow below FP16's exponent 0 saturates to 0x7fff, exponent 0 is a zero, the
+    mantissa rounds to nearest even and overflow saturates to 0x7fff (sign kept); an
+    exact cancellation gives a zero, or 0x7fff when L1's exponent was 30 or 31."""
+    def widen(h):
+        w = ((h & 0x7FFF) << 13) + (112 << 23)
+        return (((h & 0x8000) << 16) | np.where((h & 0x7FFF) >= 0x400, w, 0)).astype(U32)
+
+    r = (widen(a).view(np.float32) + widen(b).view(np.float32)).view(U32)
+    sign = (r >> 16) & 0x8000
+    e = ((r >> 23) & 0xFF).astype(np.int64) - 112
+    m = r & 0x7FFFFF
+    packed = (np.clip(e, 0, 255) << 10) + ((m + (1 << 12) - 1 + ((m >> 13) & 1)) >> 13).astype(np.int64)
+    out = np.where(e <= 0, np.where(e < 0, sign | 0x7FFF, sign),
+                   sign | np.where(packed < 0x8000, packed, 0x7FFF))
+    cancel = (r & 0x7FFFFFFF) == 0
+    big = ((a >> 10) & 31) >= 30
+    return np.where(cancel, sign | np.where(big, 0x7FFF, 0), out).astype(U32)
 
 
 def accumulate(old: np.ndarray, new: np.ndarray, fmt: DataFormat, what: str) -> np.ndarray:
     """``L1 += data`` for aligned 16-byte units (L1.md "near-memory accumulate");
-    returns the bytes to store. See the module docstring for the arithmetic."""
+    returns the bytes to store. L1.md names the lane types but not the arithmetic: the
+    FP32, BF16 and FP16 lanes follow ttsim's packer (``_acc_*``); INT32 is sign-magnitude,
+    saturating (ttsim refuses INT32 accumulation)."""
     fmt = DataFormat(fmt)
     if fmt is _F.Float32:
-        with np.errstate(all="ignore"):
-            s = old.view(np.float32) + new.view(np.float32)
-        return s.view(np.uint8)
+        return _acc_fp32(old.view(U32), new.view(U32)).view(np.uint8)
     if fmt is _F.Int32:
         a, b = old.view(U32), new.view(U32)
         va = np.where(a >> 31, -(a & 0x7FFFFFFF).astype(np.int64), (a & 0x7FFFFFFF).astype(np.int64))
@@ -196,17 +226,10 @@ def accumulate(old: np.ndarray, new: np.ndarray, fmt: DataFormat, what: str) -> 
         s = np.clip(va + vb, -0x7FFFFFFF, 0x7FFFFFFF)
         out = np.where(s < 0, U32(0x80000000) | (-s).astype(U32), s.astype(U32)).astype(U32)
         return out.view(np.uint8)
-    if fmt is _F.Float16_b:
-        a = (old.view(np.uint16).astype(U32) << 16).view(np.float32)
-        b = (new.view(np.uint16).astype(U32) << 16).view(np.float32)
-        with np.errstate(all="ignore"):
-            s = a + b
-        return _fp32_to_bf16_rne(s).astype(np.uint16).view(np.uint8)
-    if fmt is _F.Float16:
-        a = _tensix_fp16_to_f64(old.view(np.uint16).astype(U32))
-        b = _tensix_fp16_to_f64(new.view(np.uint16).astype(U32))
-        s = (a.astype(np.float32) + b.astype(np.float32)).astype(np.float64)
-        return _f64_to_tensix_fp16(s).astype(np.uint16).view(np.uint8)
+    if fmt in (_F.Float16_b, _F.Float16):
+        f = _acc_bf16 if fmt is _F.Float16_b else _acc_fp16
+        r = f(old.view(np.uint16).astype(U32), new.view(np.uint16).astype(U32))
+        return r.astype(np.uint16).view(np.uint8)
     raise GuestFault(f"{what}: L1 accumulation of {fmt.doc_name} (L1.md lists FP32, INT32, FP16, BF16; "
                      "no behaviour to model)")
 
