@@ -88,6 +88,10 @@ def src_rows(src):
     return rows
 
 
+class _UnpackView:
+    """Configuration-derived values of one UNPACR setting (see Unpackers._view)."""
+
+
 def tile_descriptor(words) -> dict:
     """Decode the 128-bit ``TileDescriptor`` (UNPACR_Regular.md, "Configuration")
     from its four 32-bit words."""
@@ -134,6 +138,9 @@ class Unpackers(Unit):
         self.cop = cop
         #: ``Unpackers[i].ContextCounter[thread]`` (uint3).
         self.context_counter = [[0, 0, 0], [0, 0, 0]]
+        #: (thread, unpacker, bank, MultiContextMode, context) -> (config versions,
+        #: _UnpackView), see _view.
+        self._views = {}
 
     # -- UNPACR: form dispatch --------------------------------------------------------
     @op
@@ -238,8 +245,6 @@ class Unpackers(Unit):
         cfg = cop.config
         thread = t.index
         bank = cfg.bank_of(thread)
-        sec = f"THCON_SEC{u}_"
-        unp = f"UNP{u}_"
 
         def g(name):
             return cfg.get(name, bank)
@@ -263,44 +268,11 @@ class Unpackers(Unit):
             ctx = 0
             which_adc = thread
 
-        desc = tile_descriptor([cfg.word(DESCRIPTOR_WORD[u] + k, bank) for k in range(4)])
-        if MultiContextMode:
-            uncompressed = g(f"{sec}REG2_Disable_zero_compress_cntx{ctx}")
-        else:
-            uncompressed = desc["IsUncompressed"]
-        if MultiContextMode and u == 0:
-            xdim = g(f"{sec}REG5_Tile_x_dim_cntx{ctx & 3}")
-        else:
-            xdim = desc["XDim"]
-        ydim = desc["YDim"]
-        zdim = desc["ZDim"] or 1
-        wdim = desc["WDim"] or 1
-        if MultiContextMode and g(f"{sec}REG2_Ovrd_data_format"):
-            in_code = g(f"{sec}REG7_Unpack_data_format_cntx{ctx}")
-            out_code = g(f"{sec}REG7_Unpack_out_data_format_cntx{ctx}")
-        else:
-            in_code = desc["InDataFormat"]
-            out_code = g(f"{sec}REG2_Out_data_format")
-        in_fmt = from_hw_code(in_code)
-        out_fmt = from_hw_code(out_code)
-        bits = datum_bits(in_fmt)
-        ds_u = bits * 2  # datum size in sixteenths of a byte
-
-        if not uncompressed:
-            raise Unimplemented(f"t{thread} UNPACR (unpacker {u}): compressed input (IsUncompressed = 0) is not "
-                                "modelled")
-
-        # Input address (bytes).
-        if MultiContextMode and ctx != 0:
-            base = g(f"{sec}REG{3 if ctx < 4 else 4}_Base_cntx{ctx}_address")
-            off = g(f"{sec}REG7_Offset_cntx{ctx & 3}_address") if ctx & 3 else g(f"{sec}REG7_Offset_address")
-        else:
-            base = g(f"{sec}REG3_Base_address")
-            off = g(f"{sec}REG7_Offset_address")
-        in_addr = (base + (off & 0xFFFF) + 1 + desc["DigestSize"]) * 16
-
-        force_exp = g(f"{sec}REG2_Force_shared_exp")
-        bfp = is_bfp(in_fmt)
+        v = self._view(thread, u, bank, MultiContextMode, ctx)
+        desc = v.desc
+        xdim, ydim, zdim, wdim = v.xdim, v.ydim, v.zdim, v.wdim
+        in_fmt, out_fmt, bits, ds_u, bfp, force_exp = v.in_fmt, v.out_fmt, v.bits, v.ds_u, v.bfp, v.force_exp
+        in_addr = v.in_addr
         exp_u = None
         if bfp and not force_exp:
             exp_u = in_addr * 16
@@ -335,8 +307,8 @@ class Unpackers(Unit):
             raise GuestFault(f"t{thread} UNPACR (unpacker {u}): datum count XEnd - XPos = {xend} - {xpos} is "
                              "negative (it wraps around 2**32: billions of datums)")
 
-        limit = g(f"{sec}REG2_Unpack_limit_address") * 256
-        fifo = g(f"{sec}REG2_Unpack_fifo_size") * 256
+        limit = v.limit
+        fifo = v.fifo
 
         def wrap(a_u):
             return a_u - fifo if a_u > limit else a_u
@@ -345,24 +317,13 @@ class Unpackers(Unit):
             exp_u = wrap(exp_u + first)
         dat_u = wrap(in_addr * 16 + first * ds_u)
 
-        tileize = g(f"{sec}REG2_Tileize_mode")
-        if tileize:
-            row_stride = ((g(f"{sec}REG2_Shift_amount_cntx0") << 4) | (g(f"{sec}REG2_Shift_amount_cntx1") << 8)
-                          | (g(f"{sec}REG2_Shift_amount_cntx2") << 12))
-        else:
-            row_stride = bits * 2  # DatumSizeBytes * 16 bytes
-        row_stride_u = row_stride * 16
+        tileize = v.tileize
+        row_stride_u = v.row_stride_u
 
         # Output address.
-        if u == 0:
-            sel = f"{sec}REG2_Unpack_if_sel_cntx{ctx}" if MultiContextMode else f"{sec}REG2_Unpack_If_Sel"
-            to_dst = bool(g(sel))
-            transpose = bool(g(f"{sec}REG2_Haloize_mode"))
-        else:
-            to_dst = transpose = False
+        to_dst, transpose = v.to_dst, v.transpose
         out = adcs.channel(thread, u, 1)
-        out_addr = (g(f"{unp}ADDR_BASE_REG_1_Base") + out.Y * g(f"{unp}ADDR_CTRL_XY_REG_1_Ystride")
-                    + out.Z * g(f"{unp}ADDR_CTRL_ZW_REG_1_Zstride") + out.W * g(f"{unp}ADDR_CTRL_ZW_REG_1_Wstride"))
+        out_addr = v.out_base + out.Y * v.out_ystride + out.Z * v.out_zstride + out.W * v.out_wstride
         if out_fmt in (_F.Float32, _F.Tf32, _F.Int32):
             if out_addr & 3:
                 self.cop.undefined("UNPACR OutAddr&3",
@@ -378,15 +339,13 @@ class Unpackers(Unit):
                                    "OutAddr >>= 1)")
             out_addr >>= 1
         if MultiContextMode and u == 0:
-            ctx_out = g(f"{sec}REG5_Dest_cntx{ctx & 3}_address")
-            if to_dst or g(f"{unp}ADD_DEST_ADDR_CNTR_add_dest_addr_cntr"):
+            ctx_out = v.ctx_out
+            if to_dst or v.add_dest_addr_cntr:
                 out_addr += ctx_out
             else:
                 out_addr = ctx_out
 
-        ups = (1 << g(f"{sec}REG2_Upsample_rate")) - 1
-        interleave = g(f"{sec}REG2_Upsample_and_interleave")
-        col_shift = 0 if (tileize or u == 1) else g(f"{sec}REG2_Shift_amount_cntx{ctx & 3}")
+        ups, interleave, col_shift = v.ups, v.interleave, v.col_shift
 
         # Compatibility checks.
         if (transpose or tileize) and dat_u % 256:
@@ -413,7 +372,7 @@ class Unpackers(Unit):
         exp_bits = None
         if bfp:
             if force_exp:
-                exp_bits = np.full(n, g(f"{unp}FORCED_SHARED_EXP_shared_exp"), dtype=np.uint32)
+                exp_bits = np.full(n, v.forced_shared_exp, dtype=np.uint32)
             else:
                 if fifo:
                     pos = np.empty(n, dtype=np.int64)
@@ -434,7 +393,7 @@ class Unpackers(Unit):
             raw = self._read_l1(t, u, addr_u >> 4, bits, (addr_u & 15) >> 1)
         else:
             raw = np.zeros(0, dtype=np.uint32)
-        unsigned = g("ALU_FORMAT_SPEC_REG0_SrcBUnsigned" if u else "ALU_FORMAT_SPEC_REG0_SrcAUnsigned")
+        unsigned = v.unsigned
         conv_out = out_fmt
         if not to_dst and in_fmt == out_fmt == _F.Float32:
             # tt-llk follows its last unpack to Dst with one FP32 unpack to SrcA, datums
@@ -469,7 +428,7 @@ class Unpackers(Unit):
         # Counters for the next instruction.
         if MultiContextMode and UseContextCounter:
             inc = (ctx + 1) & 7
-            if inc >= (1 << g(f"{sec}REG2_Context_count")):
+            if inc >= (1 << v.context_count):
                 inc = 0
             self.context_counter[u][thread] = inc
         ch0zinc, ch0yinc = AddrMode & 3, (AddrMode >> 2) & 3
@@ -481,15 +440,103 @@ class Unpackers(Unit):
             c1 = adcs.channel(i, u, 1)
             c1.set("Y", c1.Y + ch1yinc)
             c1.set("Z", c1.Z + ch1zinc)
-        base_row = (cfg.thread_get(thread, "SRCB_SET_Base" if u else "SRCA_SET_Base") << 4) & 0x3F
+        base_row = v.base_row
         if FlipSrc:
             sb = src.unpack_bank[which]
             src.allowed[which][sb] = MATH
             src.unpack_bank[which] = sb ^ 1
             rows_state[which][thread] = base_row
-        elif g(f"{sec}REG2_Unpack_Src_Reg_Set_Upd"):
+        elif v.src_reg_set_upd:
             rows_state[which][thread] = (rows_state[which][thread] + 16 + base_row) & 0x3F
         return None
+
+    def _view(self, thread, u, bank, MultiContextMode, ctx):
+        """The configuration-derived values of an UNPACR (UNPACR_Regular.md) for this
+        thread, unpacker, bank and context, kept until a configuration write (Config or
+        ThreadConfig)."""
+        cfg = self.cop.config
+        key = (thread, u, bank, bool(MultiContextMode), ctx)
+        hit = self._views.get(key)
+        if hit is not None and hit[0] == cfg.version and hit[1] == cfg.thread_version:
+            return hit[2]
+        sec = f"THCON_SEC{u}_"
+        unp = f"UNP{u}_"
+
+        def g(name):
+            return cfg.get(name, bank)
+
+        v = _UnpackView()
+        desc = v.desc = tile_descriptor([cfg.word(DESCRIPTOR_WORD[u] + k, bank) for k in range(4)])
+        if MultiContextMode:
+            uncompressed = g(f"{sec}REG2_Disable_zero_compress_cntx{ctx}")
+        else:
+            uncompressed = desc["IsUncompressed"]
+        if MultiContextMode and u == 0:
+            v.xdim = g(f"{sec}REG5_Tile_x_dim_cntx{ctx & 3}")
+        else:
+            v.xdim = desc["XDim"]
+        v.ydim = desc["YDim"]
+        v.zdim = desc["ZDim"] or 1
+        v.wdim = desc["WDim"] or 1
+        if MultiContextMode and g(f"{sec}REG2_Ovrd_data_format"):
+            in_code = g(f"{sec}REG7_Unpack_data_format_cntx{ctx}")
+            out_code = g(f"{sec}REG7_Unpack_out_data_format_cntx{ctx}")
+        else:
+            in_code = desc["InDataFormat"]
+            out_code = g(f"{sec}REG2_Out_data_format")
+        v.in_fmt = from_hw_code(in_code)
+        v.out_fmt = from_hw_code(out_code)
+        bits = v.bits = datum_bits(v.in_fmt)
+        v.ds_u = bits * 2  # datum size in sixteenths of a byte
+
+        if not uncompressed:
+            raise Unimplemented(f"t{thread} UNPACR (unpacker {u}): compressed input (IsUncompressed = 0) is not "
+                                "modelled")
+
+        # Input address (bytes).
+        if MultiContextMode and ctx != 0:
+            base = g(f"{sec}REG{3 if ctx < 4 else 4}_Base_cntx{ctx}_address")
+            off = g(f"{sec}REG7_Offset_cntx{ctx & 3}_address") if ctx & 3 else g(f"{sec}REG7_Offset_address")
+        else:
+            base = g(f"{sec}REG3_Base_address")
+            off = g(f"{sec}REG7_Offset_address")
+        v.in_addr = (base + (off & 0xFFFF) + 1 + desc["DigestSize"]) * 16
+
+        v.force_exp = g(f"{sec}REG2_Force_shared_exp")
+        v.bfp = is_bfp(v.in_fmt)
+
+        v.limit = g(f"{sec}REG2_Unpack_limit_address") * 256
+        v.fifo = g(f"{sec}REG2_Unpack_fifo_size") * 256
+        tileize = v.tileize = g(f"{sec}REG2_Tileize_mode")
+        if tileize:
+            row_stride = ((g(f"{sec}REG2_Shift_amount_cntx0") << 4) | (g(f"{sec}REG2_Shift_amount_cntx1") << 8)
+                          | (g(f"{sec}REG2_Shift_amount_cntx2") << 12))
+        else:
+            row_stride = bits * 2  # DatumSizeBytes * 16 bytes
+        v.row_stride_u = row_stride * 16
+        if u == 0:
+            sel = f"{sec}REG2_Unpack_if_sel_cntx{ctx}" if MultiContextMode else f"{sec}REG2_Unpack_If_Sel"
+            v.to_dst = bool(g(sel))
+            v.transpose = bool(g(f"{sec}REG2_Haloize_mode"))
+        else:
+            v.to_dst = v.transpose = False
+        v.out_base = g(f"{unp}ADDR_BASE_REG_1_Base")
+        v.out_ystride = g(f"{unp}ADDR_CTRL_XY_REG_1_Ystride")
+        v.out_zstride = g(f"{unp}ADDR_CTRL_ZW_REG_1_Zstride")
+        v.out_wstride = g(f"{unp}ADDR_CTRL_ZW_REG_1_Wstride")
+        if MultiContextMode and u == 0:
+            v.ctx_out = g(f"{sec}REG5_Dest_cntx{ctx & 3}_address")
+            v.add_dest_addr_cntr = g(f"{unp}ADD_DEST_ADDR_CNTR_add_dest_addr_cntr")
+        v.ups = (1 << g(f"{sec}REG2_Upsample_rate")) - 1
+        v.interleave = g(f"{sec}REG2_Upsample_and_interleave")
+        v.col_shift = 0 if (tileize or u == 1) else g(f"{sec}REG2_Shift_amount_cntx{ctx & 3}")
+        v.forced_shared_exp = g(f"{unp}FORCED_SHARED_EXP_shared_exp")
+        v.unsigned = g("ALU_FORMAT_SPEC_REG0_SrcBUnsigned" if u else "ALU_FORMAT_SPEC_REG0_SrcAUnsigned")
+        v.context_count = g(f"{sec}REG2_Context_count")
+        v.base_row = (cfg.thread_get(thread, "SRCB_SET_Base" if u else "SRCA_SET_Base") << 4) & 0x3F
+        v.src_reg_set_upd = g(f"{sec}REG2_Unpack_Src_Reg_Set_Upd")
+        self._views[key] = (cfg.version, cfg.thread_version, v)
+        return v
 
     def _read_l1(self, t, u, byte_addr, bits, bit_shift):
         """``ReadL1Bytes`` (UNPACR_Regular.md) for arrays of addresses: ``bits`` wide

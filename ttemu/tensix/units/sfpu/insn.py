@@ -59,9 +59,9 @@ class Insn:
     __slots__ = ("mnemonic", "fields", "thread", "vd", "vc", "vb", "va", "mod", "imm", "addr_mod",
                  "rnd", "macro", "addr", "word")
 
-    def __init__(self, mnemonic: str, fields, thread: int):
+    def __init__(self, mnemonic: str, fields, thread: int, own: bool = False):
         self.mnemonic = mnemonic
-        self.fields = f = dict(fields)
+        self.fields = f = fields if own else dict(fields)  # own: the caller hands over a fresh dict
         self.thread = thread
         keys = tuple(f)
         roles = _ROLES.get(keys)

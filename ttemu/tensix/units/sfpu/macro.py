@@ -71,9 +71,12 @@ class Scheduled:
 class MacroOps:
     # -- the issue path (every thread-issued Vector Unit instruction) --------------------
     def issue(self, t, mnemonic: str, fields) -> None:
-        ins = Insn(mnemonic, {k: v for k, v in fields.items() if k not in ("self", "t")}, t.index)
+        fields = dict(fields)
+        fields.pop("self", None)
+        fields.pop("t", None)
+        ins = Insn(mnemonic, fields, t.index, own=True)
         word = getattr(t, "word", None)
-        if isinstance(word, int) and word >> 24 == self.cop.table.by_mnemonic[mnemonic].opcode:
+        if type(word) is int and word >> 24 == self.cop.table.by_mnemonic[mnemonic].opcode:
             ins.word = word
         stalled = self.swap_stall and mnemonic != "SFPNOP"
         cycle = self.hz_cycle(t, stalled)  # hazards.py: the cycle this instruction runs in
@@ -84,8 +87,10 @@ class MacroOps:
                 self.elapse_cycles(1)
         self.hz_now = cycle
         subunit = REGULAR_SUBUNIT[mnemonic]
-        discard = subunit in self.pre_ran
-        self.pre_ran = set()
+        discard = False
+        if self.pre_ran:
+            discard = subunit in self.pre_ran
+            self.pre_ran = set()
         for s in self.scheduled:
             s.delay -= 1
         if discard:
@@ -120,6 +125,8 @@ class MacroOps:
     def run_due(self) -> None:
         """Execute the scheduled instructions whose counter is 0 (they run in the coming
         cycle), checking the same-cycle rules of SFPLOADMACRO.md (†) and (‡)."""
+        if not self.scheduled:
+            return
         due = [s for s in self.scheduled if s.delay <= 0]
         if not due:
             return

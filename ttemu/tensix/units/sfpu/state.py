@@ -16,6 +16,8 @@ U32 = np.uint32
 LANES = np.arange(32)
 COL = LANES & 7  # column in the 4x8 lane grid (LReg.md "Lane layout")
 ROW = LANES >> 3
+_ALL_LANES = np.ones(32, dtype=bool)  # gate()'s all-lanes answer (read-only)
+_ALL_LANES.setflags(write=False)
 
 #: LReg[8], LReg[9], LReg[10], LReg[15] (read-only, LReg.md).
 CONST_0P8373 = 0x3F56594B
@@ -112,7 +114,7 @@ class VectorState:
         """``VD < 12 || LaneConfig[Lane].DISABLE_BACKDOOR_LOAD`` per lane (``true`` for
         instructions scheduled by SFPLOADMACRO, SFPLOADMACRO.md)."""
         if ins.macro or ins.vd < 12:
-            return np.ones(32, dtype=bool)
+            return _ALL_LANES
         return self.cfg_bit(DISABLE_BACKDOOR_LOAD)
 
     # -- writes -------------------------------------------------------------------------
