@@ -144,3 +144,18 @@ def test_semwait_block_mask_bits_follow_stallwait_table():
     002 says SEMWAIT is held by any bit: the ISA documentation wins)."""
     assert WH.spec("SEMWAIT").block_mask == 0x002
     assert WH.spec("STALLWAIT").block_mask == 0x1FF
+
+
+def test_held_reason_words_the_state_at_the_hold():
+    """The reason is worded when read, from values captured when the instruction was
+    held: a semaphore that changes afterwards (no re-evaluation yet) does not change it."""
+    tile, issue = make()
+    sems = tile.tensix.sync.semaphores
+    issue(1, "SEMINIT", max_value=2, init_value=0, sem_sel=0b10)
+    issue(1, "SEMWAIT", stall_res=0x2, sem_sel=0b10, wait_sem_cond=1)
+    t1 = issue(1, "SEMPOST", sem_sel=0b1000)
+    assert t1.held is not None
+    sems[1].value = 1  # changed behind the gate's back: not re-evaluated yet
+    assert t1.held_reason == ("held at SEMWAIT sem1 STALL_ON_ZERO (value 0, max 2): "
+                              f"{WH.disasm(t1.held[0])} waits")
+    assert "ttsempost" in t1.held_reason

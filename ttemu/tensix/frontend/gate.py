@@ -25,6 +25,7 @@ class WaitGate:
         self.block_mask = 0
         self.cond_mask = 0
         self.sem_mask = 0
+        self.pending = 0  # STALLWAIT condition bits that held at the latest holds()
 
     def latch_stallwait(self, block_mask: int, cond_mask: int) -> None:
         self.opcode = "STALLWAIT"
@@ -43,23 +44,19 @@ class WaitGate:
 
     def waiting(self, cop, thread) -> list:
         """The selected conditions that still say "keep waiting" (empty: met)."""
+        self.holds(cop, thread)
+        return _waiting(cop.arch, self.hold_state(cop))
+
+    def hold_state(self, cop) -> tuple:
+        """The latched wait as the latest :meth:`holds` found it, captured for
+        :func:`describe_state` to word later (a held instruction's reason is only
+        formatted when someone reads it): the opcode, the condition mask, and for
+        SEMWAIT the selected semaphores' ``(index, value, max)``, for STALLWAIT the mask
+        of selected condition bits that still held."""
         if self.opcode == "SEMWAIT":
-            out = []
-            for i, sem in enumerate(cop.sync.semaphores):
-                if not (self.sem_mask >> i) & 1:
-                    continue
-                if self.cond_mask & STALL_ON_ZERO and sem.value == 0:
-                    out.append(f"sem{i} STALL_ON_ZERO (value {sem.value}, max {sem.max})")
-                if self.cond_mask & STALL_ON_MAX and sem.value >= sem.max:
-                    out.append(f"sem{i} STALL_ON_MAX (value {sem.value}, max {sem.max})")
-            return out
-        if self.opcode == "STALLWAIT":
-            out = []
-            for bit, kind, arg, label in cop.arch.stallwait_conditions:
-                if (self.cond_mask >> bit) & 1 and cop.condition(thread, kind, arg):
-                    out.append(f"C{bit} {label}")
-            return out
-        return []
+            return ("SEMWAIT", self.cond_mask, tuple((i, sem.value, sem.max) for i, sem
+                                                     in enumerate(cop.sync.semaphores) if (self.sem_mask >> i) & 1))
+        return (self.opcode, self.cond_mask, self.pending)
 
     def holds(self, cop, thread) -> bool:
         """``bool(self.waiting(cop, thread))`` without describing the conditions."""
@@ -70,11 +67,12 @@ class WaitGate:
                     return True
             return False
         if self.opcode == "STALLWAIT":
-            held = False
+            pending = 0
             for bit, kind, arg, _ in cop.arch.stallwait_conditions:  # every one: a busy query may settle a unit
                 if (self.cond_mask >> bit) & 1 and cop.condition(thread, kind, arg):
-                    held = True
-            return held
+                    pending |= 1 << bit
+            self.pending = pending  # for hold_state
+            return pending != 0
         return False
 
     def refresh(self, cop, thread) -> None:
@@ -84,3 +82,24 @@ class WaitGate:
 
     def describe(self, cop, thread) -> str:
         return f"{self.opcode} " + ", ".join(self.waiting(cop, thread))
+
+
+def _waiting(arch, state) -> list:
+    opcode, cond_mask, snap = state
+    out = []
+    if opcode == "SEMWAIT":
+        for i, value, top in snap:
+            if cond_mask & STALL_ON_ZERO and value == 0:
+                out.append(f"sem{i} STALL_ON_ZERO (value {value}, max {top})")
+            if cond_mask & STALL_ON_MAX and value >= top:
+                out.append(f"sem{i} STALL_ON_MAX (value {value}, max {top})")
+    elif opcode == "STALLWAIT":
+        for bit, _, _, label in arch.stallwait_conditions:
+            if (snap >> bit) & 1:
+                out.append(f"C{bit} {label}")
+    return out
+
+
+def describe_state(arch, state) -> str:
+    """:meth:`WaitGate.describe`'s words for a state :meth:`WaitGate.hold_state` captured."""
+    return f"{state[0]} " + ", ".join(_waiting(arch, state))

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections import deque
 
 from ...errors import GuestFault, Unimplemented
-from .gate import WaitGate
+from .gate import WaitGate, describe_state
 from .mop import MOP_CFG_OPCODE, MOP_OPCODE, MopExpander
 from .replay import REPLAY_OPCODE, ReplayExpander
 
@@ -33,7 +33,7 @@ class TensixThread:
         self.replay = ReplayExpander()
         self.gate = WaitGate()
         self.held = None  # (word, origin) waiting at the gate
-        self.held_reason = None
+        self._held_why = None  # what held_reason words, captured at the hold (see held_reason)
         self.held_since = None
         self.word = 0  # the word being executed (for bits the table does not decode)
         self.origin = None  # where it was pushed ('.ttinsn pc 0x...', 'mmio 0x...', 'mop'), for reports
@@ -145,7 +145,7 @@ class TensixThread:
             if gate.opcode is not None and spec.blocked_by(gate.block_mask):
                 gate.refresh(cop, self.index)
                 if gate.opcode is not None:
-                    self._hold(item, f"held at {gate.describe(cop, self.index)}: {cop.table.disasm(word)} waits")
+                    self._hold(item, (word, gate.hold_state(cop), None))
                     return moved
             if handler is None:
                 if spec.unit == "frontend":
@@ -163,12 +163,12 @@ class TensixThread:
             else:
                 result = handler(self, **kwargs)
             if result is not None:
-                self._hold(item, f"held at {spec.unit} unit: {cop.table.disasm(word)} waits for {result.reason}")
+                self._hold(item, (word, spec.unit, result.reason))
                 return moved
             if self.held is not None:
                 self.held_steps += cop.tile.steps - self.held_since
                 self.held = None
-                self.held_reason = None
+                self._held_why = None
             self.issued += 1
             if cop.tile.tracer is not None:
                 cop.trace(self.index, "issue", word, f"-> {spec.unit}")
@@ -182,8 +182,26 @@ class TensixThread:
                 limit -= 1
         return moved
 
-    def _hold(self, item, reason):
+    def _hold(self, item, why):
         if self.held is None:
             self.held_since = self.cop.tile.steps
         self.held = item
-        self.held_reason = reason
+        self._held_why = why
+
+    @property
+    def held_reason(self) -> str | None:
+        """Why the held instruction waits, as at the latest hold (hang diagnosis, progress,
+        gdb's ``monitor tensix``): worded only when read, from what the hold captured."""
+        why = self._held_why
+        if why is None:
+            return None
+        if type(why) is str:
+            return why
+        word, where, reason = why
+        cop = self.cop
+        if reason is None:  # the wait gate: where is WaitGate.hold_state()
+            text = f"held at {describe_state(cop.arch, where)}: {cop.table.disasm(word)} waits"
+        else:
+            text = f"held at {where} unit: {cop.table.disasm(word)} waits for {reason}"
+        self._held_why = text
+        return text
