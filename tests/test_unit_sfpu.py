@@ -545,3 +545,17 @@ def test_lane_row_mask():
     put(u, 1, 7)
     mod1(issue, "SFPMOV", vd=0, vc=1)
     assert np.array_equal(u.lreg[0], np.where((LANES // 8) % 2 == 1, 7, 0))
+
+
+def test_lane_masks_follow_lane_config_writes():
+    """Masks derived from LaneConfig are kept between instructions: an in-place write
+    to it (or SFPCONFIG's) must be seen by the next instruction, and writing back an
+    earlier value must give the earlier masks again."""
+    _, issue, u = setup()
+    put(u, 1, 7)
+    for rows in (0b0101, 0b0010, 0, 0b0101):
+        u.lane_config[:] = rows << 12
+        put(u, 0, 0)
+        mod1(issue, "SFPMOV", vd=0, vc=1)
+        masked = ((rows >> (LANES // 8)) & 1) == 1
+        assert np.array_equal(u.lreg[0], np.where(masked, 0, 7)), rows

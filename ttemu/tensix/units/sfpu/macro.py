@@ -290,4 +290,4 @@ class MacroOps:
             new = combine(original, value & U32(LANE_CONFIG_MASK))
             if mod & IMM16_IS_VALUE:
                 new = new | (original & U32(~0xFFFF & LANE_CONFIG_MASK))
-            self.lane_config = np.where(sel, new, original).astype(U32)
+            self.lane_config[:] = np.where(sel, new, original)

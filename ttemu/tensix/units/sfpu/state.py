@@ -42,6 +42,25 @@ LANE_CONFIG_MASK = 0x3FFFF  # uint18
 STACK_DEPTH = 8
 
 
+class LaneConfig(np.ndarray):
+    """LaneConfig per lane (a uint32[32] array) that counts writes through indexing
+    (``version``), so masks derived from it are kept until it changes without comparing
+    its bytes on every instruction. Arithmetic on it gives plain arrays; write it by
+    indexing (``lane_config[...] = ...``), not through ``out=`` or a view."""
+
+    version = 0
+
+    def __setitem__(self, key, value):
+        super().__setitem__(key, value)
+        self.version += 1
+
+    def __array_wrap__(self, arr, context=None, return_scalar=False):
+        return arr.view(np.ndarray) if type(arr) is not np.ndarray else arr
+
+    def copy(self, order="C"):
+        return np.array(self, order=order)
+
+
 class VectorState:
     """The Vector Unit's architectural state (soft-reset values on construction)."""
 
@@ -59,7 +78,9 @@ class VectorState:
         self.lreg[15] = (LANES * 2).astype(U32)
         for i, v in PROG_CONST_DEFAULTS.items():
             self.lreg[i] = v
-        self.lane_config = np.zeros(32, dtype=U32)
+        self.lane_config = np.zeros(32, dtype=U32).view(LaneConfig)
+        self._lane_views_of = None  # (LaneConfig array, its version) the masks below belong to
+        self._lane_views = {}
         self.flags = np.zeros(32, dtype=bool)  # LaneFlags
         self.use_flags = np.zeros(32, dtype=bool)  # UseLaneFlagsForLaneEnable
         self.stack_flags = np.zeros((STACK_DEPTH, 32), dtype=bool)
@@ -77,15 +98,15 @@ class VectorState:
 
     # -- lane predication -------------------------------------------------------------
     def _lane_view(self) -> dict:
-        """Masks derived from the current LaneConfig, computed once per LaneConfig value
-        (read-only arrays; key: its bytes)."""
-        key = self.lane_config.tobytes()
-        cache = self.__dict__.setdefault("_lane_views", {})
-        view = cache.get(key)
-        if view is None:
-            if len(cache) > 64:
-                cache.clear()
-            view = cache[key] = {}
+        """Masks derived from the current LaneConfig (read-only arrays), kept until the
+        array is written (its ``version``) or replaced; a LaneConfig given as a plain
+        array is not cached."""
+        lc = self.lane_config
+        of = self._lane_views_of
+        if of is not None and of[0] is lc and of[1] == lc.version:
+            return self._lane_views
+        self._lane_views = view = {}
+        self._lane_views_of = (lc, lc.version) if type(lc) is LaneConfig else None
         return view
 
     def cfg_bit(self, bit: int, by_column: bool = False) -> np.ndarray:
@@ -94,7 +115,8 @@ class VectorState:
         view = self._lane_view()
         out = view.get((bit, by_column))
         if out is None:
-            cfg = self.lane_config[COL] if by_column else self.lane_config
+            lc = np.asarray(self.lane_config)
+            cfg = lc[COL] if by_column else lc
             out = view[(bit, by_column)] = (cfg & U32(bit)) != 0
             out.setflags(write=False)
         return out
@@ -105,7 +127,7 @@ class VectorState:
         view = self._lane_view()
         unmasked = view.get("unmasked")
         if unmasked is None:
-            row_mask = (self.lane_config[COL] >> ROW_MASK_SHIFT) & 0xF
+            row_mask = (np.asarray(self.lane_config)[COL] >> ROW_MASK_SHIFT) & 0xF
             unmasked = view["unmasked"] = ~(((row_mask >> ROW.astype(U32)) & 1) != 0)
             unmasked.setflags(write=False)
         return unmasked & (~self.use_flags | self.flags)
