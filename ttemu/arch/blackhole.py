@@ -156,12 +156,12 @@ TENSIX_FIELD_ADAPTERS = {
 
 # Vector Unit instructions whose BlackholeA0 page is the Wormhole page ("The behavior
 # is identical between Wormhole and Blackhole", or the same text): the Wormhole
-# implementations serve them. The rest of Blackhole's Vector Unit (SFPLOAD/SFPSTORE
-# formats, SFPMAD, SFPSHFT, SFPCAST, the new SFPGT/SFPLE/SFPMUL24/SFPARECIP...) differs.
+# implementations serve them, with the Blackhole-only SFPGT / SFPLE. The rest of Blackhole's Vector Unit (SFPLOAD/SFPSTORE
+# formats, SFPMAD, SFPSHFT, SFPCAST, the new SFPMUL24/SFPARECIP...) differs.
 SFPU_SHARED = frozenset({
     "SFPABS", "SFPCOMPC", "SFPCONFIG", "SFPDIVP2", "SFPENCC", "SFPEXEXP", "SFPEXMAN", "SFPIADD", "SFPLOADI",
     "SFPLZ", "SFPMOV", "SFPNOP", "SFPNOT", "SFPSETCC", "SFPSETEXP", "SFPSETMAN", "SFPSETSGN", "SFPTRANSP",
-    "SFPXOR",
+    "SFPXOR", "SFPGT", "SFPLE",
 })
 
 ARCH = ArchSpec(

@@ -35,7 +35,7 @@ from .state import VectorState
 PENDING = frozenset()
 #: Blackhole instructions of this unit, not implemented (their pages differ from Wormhole's).
 PENDING_BLACKHOLE = frozenset({
-    'SFPADD', 'SFPADDI', 'SFPAND', 'SFPARECIP', 'SFPCAST', 'SFPGT', 'SFPLE', 'SFPLOAD', 'SFPLOADMACRO',
+    'SFPADD', 'SFPADDI', 'SFPAND', 'SFPARECIP', 'SFPCAST', 'SFPLOAD', 'SFPLOADMACRO',
     'SFPLUT', 'SFPLUTFP32', 'SFPMAD', 'SFPMUL', 'SFPMUL24', 'SFPMULI', 'SFPOR', 'SFPPOPC', 'SFPPUSHC',
     'SFPSHFT', 'SFPSHFT2', 'SFPSTORE', 'SFPSWAP', 'SFP_STOCH_RND'
 })
@@ -171,6 +171,8 @@ class VectorUnit(VectorState, SimpleOps, MadOps, RoundOps, LoadStoreOps, MacroOp
     SFPCOMPC = _mod1("SFPCOMPC")
     SFPTRANSP = _mod1("SFPTRANSP")
     SFPXOR = _mod1("SFPXOR")
+    SFPGT = _mod1("SFPGT")  # Blackhole only
+    SFPLE = _mod1("SFPLE")  # Blackhole only
     del _mod1
 
 

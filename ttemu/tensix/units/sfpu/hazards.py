@@ -200,7 +200,9 @@ LREG_ACCESS = {
     "SFPENCC": _FLAGS_ONLY,
     "SFPPUSHC": _FLAGS_ONLY,
     "SFPPOPC": _FLAGS_ONLY,
-    "SFPSETCC": Access(BACKDOOR, reads=(when(9, 0, "VC"),)),  # not CLEAR (8), not IMM_BIT0 (1)
+    "SFPSETCC": Access(BACKDOOR, reads=(when(9, 0, "VC"),)),
+    "SFPGT": Access(BACKDOOR, reads=("VC", "VB=VD"), writes=(when(8, 8, "VD"),)),  # Blackhole: SET_VD (8)
+    "SFPLE": Access(BACKDOOR, reads=("VC", "VB=VD"), writes=(when(8, 8, "VD"),)),  # not CLEAR (8), not IMM_BIT0 (1)
     "SFPCONFIG": ByVD({0: Access(reads=(0,)), 1: Access(reads=(0,)), 2: Access(reads=(0,)),
                        3: Access(reads=(0,)), 4: _CONFIG_FROM_L0, 5: _CONFIG_FROM_L0, 6: _CONFIG_FROM_L0,
                        7: _CONFIG_FROM_L0, 8: _CONFIG_FROM_L0, 9: Access(), 10: Access(),

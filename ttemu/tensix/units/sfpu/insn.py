@@ -38,6 +38,7 @@ REGULAR_SUBUNIT.update({m: MAD for m in CAN_EXECUTE[MAD]})
 REGULAR_SUBUNIT.update({m: ROUND for m in CAN_EXECUTE[ROUND]})
 REGULAR_SUBUNIT.update({"SFPSTORE": STORE, "SFPNOP": LOAD, "SFPLOAD": LOAD, "SFPLOADI": LOAD,
                         "SFPLOADMACRO": LOAD})
+REGULAR_SUBUNIT.update({"SFPGT": SIMPLE, "SFPLE": SIMPLE})  # Blackhole only (SFPGT.md, SFPLE.md)
 
 #: Instructions whose VD >= 12 is not a backdoor write of LoadMacroConfig's
 #: InstructionTemplate (SFPCONFIG.md ``DISABLE_BACKDOOR_LOAD``): SFPCONFIG's VD selects

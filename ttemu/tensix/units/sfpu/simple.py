@@ -321,6 +321,36 @@ class SimpleOps:
         new = new & self.use_flags
         self.flags = np.where(en, new, self.flags)
 
+    def _sign_mag_compare(self, ins, greater: bool):
+        """SFPGT.md / SFPLE.md (BlackholeA0): ``VD > VC`` (``VD <= VC``) on sign-magnitude
+        integers (FP32 in its total order), with ``VB = VD``; Mod1 SET_CC (1) sets
+        LaneFlags, SET_VD (8) writes -1 / 0 to VD (enabled lanes), MUTATE_STACK (2) ANDs
+        (MUTATE_OR, 4: ORs) the result into the flag stack's top entry when not empty."""
+        g = self.gate(ins)
+        smaller = sign_mag_key(self.lreg[ins.vc]) < sign_mag_key(self.lreg[ins.vd])
+        res = smaller if greater else ~smaller
+        mod = ins.mod
+        en = g & self.lane_enabled()
+        if mod & 8:
+            self.write(ins.vd, np.where(res, U32(0xFFFFFFFF), U32(0)).astype(U32), en)
+        if mod & 1:
+            self.flags = np.where(en, res, self.flags)
+        if mod & 2:
+            n = self.stack_size
+            live = g & (n != 0)
+            idx = (n - 1) & (STACK_DEPTH - 1)
+            top = self.stack_flags[idx, LANES]
+            top = (top | res) if mod & 4 else (top & res)
+            self.stack_flags[idx[live], LANES[live]] = top[live]
+
+    def x_SFPGT(self, ins):
+        """SFPGT.md (BlackholeA0): lanewise ``VD > VC``, sign-magnitude / FP32 total order."""
+        self._sign_mag_compare(ins, True)
+
+    def x_SFPLE(self, ins):
+        """SFPLE.md (BlackholeA0): lanewise ``VD <= VC``, sign-magnitude / FP32 total order."""
+        self._sign_mag_compare(ins, False)
+
     def x_SFPPUSHC(self, ins):
         """SFPPUSHC.md: push {LaneFlags, UseLaneFlagsForLaneEnable}; pushing onto a full
         (8-entry) stack is undefined."""
