@@ -127,6 +127,58 @@ static inline void llk_tilize_unpack_tile(uint32_t tl, uint32_t row_bytes, uint3
     }
 }
 
+/* --- tilize: pack thread ----------------------------------------------------------- */
+
+/* Where the tilize unpack writes a whole tile per UNPACR (LLK_TILIZE_WHOLE_TILE), Src
+ * and Dst hold the tile row by row: Dst row 2r is tile row r's columns 0..15 (face 0
+ * or 2), row 2r + 1 its columns 16..31 (face 1 or 3). The packer puts the faces back
+ * together, as tt-llk's Blackhole PackMode::Tilize: per half tile (Z), face 0 from
+ * the even rows (read interfaces 0 and 2: two rows per PACR, Y += 4), face 1 from
+ * the odd rows (interfaces 1 and 3), Z += 1 is 32 Dst rows. Elsewhere the tile is in
+ * face order already and these are llk_pack_config / llk_pack_tile. */
+#define LLK_PACK_INTF_EVEN 0x5u /* read interfaces 0 and 2 */
+#define LLK_PACK_INTF_ODD 0xAu  /* read interfaces 1 and 3 */
+#define LLK_PACK_AM_YCLR LLK_PACK_AM_ROW /* Y = 0 (between the two faces of a half) */
+
+static inline void llk_tilize_pack_config(uint32_t dst_fmt, uint32_t out_fmt)
+{
+    if (!LLK_TILIZE_WHOLE_TILE) {
+        llk_pack_config(dst_fmt, out_fmt);
+        return;
+    }
+    uint32_t src = llk_pack_src_fmt(out_fmt);
+    uint32_t x = llk_tile_bytes(src) / LLK_TILE_DATUMS;
+
+    llk_pack_config_with(dst_fmt == LLK_FMT_FLOAT32, src, x, out_fmt);
+    llk_cfg_write(TTE_CFG_PCK0_ADDR_CTRL_ZW_REG_0_Zstride_IDX,
+                  LLK_CFG_FIELD(PCK0_ADDR_CTRL_ZW_REG_0_Zstride, 2u * LLK_FACE_DATUMS * x) |
+                  LLK_CFG_FIELD(PCK0_ADDR_CTRL_ZW_REG_0_Wstride, 4u * LLK_FACE_DATUMS * x));
+    llk_setc16(LLK_THCFG_ADDR_MOD_PACK_IDX(LLK_PACK_AM_YCLR), LLK_THCFG_FIELD(ADDR_MOD_PACK_SEC0_YsrcClear, 1));
+    llk_cfg_fence_riscv(LLK_STALL_PACK | LLK_STALL_TDMA);
+}
+
+static inline void llk_tilize_pack_tile(uint32_t dst_row, uint32_t l1_addr)
+{
+    if (!LLK_TILIZE_WHOLE_TILE) {
+        llk_pack_tile(dst_row, l1_addr);
+        return;
+    }
+    llk_tt_cfg_write(TTE_CFG_DEST_TARGET_REG_CFG_PACK_SEC0_Offset_IDX,
+                     LLK_CFG_FIELD(DEST_TARGET_REG_CFG_PACK_SEC0_Offset, dst_row), LLK_WAIT_PACK);
+    llk_tt_cfg_write(TTE_CFG_THCON_SEC0_REG1_L1_Dest_addr_IDX, (l1_addr >> 4) - 1u, LLK_WAIT_PACK);
+    for (uint32_t half = 0; half < 2u; ++half)
+        for (uint32_t face = 0; face < 2u; ++face)
+            for (uint32_t k = 0; k < LLK_FACE_DIM / 2u; ++k) {
+                int face_end = k == LLK_FACE_DIM / 2u - 1u;
+                int tile_end = face_end && face == 1u && half == 1u;
+                uint32_t am = !face_end ? LLK_PACK_AM_ROWS : face == 0 ? LLK_PACK_AM_YCLR
+                                                         : half == 0 ? LLK_PACK_AM_FACE : LLK_PACK_AM_TILE;
+                /* Concat on all but the last PACR of each half, as tt-llk's replay */
+                tte_push(LLK_PACR_INTF(am, face ? LLK_PACK_INTF_ODD : LLK_PACK_INTF_EVEN,
+                                       /* Concat */ (face_end && face == 1u) ? 0u : 1u, tile_end ? 1u : 0u));
+            }
+}
+
 /* --- untilize: pack thread --------------------------------------------------------- */
 
 /* Configure packer 0 to write tiles of Dst (dst_fmt: LLK_FMT_FLOAT16_B for a 16-bit

@@ -66,6 +66,7 @@ static inline void llk_arch_math_thcfg_init(void) {}
  *      ReadIntfSel, OvrdThreadId, Concat, CtxtCtrl, Flush, Last) */
 #define LLK_PACR_TILE(addr_mode, last) TTE_PACR(0, 0, 0, (addr_mode), 0, 0, /* all interfaces */ 0, 0, 0, 0, 0, (last))
 #define LLK_PACR_ROW(addr_mode, last) TTE_PACR(0, 0, 0, (addr_mode), 0, 0, /* one interface */ 1, 0, 0, 0, 0, (last))
+#define LLK_PACR_INTF(addr_mode, intf, concat, last) TTE_PACR(0, 0, 0, (addr_mode), 0, 0, (intf), 0, (concat), 0, 0, (last))
 /* tt-llk's slots: 0 Y += 4, 1 Y and Z cleared, 2 Y cleared and Z += 1. */
 #define LLK_PACK_AM_ROWS 0u
 #define LLK_PACK_AM_TILE 1u

@@ -69,6 +69,9 @@ static inline void llk_arch_math_thcfg_init(void)
 #define LLK_PACR_TILE(addr_mode, last) TTE_PACR((addr_mode), 0, /* packer 0 */ 1, 0, 0, 0, (last))
 /* A PACR of one row of 16 datums (with SETADCXX 0..15), for untilize. */
 #define LLK_PACR_ROW(addr_mode, last) TTE_PACR((addr_mode), 0, /* packer 0 */ 1, 0, 0, 0, (last))
+/* A PACR reading the Dst rows of the read interfaces `intf` (Blackhole only; on
+ * Wormhole the interfaces are not selectable and this is LLK_PACR_TILE with Concat). */
+#define LLK_PACR_INTF(addr_mode, intf, concat, last) TTE_PACR((addr_mode), 0, /* packer 0 */ 1, 0, (concat), 0, (last))
 /* ADDR_MOD_PACK slots and what they hold: ROWS steps inside a face (unused with one
  * PACR per face), FACE to the next face, TILE back to face 0; ROW (untilize): Y += 1. */
 #define LLK_PACK_AM_ROWS 0u
