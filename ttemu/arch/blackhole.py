@@ -9,7 +9,7 @@ the same source (8 KiB for B/NC, 4 KiB for the TRISCs at 0xFFB00000).
 
 from ..errors import Unimplemented
 from ..riscv import ext as _ext
-from .spec import ArchSpec, CoreSpec, Csr, NocSpec, Region, ResetPC
+from .spec import ArchSpec, CoreSpec, Csr, NocSpec, PackerSpec, Region, ResetPC
 from .tables import blackhole_tile as _tile
 
 _DBG = 0xFFB12000
@@ -164,6 +164,21 @@ SFPU_SHARED = frozenset({
     "SFPXOR", "SFPGT", "SFPLE",
 })
 
+# The packers: one packer (tt-llk cpack_common.h NUM_PACKERS = 1; its configuration is
+# THCON_SEC0_REG1_*, the only THCON packer section ttsim's Blackhole model reads) with
+# four Dst read interfaces (assembly.yaml PACR ReadIntfSel: "Bit mask to select up to 4
+# Dest Read intf", 0 = all four; interface k reads Dst row base + k: tt-llk llk_pack.h,
+# ttsim). No Pack_limit_address / Pack_fifo_size (absent from Blackhole's Config). The
+# channel-1 YZW address is in bytes (tt-llk's fast untilize programs a byte row stride;
+# ttsim adds YZW_Addr >> 4).
+PACKERS = PackerSpec(
+    sections=("THCON_SEC0_REG1_",),
+    limit_sections=None,
+    read_interfaces=4,
+    interface_rows=(1,),
+    out_yzw_shift=4,
+)
+
 ARCH = ArchSpec(
     name="blackhole",
     riscv_arch_hint="bh",
@@ -189,4 +204,5 @@ ARCH = ArchSpec(
     tensix_adapt_to="wormhole_b0",
     sfpu_shared=SFPU_SHARED,
     cfg_layout_native=False,
+    packers=PACKERS,
 )

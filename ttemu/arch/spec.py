@@ -85,6 +85,28 @@ class NocSpec:
 
 
 @dataclass(frozen=True)
+class PackerSpec:
+    """The packers (Packers/README.md) as data.
+
+    ``sections``: the Config name prefix of each packer's THCON fields
+    (``Packers[i].Config``); their number is the number of packers a PACR's packer mask
+    selects from. ``limit_sections``: the prefix of each packer's ``Pack_limit_address`` /
+    ``Pack_fifo_size`` (None: the arch has no such output wrap). ``read_interfaces``: the
+    Dst read interfaces of a packer: a PACR reads its datum range from each interface
+    its interface mask selects, interface k ``k * interface_rows[DstAccessMode]`` Dst rows
+    after the first, and packs them one after the other. ``out_yzw_shift``: the output
+    address generator adds ``(YZW_Addr & ~0xf) >> out_yzw_shift`` (16-byte units) to the
+    L1 address. The defaults are the Wormhole pages'."""
+
+    sections: tuple = ("THCON_SEC0_REG1_", "THCON_SEC0_REG8_", "THCON_SEC1_REG1_", "THCON_SEC1_REG8_")
+    limit_sections: tuple | None = ("THCON_SEC0_REG9_Pack_0_2_", "THCON_SEC0_REG9_Pack_1_3_",
+                                    "THCON_SEC1_REG9_Pack_0_2_", "THCON_SEC1_REG9_Pack_1_3_")
+    read_interfaces: int = 1
+    interface_rows: tuple = (1,)
+    out_yzw_shift: int = 0
+
+
+@dataclass(frozen=True)
 class ArchSpec:
     name: str
     riscv_arch_hint: str  # substring of the ELF's RISC-V arch attribute naming this arch
@@ -130,6 +152,8 @@ class ArchSpec:
     # configuration fields this arch's layout lacks: such a read stops the run as
     # unimplemented, naming the field, instead of failing inside ttemu
     cfg_layout_native: bool = True
+    # the packers (PACR): how many, their configuration, their Dst read interfaces
+    packers: PackerSpec = field(default_factory=PackerSpec)
 
     @property
     def local_window(self) -> int:
