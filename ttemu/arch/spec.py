@@ -85,6 +85,23 @@ class NocSpec:
 
 
 @dataclass(frozen=True)
+class UnpackerSpec:
+    """The unpackers' parameters that differ between arches; the defaults are the
+    Wormhole pages' model (UNPACR_Regular.md).
+
+    ``row_datums_wide``: datums an unpacker reads per L1 row (before RowStride moves to
+    the next row) for input formats wider than 8 bits; formats of 8 bits or fewer
+    read 16. ``fp8_e4m3_field``: the Config field (``{u}``: the unpacker) that makes
+    FP8 input E4M3 instead of E5M2, or None where FP8 is always E5M2.
+    ``fp8_max_to_ones``: an E5M2 datum whose exponent and mantissa are all ones
+    becomes an FP16 with an all-ones mantissa (not the FP8's bits shifted up)."""
+
+    row_datums_wide: int = 16
+    fp8_e4m3_field: str | None = None
+    fp8_max_to_ones: bool = False
+
+
+@dataclass(frozen=True)
 class ArchSpec:
     name: str
     riscv_arch_hint: str  # substring of the ELF's RISC-V arch attribute naming this arch
@@ -130,6 +147,7 @@ class ArchSpec:
     # configuration fields this arch's layout lacks: such a read stops the run as
     # unimplemented, naming the field, instead of failing inside ttemu
     cfg_layout_native: bool = True
+    unpacker: UnpackerSpec = UnpackerSpec()
 
     @property
     def local_window(self) -> int:
