@@ -104,6 +104,20 @@ class PackerSpec:
     read_interfaces: int = 1
     interface_rows: tuple = (1,)
     out_yzw_shift: int = 0
+class UnpackerSpec:
+    """The unpackers' parameters that differ between arches; the defaults are the
+    Wormhole pages' model (UNPACR_Regular.md).
+
+    ``row_datums_wide``: datums an unpacker reads per L1 row (before RowStride moves to
+    the next row) for input formats wider than 8 bits; formats of 8 bits or fewer
+    read 16. ``fp8_e4m3_field``: the Config field (``{u}``: the unpacker) that makes
+    FP8 input E4M3 instead of E5M2, or None where FP8 is always E5M2.
+    ``fp8_max_to_ones``: an E5M2 datum whose exponent and mantissa are all ones
+    becomes an FP16 with an all-ones mantissa (not the FP8's bits shifted up)."""
+
+    row_datums_wide: int = 16
+    fp8_e4m3_field: str | None = None
+    fp8_max_to_ones: bool = False
 
 
 @dataclass(frozen=True)
@@ -154,6 +168,7 @@ class ArchSpec:
     cfg_layout_native: bool = True
     # the packers (PACR): how many, their configuration, their Dst read interfaces
     packers: PackerSpec = field(default_factory=PackerSpec)
+    unpacker: UnpackerSpec = field(default_factory=UnpackerSpec)
 
     @property
     def local_window(self) -> int:
