@@ -196,13 +196,40 @@ TENSIX_FIELD_ADAPTERS = {
 
 # Vector Unit instructions whose BlackholeA0 page is the Wormhole page ("The behavior
 # is identical between Wormhole and Blackhole", or the same text): the Wormhole
-# implementations serve them, with the Blackhole-only SFPGT / SFPLE. The rest of Blackhole's Vector Unit (SFPLOAD/SFPSTORE
-# formats, SFPMAD, SFPSHFT, SFPCAST, the new SFPMUL24/SFPARECIP...) differs.
+# implementations serve them, with the Blackhole-only SFPGT / SFPLE.
 SFPU_SHARED = frozenset({
     "SFPABS", "SFPCOMPC", "SFPCONFIG", "SFPDIVP2", "SFPENCC", "SFPEXEXP", "SFPEXMAN", "SFPIADD", "SFPLOADI",
     "SFPLZ", "SFPMOV", "SFPNOP", "SFPNOT", "SFPSETCC", "SFPSETEXP", "SFPSETMAN", "SFPSETSGN", "SFPTRANSP",
     "SFPXOR", "SFPGT", "SFPLE",
+    "SFPSWAP",  # the BlackholeA0 page adds only a scheduling caution for SFPLOADMACRO sequences
 })
+# The rest of the Vector Unit follows its BlackholeA0 page: mnemonic -> the method
+# (ttemu/tensix/units/sfpu/blackhole.py). SFPLOADMACRO's page differs only in the
+# sub-unit table (insn.CAN_EXECUTE lists the Blackhole-only instructions) and the AddrMod
+# width, so the Wormhole implementation serves, calling this arch's SFPLOAD / SFPSTORE.
+SFPU_VARIANTS = {m: "bh_" + m for m in (
+    "SFPLOAD", "SFPSTORE", "SFPMAD", "SFPADD", "SFPMUL", "SFPADDI", "SFPMULI", "SFPLUT", "SFPLUTFP32",
+    "SFPMUL24", "SFPARECIP", "SFPCAST", "SFPSHFT", "SFPSHFT2", "SFP_STOCH_RND", "SFPAND", "SFPOR",
+    "SFPPUSHC", "SFPPOPC")}
+SFPU_VARIANTS["SFPLOADMACRO"] = "x_SFPLOADMACRO"
+# Operands the Blackhole table (assembly.yaml) makes wider than the BlackholeA0 page's
+# encoding: the page's bits only (SFPLUTFP32's bits 19:16 are Mod1Mirror, read only by
+# the scheduling logic; VA and VC are u4; Imm10 is bits 9:0, AddrMod bits 15:13).
+SFPU_FIELD_MASKS = {
+    "SFPLUTFP32": {"lreg_dest": 0xF},
+    "SFPCAST": {"lreg_src_c": 0xF},
+    "SFPMAD": {"lreg_src_a": 0xF}, "SFPADD": {"lreg_src_a": 0xF}, "SFPMUL": {"lreg_src_a": 0xF},
+    "SFPMUL24": {"lreg_src_a": 0xF},
+    "SFPLOAD": {"dest_reg_addr": 0x3FF}, "SFPSTORE": {"dest_reg_addr": 0x3FF},
+    "SFPLOADMACRO": {"dest_reg_addr": 0x3FF},
+    "SFP_STOCH_RND": {"rnd_mode": 0x3},
+}
+# SFPMAD.md (BlackholeA0) "Instruction scheduling": hardware stalls a thread whose next
+# Vector Unit instruction reads what an MAD sub-unit instruction writes (SFPADD, SFPMUL,
+# SFPADDI, SFPMULI, SFPLUT, SFPLUTFP32, SFPMUL24 "as per SFPMAD"), and SFPSHFT2.md stalls
+# anything but SFPNOP after Mod1 2, 3, 4; neither applies inside SFPLOADMACRO sequences.
+SFPU_INTERLOCKED = frozenset({"SFPMAD", "SFPADD", "SFPMUL", "SFPADDI", "SFPMULI", "SFPLUT", "SFPLUTFP32",
+                              "SFPMUL24", "SFPSHFT2"})
 
 # The packers: one packer (tt-llk cpack_common.h NUM_PACKERS = 1; its configuration is
 # THCON_SEC0_REG1_*, the only THCON packer section ttsim's Blackhole model reads) with
@@ -250,6 +277,10 @@ ARCH = ArchSpec(
     tensix_field_adapters=TENSIX_FIELD_ADAPTERS,
     tensix_adapt_to="wormhole_b0",
     sfpu_shared=SFPU_SHARED,
+    sfpu_variants=SFPU_VARIANTS,
+    sfpu_field_masks=SFPU_FIELD_MASKS,
+    sfpu_interlocked=SFPU_INTERLOCKED,
+    addr_mod_bits=3,
     cfg_layout_native=False,
     packers=PACKERS,
     unpacker=UNPACKER,

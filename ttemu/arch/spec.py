@@ -162,6 +162,19 @@ class ArchSpec:
     # Vector Unit (SFPU) instructions the Wormhole implementations serve on this arch
     # (None: all of them, as on Wormhole itself)
     sfpu_shared: frozenset | None = None
+    # Vector Unit instructions whose page on this arch differs from Wormhole's: mnemonic ->
+    # the VectorUnit method (``bh_<MNEMONIC>`` ...) that implements this arch's page
+    sfpu_variants: dict = field(default_factory=dict)
+    # Vector Unit fields this arch's table makes wider than the page's encoding: mnemonic ->
+    # {field name: mask of the bits the page gives that operand}
+    sfpu_field_masks: dict = field(default_factory=dict)
+    # Vector Unit instructions whose "on the next cycle" read rules the hardware enforces
+    # itself (automatic stalling) when a thread issues them; SFPLOADMACRO-scheduled ones
+    # still leave it to software
+    sfpu_interlocked: frozenset = frozenset()
+    # width of the instructions' AddrMod field: 2 (an ADDR_MOD slot 0..3, +4 with
+    # ExtraAddrModBit / ADDR_MOD_SET_Base) or 3 (the slot 0..7 itself)
+    addr_mod_bits: int = 2
     # False when the Tensix implementations (written after the Wormhole pages) may name
     # configuration fields this arch's layout lacks: such a read stops the run as
     # unimplemented, naming the field, instead of failing inside ttemu
