@@ -10,7 +10,7 @@ import pathlib
 from ttemu import Tile, tiles
 from ttemu.cmd import expect as expect_mod
 from ttemu.cmd import manifest as manifest_mod
-from ttemu.cmd.oracle import cross_check, plan_from_tile, run_ttsim
+from ttemu.cmd.oracle import plan_from_tile, run_ttsim
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 MANIFESTS = sorted((ROOT / "firmware").glob("*/*.toml"))
@@ -60,11 +60,3 @@ def check_numpy(man, region_bytes):
         res = expect_mod.compare(got, e.expected, e.atol, e.rtol)
         out.append((e, res.ok, res.text()))
     return out
-
-
-def run_ttemu_and_ttsim(man, lib):
-    """Run on ttemu (raises Unimplemented etc. as ttemu does), then on ttsim; -> the
-    region diffs (cross_check)."""
-    tile = prepared_tile(man)
-    result = tile.run(max_steps=man.max_steps, until=until(man), idle_steps=man.idle_steps)
-    return result, tile
