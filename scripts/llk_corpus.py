@@ -489,7 +489,11 @@ def catalogue(arch="wormhole_b0"):
 WORMHOLE_ONLY = {"unpack_a_bcast_eltwise_test"}
 
 #: the Blackhole variants CI runs (those ttemu completes, bit-identical to ttsim)
-BH_CI: set = set()
+BH_CI = {
+    "eltwise_unary_datacopy_test-Float16_b->Float16_b", "eltwise_binary_test-Float16_b->Float16_b-elwadd",
+    "matmul_test-Float16_b->Float32-fp32acc-HiFi4-2x2x2", "reduce_test-Float16_b->Float16_b-ROW-SUM",
+    "eltwise_mul_scalar_block_test-Float16_b->Float32-fp32acc-block3-dst1-SyncHalf",
+}
 
 
 def _blackhole_only():
@@ -880,6 +884,7 @@ class Row:
     ttemu: str = "-"  # ttemu on its own: completes, or the error it stops with
     dry: dict = field(default_factory=dict)  # skipped_stops() where ttemu stops (--inventory)
     dry_end: str = ""
+    warnings: list = field(default_factory=list)  # ttemu's warnings (undefined behaviour) in its own run
 
 
 def _ttsim_alone(v: Variant, path: pathlib.Path, lib: str):
@@ -991,10 +996,11 @@ def skipped_stops(v: Variant, path: pathlib.Path, max_steps=5_000_000):
         return seen, f"{e.category}: {e}"
 
 
-def run_split(tree: Tree, v: Variant, oracle: str | None, out_dir: pathlib.Path, dry=False) -> Row:
+def run_split(tree: Tree, v: Variant, oracle: str | None, out_dir: pathlib.Path, dry=False, ttemu=True) -> Row:
     """ttsim and ttemu each on their own, then compared: for a chip whose ttemu model is
     incomplete (Blackhole), ttsim's result is checked against the golden whether or not
-    ttemu completes, and where ttemu stops is recorded (``Row.ttemu``)."""
+    ttemu completes, and where ttemu stops is recorded (``Row.ttemu``). ``ttemu=False``:
+    ttsim only; ``dry``: also :func:`skipped_stops` where ttemu stops."""
     from ttemu import tiles
     from ttemu.cmd.cli import main as ttemu_main
     from ttemu.cmd.expect import compare
@@ -1030,6 +1036,9 @@ def run_split(tree: Tree, v: Variant, oracle: str | None, out_dir: pathlib.Path,
         else:
             row.ttsim_run = "completes"
             row.ttsim_golden = golden(theirs, man)
+    if not ttemu:
+        row.seconds = time.perf_counter() - t0
+        return row
     ours_path = out_dir / f"{v.name}.ttemu.bin"
     argv = ["run", str(path), "--json", "--no-progress", "--dump", f"0x{res_addr:x}:{nbytes}={ours_path}"]
     out, err = io.StringIO(), io.StringIO()
@@ -1043,9 +1052,15 @@ def run_split(tree: Tree, v: Variant, oracle: str | None, out_dir: pathlib.Path,
         doc = json.loads(out.getvalue())
     except json.JSONDecodeError:
         doc = {}
-    errline = next((ln for ln in err.getvalue().splitlines() if "error" in ln), "")
+    errline = next((ln for ln in err.getvalue().splitlines() if ln.startswith("ttemu: error")), "")
+    row.warnings = [f"{w['kind']}: {w['text']}" for w in doc.get("warnings", [])]
     if doc.get("outcome") != "until":
-        row.ttemu = errline.removeprefix("ttemu: error: ") or f"outcome {doc.get('outcome', 'error')}"
+        if doc.get("outcome") == "error":
+            row.ttemu = f"{doc.get('category', 'error')}: {doc.get('message', '')}"
+        elif doc.get("outcome"):  # idle, hang, step-limit, ebreak...
+            row.ttemu = f"{doc['outcome']}: {doc.get('detail', '')}".rstrip(": ")
+        else:
+            row.ttemu = errline.removeprefix("ttemu: error: ") or "error"
         row.golden = f"ttemu: {doc.get('outcome', 'error')}"
         if dry:
             row.dry, row.dry_end = skipped_stops(v, path)
@@ -1054,7 +1069,8 @@ def run_split(tree: Tree, v: Variant, oracle: str | None, out_dir: pathlib.Path,
         if v.self_check:
             row.golden = "own asserts pass"
         if v.reference is not None:
-            row.golden = "match" if doc["expect"][0]["ok"] else "differs"
+            exp = doc["expect"][0]
+            row.golden = "match" if exp["ok"] else f"differs (max abs {exp.get('max_abs_error', '?')})"
         if theirs is not None:
             diff = sum(a != b for a, b in zip(ours_path.read_bytes(), theirs))
             row.ttsim = "bit-identical" if diff == 0 else "DIFFERS"
@@ -1127,9 +1143,10 @@ def table(rows, markdown=False, split=False):
     head = ["kernel", "formats", "built", "ttemu vs ttsim", "vs golden", "time (s)"]
     body = [[r.variant.kernel, r.variant.label, r.built, r.ttsim, r.golden, f"{r.seconds:.1f}"] for r in rows]
     if split:
-        head = ["kernel", "formats", "built", "ttsim", "ttsim vs golden", "ttemu", "ttemu vs ttsim", "time (s)"]
+        head = ["kernel", "formats", "built", "ttsim", "ttsim vs golden", "ttemu", "ttemu vs ttsim", "ttemu vs golden",
+                "time (s)"]
         body = [[r.variant.kernel, r.variant.label, r.built, r.ttsim_run, r.ttsim_golden, r.ttemu, r.ttsim,
-                 f"{r.seconds:.1f}"] for r in rows]
+                 r.golden, f"{r.seconds:.1f}"] for r in rows]
     if markdown:
         out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
         out += ["| " + " | ".join(b) + " |" for b in body]
@@ -1169,6 +1186,14 @@ def inventory(rows):
     for mnem in sorted(values):
         for fields, names in sorted(values[mnem].items(), key=lambda kv: -len(kv[1])):
             out.append(f"| {mnem} | {fields} | {len(names)} |")
+    warned = collections.defaultdict(set)
+    for r in rows:
+        for w in r.warnings:
+            warned[re.sub(r"pushed by [^)]*", "pushed by ...", w)].add(r.variant.name)
+    if warned:
+        out += ["", "### Warnings ttemu gives on this code (a check real Tenstorrent code trips is suspect)", "",
+                "| warning | variants |", "|---|---|"]
+        out += [f"| {w} | {len(n)} |" for w, n in sorted(warned.items(), key=lambda kv: -len(kv[1]))]
     ends = collections.Counter(r.dry_end for r in stopped)
     out += ["", "Dry runs ended: " + ", ".join(f"{k or '-'} {n}" for k, n in ends.most_common()) + ".", "",
             "### Per variant", "", "| variant | first stop (ttemu's message) | dry run: instructions met | dry run ends |",
@@ -1180,9 +1205,13 @@ def inventory(rows):
 
 
 def _stop_key(msg):
-    """'unimplemented: trisc0 pc 0x...: t0: ttunpacr 0,1,... (pushed by mop): why' -> 'UNPACR: why'."""
-    m = re.match(r"(?:\w+: )?\w+ pc 0x[0-9a-f]+: t\d: tt(\w+)[^:]*: (.*)", msg)
-    return f"{m.group(1).upper()}: {m.group(2)}" if m else msg
+    """A stop without where it happened: 'unimplemented: trisc0 pc 0x...: t0: ttunpacr 0,1,...
+    (pushed by mop): why' -> 'unimplemented: UNPACR: why'; 'unimplemented: trisc2 pc 0x...:
+    t2 PACR ...' -> 'unimplemented: PACR ...'."""
+    m = re.match(r"([\w ]+: )?\w+ pc 0x[0-9a-f]+: t\d: tt(\w+)[^:]*: (.*)", msg)
+    if m:
+        return f"{m.group(1) or ''}{m.group(2).upper()}: {m.group(3)}"
+    return re.sub(r"\w+ pc 0x[0-9a-f]+: (t\d )?", "", msg)
 
 
 def default_oracle(arch="wormhole_b0"):
