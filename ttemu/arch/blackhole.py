@@ -282,8 +282,8 @@ ARCH = ArchSpec(
     sfpu_interlocked=SFPU_INTERLOCKED,
     addr_mod_bits=3,
     cfg_layout_native=False,
-    # tt-metal blackhole cfg_defines.h: CFG_STATE_SIZE 56 (x4 words), THD_STATE_SIZE 68,
-    # GLOBAL_CFGREG_BASE_ADDR32 180 (the fields of ttsim's Blackhole table reach word 222)
+    # cfg_defines.h: CFG_STATE_SIZE 56 (x4 words per bank), THD_STATE_SIZE 68,
+    # GLOBAL_CFGREG_BASE_ADDR32 180 (tt-llk writes words 209..220: SCRATCH_SEC*, DEST_ACCESS_CFG)
     cfg_bank_words=224,
     thread_cfg_words=68,
     cfg_global_base=180,
