@@ -19,7 +19,7 @@ from ttemu.cmd.oracle import cross_check
 from ttemu.errors import Unimplemented
 
 PAC = 0b100  # CntSetMask: the packers' ADCs
-FP32, FP16, BF16 = 0, 1, 5
+FP32, FP16, BF16, FP8 = 0, 1, 5, 10
 OUT = 0x20000
 
 
@@ -38,7 +38,7 @@ def pack_cfg(in_fmt, out_fmt, dst32, dest_addr=OUT, **extra):
     program_packer_destination writes it (bit 31 set, 16-byte units, minus one)."""
     bpd = 4 if in_fmt == FP32 else 2  # set_packer_strides: the datum size of In_data_format
     cfg = {
-        "THCON_SEC0_REG1_Exp_section_size": 4,
+        "THCON_SEC0_REG1_Exp_section_size": 0 if out_fmt == FP8 else 4,  # set_packer_config
         "THCON_SEC0_REG1_L1_Dest_addr": (1 << 31) | ((dest_addr >> 4) - 1),
         "THCON_SEC0_REG1_Disable_zero_compress": 1,
         "THCON_SEC0_REG1_Out_data_format": out_fmt,
@@ -190,6 +190,138 @@ def test_pack_uses_dest_target_offset_and_advances_y_by_four():
     assert tile.read(OUT, len(want)) == want
 
 
+def _adj16_remap(rows):
+    """BlackholeA0 Dst.md Adj16 with DEST_ACCESS_CFG_remap_addrs set."""
+    return (rows & 0x3C7) ^ ((rows & 0x030) >> 1) ^ ((rows & 0x008) << 2)
+
+
+@pytest.mark.parametrize("base", [0, 5, 8, 13, 32])
+def test_strided_mode_reads_rows_sixteen_apart(base):
+    """DstAccessMode 1 (tt-llk's untilize: two interfaces, remap_addrs and swizzle_32b
+    set): interfaces 0 and 1 read Dst rows base and base + 16, which with remap_addrs
+    live in storage rows Adj16(row) (Dst.md)."""
+    rng = np.random.default_rng(base)
+    tile, issue = _bh_unit(BF16, BF16, False, DEST_ACCESS_CFG_remap_addrs=1, DEST_ACCESS_CFG_swizzle_32b=1)
+    fp32 = _random_dst(tile, rng, False)  # rows 0..63 in storage order
+    logical = fp32[_adj16_remap(np.arange(64))]  # row r's values sit in storage row Adj16(r)
+    tile.tensix.config.set("DEST_TARGET_REG_CFG_PACK_SEC0_Offset", base)
+    _issue_all(issue, addr_mods() + [("SETADCXX", dict(CntSetMask=PAC, x_start=0, x_end2=15)),
+                                     ("PACR", dict(ReadIntfSel=0b0011, DstAccessMode=1, AddrMode=0, Last=1))])
+    want = (logical[[base, base + 16]] >> 16).astype("<u2").tobytes()
+    assert tile.read(OUT, len(want)) == want
+
+
+def test_remap_applies_to_normal_reads_of_dst32():
+    """With remap_addrs and swizzle_32b, a Dst32 row r is read from storage row
+    Adj32(r) (its high half) and Adj32(r) + 8 (low half)."""
+    rng = np.random.default_rng(21)
+    tile, issue = _bh_unit(FP32, FP32, True, DEST_ACCESS_CFG_remap_addrs=1, DEST_ACCESS_CFG_swizzle_32b=1)
+    bits = rng.integers(0, 1 << 16, (1024, 16)).astype(np.uint16)
+    tile.tensix.dst.bits[:] = bits
+    tile.tensix.math.undefined[:] = False
+    _issue_all(issue, addr_mods() + [("SETADCXX", dict(CntSetMask=PAC, x_start=0, x_end2=15)),
+                                     ("PACR", dict(ReadIntfSel=0, AddrMode=0, Last=1))])
+    r = _adj16_remap(np.arange(4))
+    r = (r & 0x3F3) ^ ((r & 0x018) >> 1) ^ ((r & 0x004) << 1)
+    adj = ((r & 0x1F8) << 1) | (r & 0x207)
+    hi, lo = bits[adj].astype(np.uint32), bits[adj + 8].astype(np.uint32)
+    # Dst.md storage of FP32: the high half is a BF16 as stored (sign, mantissa, exponent)
+    hi = (hi & 0x8000) | ((hi & 0xFF) << 7) | ((hi >> 8) & 0x7F)
+    want = ((hi << 16) | lo).astype("<u4").tobytes()
+    assert tile.read(OUT, len(want)) == want
+
+
+def _pack_rows(tile, issue, rows=1):
+    """One PACR of ``rows`` Dst rows (interfaces 0..rows-1), Last."""
+    _issue_all(issue, addr_mods() + [("SETADCXX", dict(CntSetMask=PAC, x_start=0, x_end2=15)),
+                                     ("PACR", dict(ReadIntfSel=(1 << rows) - 1, AddrMode=0, Last=1))])
+
+
+def test_round10_fp32_dst_to_fp16_matches_numpy():
+    """FP32 Dst packed to Float16 as tt-llk's Blackhole configure_pack sets it up
+    (Read_32b_data, Dstacc / In / Out Float16, Round_10b_mant): values in FP16's normal
+    range round to 10 mantissa bits as numpy's float16 does (no ties among them);
+    below the range a zero of the datum's sign, above it (and infinities, NaNs)
+    sign | 0x7fff, exponent 0 a +0."""
+    rng = np.random.default_rng(31)
+    tile, issue = _bh_unit(FP16, FP16, True, PCK_DEST_RD_CTRL_Round_10b_mant=1)
+    sign = rng.integers(0, 2, (4, 16)).astype(np.uint32) << 31
+    exp = rng.integers(113, 143, (4, 16)).astype(np.uint32) << 23  # FP16 exponents 1..30
+    man = rng.integers(0, 1 << 23, (4, 16)).astype(np.uint32)
+    man = np.where((man & 0x1FFF) == 0x1000, man + 1, man).astype(np.uint32)  # no ties
+    fp32 = sign | exp | man
+    edge = [0x387FFFFF | 0x80000000, 0x38000000, 0x47800000, 0xC7FFF000, 0x7F800000, 0xFFC00001, 0x80000000,
+            0x00000001, 0x477FF000, 0x477FEFFF, 0x38800000, 0x80400000, 0x3F800000, 0xBF801000, 0x3F803000,
+            0x40000000]
+    fp32[3] = edge
+    dst_write32(tile, fp32)
+    tile.tensix.math.undefined[:] = False
+    _pack_rows(tile, issue, 4)
+    got = np.frombuffer(tile.read(OUT, 128), "<u2").reshape(4, 16)
+    want = fp32[:3].view(np.float32).astype(np.float16).view(np.uint16)
+    assert np.array_equal(got[:3], want)
+    # rounding carries into the exponent; [2**-15, 2**-14) keeps exponent 0 with its
+    # mantissa; exponent 31 is an ordinary FP16 exponent (2**16 = 0x7c00), beyond it
+    # (after rounding), infinities and NaNs sign | 0x7fff; zeros and denormals +0; ties
+    # round away from zero
+    assert list(got[3]) == [0x8400, 0x0000, 0x7C00, 0xFFFF, 0x7FFF, 0xFFFF, 0x0000,
+                            0x0000, 0x7C00, 0x7BFF, 0x0400, 0x0000, 0x3C00, 0xBC01, 0x3C02, 0x4000]
+
+
+def _e4m3(x):
+    """FP8 E4M3 bits of a float by arithmetic: bias 7, mantissa truncated to 3 bits,
+    magnitudes below 2**-6 (E4M3's denormals too) a signed zero, 2**9 and up saturated
+    to 0x7f."""
+    s = 0x80 if np.signbit(x) else 0
+    a = abs(float(x))
+    if a < 2.0 ** -6:
+        return s
+    if a >= 2.0 ** 9:
+        return s | 0x7F
+    e = int(np.floor(np.log2(a)))
+    m = int((a / 2.0 ** e - 1) * 8)
+    return s | ((e + 7) << 3) | m
+
+
+def test_fp8_e4m3_output_from_bf16_dst_matches_arithmetic():
+    """tt-llk's Blackhole Fp8_e4m3 output from a BF16 Dst: Dstacc / In Float16,
+    Round_10b_mant (BF16 -> FP16), Out FP8 with Pac_LF8_4b_exp: each datum is the E4M3
+    encoding of its BF16 value (truncated), one byte per datum."""
+    rng = np.random.default_rng(32)
+    tile, issue = _bh_unit(FP16, FP8, False, PCK_DEST_RD_CTRL_Round_10b_mant=1, THCON_SEC0_REG1_Pac_LF8_4b_exp=1)
+    sign = rng.integers(0, 2, (2, 16)).astype(np.uint32) << 15
+    exp = rng.integers(117, 139, (2, 16)).astype(np.uint32) << 7
+    bf16 = sign | exp | rng.integers(0, 128, (2, 16)).astype(np.uint32)
+    tile.tensix.dst.bits[:2] = _dst16_bf16(bf16)
+    tile.tensix.math.undefined[:] = False
+    _pack_rows(tile, issue, 2)
+    got = list(tile.read(OUT, 32))
+    vals = (bf16.reshape(-1) << 16).astype(np.uint32).view(np.float32)
+    assert got == [_e4m3(v) for v in vals]
+
+
+def test_fp8_without_e4m3_stays_e5m2():
+    """Without Pac_LF8_4b_exp, FP8 is the Wormhole pages' e5m2: the top byte of FP16."""
+    tile, issue = _bh_unit(FP16, FP8, False)
+    fp16 = np.arange(16, dtype=np.uint32) * 0x0913 + 0x3C00
+    tile.tensix.dst.bits[:1] = ((fp16 & 0x8000) | ((fp16 & 0x3FF) << 5) | ((fp16 >> 10) & 0x1F)).astype(np.uint16)
+    tile.tensix.math.undefined[:] = False
+    _pack_rows(tile, issue, 1)
+    assert list(tile.read(OUT, 16)) == list(fp16 >> 8)
+
+
+@pytest.mark.parametrize("intf,datums", [(0b1111, 64), (0b0101, 32), (0, 16)])
+def test_zero_write_counts(intf, datums):
+    """ZeroWrite writes zeros for the datum range times the active interfaces; with
+    ReadIntfSel 0 it is assembly.yaml's "Special Mode": (x_end + 1) datums in all."""
+    tile, issue = _bh_unit(BF16, BF16, False)
+    tile.write(OUT, b"\xff" * 256)
+    _issue_all(issue, addr_mods() + [("SETADCXX", dict(CntSetMask=PAC, x_start=0, x_end2=15)),
+                                     ("PACR", dict(ReadIntfSel=intf, ZeroWrite=1, AddrMode=0, Last=1))])
+    got = tile.read(OUT, 256)
+    assert got == bytes(2 * datums) + b"\xff" * (256 - 2 * datums)
+
+
 @pytest.mark.parametrize("field,value", [("CtxtCtrl", 1), ("CfgContext", 1), ("RowPadZero", 1),
                                          ("DstAccessMode", 1)])
 def test_undescribed_pacr_fields_stop_as_unimplemented(field, value):
@@ -204,25 +336,36 @@ def _l1_pattern(rng, n):
     return rng.integers(0, 256, n, dtype=np.uint8).tobytes()
 
 
-@pytest.mark.parametrize("dst32,in_fmt,out_fmt", [(False, BF16, BF16), (True, FP32, FP32)])
-def test_zero_tile_pack_bit_identical_to_ttsim(lib, dst32, in_fmt, out_fmt):
+BFP8B, BFP4B = 6, 7
+
+
+@pytest.mark.parametrize("dst32,in_fmt,out_fmt,extra", [
+    (False, BF16, BF16, {}), (True, FP32, FP32, {}), (True, BF16, BF16, {}), (False, FP16, FP16, {}),
+    (True, FP16, FP16, {"PCK_DEST_RD_CTRL_Round_10b_mant": 1}), (False, BF16, BFP8B, {}),
+    (True, FP32, BFP4B, {}), (False, FP16, FP8, {"PCK_DEST_RD_CTRL_Round_10b_mant": 1,
+                                                 "THCON_SEC0_REG1_Pac_LF8_4b_exp": 1})],
+    ids=["bf16", "fp32", "fp32-bf16", "fp16", "dst32-fp16-round10", "bfp8b", "dst32-bfp4b", "fp8-e4m3"])
+def test_zero_tile_pack_bit_identical_to_ttsim(lib, dst32, in_fmt, out_fmt, extra):
     """ZEROACC then a tile packed as tt-llk's Blackhole pack MOP does, over an L1
-    pattern: the bytes written (and those left alone) match ttsim's."""
-    nbytes = 1024 * (4 if out_fmt == FP32 else 2)
+    pattern: the bytes written (exponent sections, data, padding) and those left alone
+    match ttsim's, for each format pair."""
+    size = {FP32: 4096, BF16: 2048, FP16: 2048, FP8: 1024, BFP8B: 64 + 1024, BFP4B: 64 + 512}[out_fmt]
+    nbytes = size
     rng = np.random.default_rng(3)
     insns = [("ZEROACC", dict(clear_mode=3, use_32_bit_mode=int(dst32)))] + pack_tile_insns()
-    tile = bh_prog.run(pack_cfg(in_fmt, out_fmt, dst32), insns, l1={OUT - 64: _l1_pattern(rng, nbytes + 128)})
+    tile = bh_prog.run(pack_cfg(in_fmt, out_fmt, dst32, **extra), insns,
+                       l1={OUT - 64: _l1_pattern(rng, nbytes + 128)})
     diffs, res = cross_check(tile, lib, [("out", OUT - 64, nbytes + 128)], until=bh_prog.DONE)
     assert diffs[0].ok, diffs[0].text()
     assert not any(tile.read(OUT, nbytes)) and any(tile.read(OUT + nbytes, 64))
 
 
-@pytest.mark.parametrize("out_fmt", [BF16, FP32])
+@pytest.mark.parametrize("out_fmt", [BF16, FP32, FP16])
 def test_l1_accumulation_of_zeros_bit_identical_to_ttsim(lib, out_fmt):
     """Pack_L1_Acc: L1 += the packed zeros, over random L1 bit patterns (denormals,
     infinities, NaNs among them): the accumulated bytes match ttsim's, and numpy's
     model of the lanes (a denormal or -0 plus +0 is +0, a NaN in L1 becomes an
-    infinity for BF16 and 0x7fc00000 for FP32)."""
+    infinity for BF16 and 0x7fc00000 for FP32; Tensix FP16 has neither)."""
     dst32 = out_fmt == FP32
     nbytes = 1024 * (4 if dst32 else 2)
     rng = np.random.default_rng(4 + out_fmt)
@@ -238,8 +381,12 @@ def test_l1_accumulation_of_zeros_bit_identical_to_ttsim(lib, out_fmt):
         mag = a & 0x7FFFFFFF
         want = np.where(mag > 0x7F800000, 0x7FC00000, np.where(mag < 0x800000, 0, a))
         assert np.array_equal(np.frombuffer(got, "<u4"), want.astype(np.uint32))
-    else:
+    elif out_fmt == BF16:
         a = np.frombuffer(bytes(pattern), "<u2").astype(np.uint32)
         mag = a & 0x7FFF
         want = np.where(mag > 0x7F80, (a & 0x8000) | 0x7F80, np.where(mag < 0x80, 0, a))
+        assert np.array_equal(np.frombuffer(got, "<u2"), want.astype(np.uint16))
+    else:
+        a = np.frombuffer(bytes(pattern), "<u2").astype(np.uint32)
+        want = np.where((a & 0x7C00) == 0, 0, a)
         assert np.array_equal(np.frombuffer(got, "<u2"), want.astype(np.uint16))
