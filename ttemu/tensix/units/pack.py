@@ -310,9 +310,11 @@ class Packers(Unit):
         interfaces, selected by ``ReadIntfSel`` (0: all four; assembly.yaml), each reading
         the datum range from its own Dst row, packed one after the other; with
         ``OvrdThreadId`` its ADC is ``AddrCntContext`` (an instruction field there).
-        Blackhole's ``CtxtCtrl``, ``CfgContext``, ``RowPadZero`` and ``DstAccessMode``
-        (strided) are described only by assembly.yaml's one-line notes (ttsim refuses
-        them too): non-zero values stop the run as unimplemented."""
+        ``DstAccessMode`` 1 (strided) puts the interfaces ``interface_rows[1]`` rows apart
+        (with the Dst remap configuration set, as tt-llk's untilize has it). Blackhole's
+        ``CtxtCtrl``, ``CfgContext`` and ``RowPadZero`` are described only by
+        assembly.yaml's one-line notes (ttsim refuses them too): non-zero values stop the
+        run as unimplemented."""
         cop = self.cop
         cfg = cop.config
         spec = cop.arch.packers
