@@ -652,3 +652,21 @@ def test_exponent_threshold_zeroes_small_exponents():
     data0, data1 = outs[0][64:], outs[1][64:]
     assert np.array_equal(data1[~small], data0[~small])
     assert not (data1[small] & 0x7F).any() and (data0[small] & 0x7F).all()
+
+
+def test_ovrd_thread_id_selects_adc_by_addr_cnt_context():
+    """OvrdThreadId: the ADCs of AddrCntContext (a Blackhole PACR field; Wormhole reads
+    Addr_cnt_context from the packer's configuration) instead of the issuing thread's:
+    thread 1's datum range (x_end 7) applies to a PACR issued by thread 0."""
+    rng = np.random.default_rng(61)
+    tile, issue = _bh_unit(BF16, BF16, False)
+    fp32 = _random_dst(tile, rng, False)
+    _issue_all(issue, addr_mods())
+    issue(0, "SETADCXX", CntSetMask=PAC, x_start=0, x_end2=15)
+    issue(1, "SETADCXX", CntSetMask=PAC, x_start=0, x_end2=7)
+    issue(0, "PACR", ReadIntfSel=0b0011, OvrdThreadId=1, AddrCntContext=1, AddrMode=0, Last=1)
+    want = (fp32[[0, 1], :8] >> 16).astype("<u2").tobytes()
+    assert tile.read(OUT, len(want)) == want
+    from ttemu.tensix.regs.adc import PACKERS
+    assert tile.tensix.adcs.channel(1, PACKERS, 0).Y == 4  # ADDR_MOD_0 advanced thread 1's ADC
+    assert tile.tensix.adcs.channel(0, PACKERS, 0).Y == 0
