@@ -31,21 +31,7 @@ def test_zeroacc_fields_map_onto_wormhole_semantics(mode, use32, rows):
     assert np.array_equal(bh.tensix.dst.bits, wh.tensix.dst.bits)
 
 
-def test_zeroacc_row_modes_need_blackhole_address_modifiers():
-    """Modes 0 and 1 apply an ADDR_MOD, whose Blackhole configuration layout the
-    Wormhole implementation does not know: the run stops, naming the field."""
-    tile, issue = make("blackhole")
-    with pytest.raises(Unimplemented, match="ADDR_MOD"):
-        issue(1, "ZEROACC", clear_mode=1, where=0)
-
-
-def test_zeroacc_clear_zero_flags_is_not_modelled():
-    tile, issue = make("blackhole")
-    with pytest.raises(Unimplemented, match="clear_zero_flags"):
-        issue(1, "ZEROACC", clear_mode=1, use_32_bit_mode=1, clear_zero_flags=1)
-
-
-@pytest.mark.parametrize("mnemonic", ["PACR", "UNPACR", "SFPLOAD", "SFPMAD", "STREAMWAIT"])
+@pytest.mark.parametrize("mnemonic", ["PACR", "UNPACR", "SFPLOAD", "SFPMAD"])
 def test_blackhole_instructions_that_differ_stop_as_unimplemented(mnemonic):
     tile, issue = make("blackhole")
     with pytest.raises(Unimplemented, match=mnemonic):
