@@ -31,7 +31,17 @@ def test_zeroacc_fields_map_onto_wormhole_semantics(mode, use32, rows):
     assert np.array_equal(bh.tensix.dst.bits, wh.tensix.dst.bits)
 
 
-@pytest.mark.parametrize("mnemonic", ["PACR", "UNPACR", "SFPLOAD", "SFPMAD"])
+def test_zeroacc_row_modes_apply_the_three_bit_addr_mod():
+    """Modes 0 and 1 apply an ADDR_MOD: on Blackhole the AddrMod field names the slot
+    itself (three bits, no ADDR_MOD_SET_Base: ttsim's Blackhole ApplyAddrMod)."""
+    tile, issue = make("blackhole")
+    index, shift, _ = tile.tensix.config.thread_fields["ADDR_MOD_DST_SEC3_DestIncr"]
+    tile.tensix.config.thread_set_word(1, index, 4 << shift)
+    issue(1, "ZEROACC", clear_mode=1, where=0, addr_mode=3)
+    assert tile.tensix.rwcs.rwc[1].Dst == 4
+
+
+@pytest.mark.parametrize("mnemonic", ["PACR_SETREG", "MOVDBGB2D"])
 def test_blackhole_instructions_that_differ_stop_as_unimplemented(mnemonic):
     tile, issue = make("blackhole")
     with pytest.raises(Unimplemented, match=mnemonic):

@@ -32,12 +32,13 @@ class RWC:
     SrcB_Cr: int = 0
     FidelityPhase: int = 0  # uint2
     ExtraAddrModBit: int = 0  # uint1
+    Sp: int = 0  # uint10, Blackhole only (the Vector Unit's stack pointer: SFPLOAD / SFPSTORE.md)
 
 
 class RWCs:
     def __init__(self, config, addr_mod_bits: int = 2):
         self.config = config
-        self.addr_mod_bits = addr_mod_bits  # AddrMod bits an instruction carries (ArchSpec)
+        self.addr_mod_bits = addr_mod_bits  # ArchSpec.addr_mod_bits
         self.rwc = [RWC(), RWC(), RWC()]
         self._mods = {}  # (thread, index) -> decoded AddrMod fields
         self._version = -1
