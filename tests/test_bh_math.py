@@ -333,3 +333,203 @@ def test_zeroacc_half_and_all(mode, use32, rows):
     issue(0, "ZEROACC", clear_mode=mode, use_32_bit_mode=use32, where=0, addr_mode=5)
     assert len(cleared_rows(tile)) == rows
     assert counters(tile) == (0, 0, 0, 0)  # no AddrMod in HALF / ALL modes
+
+
+# ---------------------------------------------------------------------------------------
+# The unpack -> Matrix Unit -> pack chain, against numpy and ttsim's Blackhole library
+# ---------------------------------------------------------------------------------------
+L1A, L1B, OUT = 0x20000, 0x21000, 0x22000
+
+
+def _unpack_words():
+    """tt-llk's Blackhole configure_unpack_AB for one 16x16 BF16 face per unpacker, as raw
+    Config words at cfg_defines.h indices (as tests/test_bh_unpack.py configure())."""
+    return {
+        1: FMT_BF16 << 17 | FMT_BF16 << 21,  # ALU_FORMAT_SPEC_REG0_SrcA, REG1_SrcB
+        57: 512, 59: 512,  # UNPn_ADDR_CTRL_ZW_REG_1_Zstride: one face
+        56: 32 << 16,  # UNP0_ADDR_CTRL_XY_REG_1_Ystride
+        64: FMT_BF16 | 1 << 4, 65: 1 | 1 << 16,  # THCON_SEC0_REG0_TileDescriptor
+        112: FMT_BF16 | 1 << 4 | 256 << 16, 113: 1 | 1 << 16,  # THCON_SEC1_REG0_TileDescriptor
+        72: FMT_BF16 | 2 << 4, 73: 0xF | 0xF << 16, 120: FMT_BF16 | 2 << 4, 121: 0xF | 0xF << 16,
+        84: 64 | 64 << 16, 86: 256 | 256 << 16, 50: 1 << 8,
+        76: L1A // 16 - 1, 124: L1B // 16 - 1,  # THCON_SECn_REG3_Base_address
+    }
+
+
+UNPACR = dict(AddrMode=0, CfgContextCntInc=0, CfgContextId=0, AddrCntContextId=0, OvrdThreadId=1, SetDatValid=1,
+              srcb_bcast=0, ZeroWrite2=0, AutoIncContextID=0, RowSearch=0, SearchCacheFlush=0, Last=1)
+
+
+def chain_program(math, extra=()):
+    """BRISC: Config words (and ``extra``: {index: value}), then on Tensix thread 0:
+    unpack A and B (one face each), ``math`` ((mnemonic, fields) pairs), pack Dst rows
+    0..15 (plus the packer's Dst offset) to OUT as BF16."""
+    import bh_prog
+    from rv32asm import Program, t0, t1, t2
+    from test_bh_pack import pack_cfg, pack_tile_insns
+
+    words = dict(_unpack_words())
+    for index, value in bh_prog.cfg_words(pack_cfg(FMT_BF16, FMT_BF16, False, dest_addr=OUT)).items():
+        words[index] = words.get(index, 0) | value
+    words.update(dict(extra))
+    insns = [("SETC16", dict(setc16_reg=5, setc16_value=0x4)),  # SRCA_SET_Base: tt-llk's unpack init
+             ("SETADCXX", dict(CntSetMask=0b011, x_start=0, x_end2=255)),
+             ("UNPACR", dict(UNPACR, Unpack_block_selection=0)),
+             ("UNPACR", dict(UNPACR, Unpack_block_selection=1))]
+    insns += list(math) + pack_tile_insns(faces=1)
+    p = Program(0)
+    for index, value in sorted(words.items()):
+        p.li(t0, bh_prog.CFG_BASE + 4 * index).li(t1, value).sw(t1, 0, t0)
+    p.li(t0, bh_prog.PUSH)
+    for m, f in insns:
+        p.li(t1, bh_prog.word(m, **f)).sw(t1, 0, t0)
+    p.li(t2, 600).label("wait").addi(t2, t2, -1).bne(t2, 0, "wait")
+    p.li(t0, bh_prog.FLAG).li(t1, 1).sw(t1, 0, t0)
+    p.label("end").j("end")
+    return p.assemble()
+
+
+def run_chain(math, a, b, extra=()):
+    from ttemu import Tile
+
+    tile = Tile("blackhole", record=True)
+    tile.write(L1A, (bf16_bits(a).astype(np.uint16)).tobytes())
+    tile.write(L1B, (bf16_bits(b).astype(np.uint16)).tobytes())
+    tile.write(0, chain_program(math, extra))
+    tile.release(["brisc"])
+    assert tile.run(max_steps=400_000, until=[(0x1F000, 1)]).outcome == "until"
+    out = np.frombuffer(bytes(tile.read(OUT, 512)), dtype=np.uint16).astype(np.uint32) << 16
+    return tile, out.view(np.float32).reshape(16, 16)
+
+
+def addr_mod_words(slot, srca=0, srcb=0, dest=0):
+    return [("SETC16", dict(setc16_reg=AB_SEC0 + slot, setc16_value=srca | srcb << 8)),
+            ("SETC16", dict(setc16_reg=DST_SEC0 + slot, setc16_value=dest))]
+
+
+def elw_math(mnemonic):
+    """Two 8-row ELW* steps over the face (ADDR_MOD_5: SrcA, SrcB, Dst += 8); the second
+    hands both banks back (clear_dvalid = 3), as tt-llk's eltwise binary MOP does
+    (dest_accum_en 0, as tt-llk emits ELWMUL too: ttsim refuses 1 there; ELWMUL.md's
+    model accumulates regardless, onto the zero Dst of reset)."""
+    return addr_mod_words(5, src_val(incr=8), src_val(incr=8), dest_val(incr=8)) + [
+        (mnemonic, dict(clear_dvalid=cd, dest_accum_en=0, instr_mod19=0, addr_mode=5, dst=0)) for cd in (0, 3)]
+
+
+def mvmul_math():
+    """Dst[16,16] = SrcB[16,16] @ SrcA[16,16] in two MVMULs (ADDR_MOD_6: SrcB, Dst += 8)."""
+    return addr_mod_words(6, 0, src_val(incr=8), dest_val(incr=8)) + [
+        ("MVMUL", dict(clear_dvalid=cd, instr_mod19=0, addr_mode=6, dst=0)) for cd in (0, 3)]
+
+
+@pytest.mark.parametrize("mnemonic", ["ELWADD", "ELWSUB", "ELWMUL", "MVMUL"])
+def test_chain_matches_numpy(mnemonic):
+    """Small integers: every result is exact, so numpy's float32 arithmetic is the
+    reference for what reaches L1 through UNPACR, the Matrix Unit and PACR."""
+    a, b = small_ints((16, 16)), small_ints((16, 16))
+    math = mvmul_math() if mnemonic == "MVMUL" else elw_math(mnemonic)
+    tile, out = run_chain(math, a, b)
+    want = {"ELWADD": a + b, "ELWSUB": a - b, "ELWMUL": a * b, "MVMUL": b @ a}[mnemonic]
+    assert np.array_equal(out, want)
+
+
+@pytest.mark.parametrize("mnemonic", ["ELWADD", "ELWMUL", "MVMUL"])
+def test_chain_bit_identical_to_ttsim(mnemonic):
+    """Random BF16 operands (rounding in every result): the packed face is bit-identical
+    to ttsim's Blackhole run of the same program."""
+    from oracle_lib import require_ttsim
+    from ttemu.cmd.oracle import cross_check
+
+    lib = require_ttsim("blackhole")
+    a, b = rand_bf16((16, 16)), rand_bf16((16, 16))
+    math = mvmul_math() if mnemonic == "MVMUL" else elw_math(mnemonic)
+    tile, out = run_chain(math, a, b)
+    assert np.isfinite(out).all() and out.any()
+    diffs, _ = cross_check(tile, lib, [("out", OUT, 512)], until=[(0x1F000, 1)])
+    assert all(d.ok for d in diffs), "\n".join(d.text() for d in diffs)
+
+
+def moves_math():
+    """MOVA2D SrcA rows 0..15 to Dst 0..15 (MOV_8_ROWS twice, ADDR_MOD_4: SrcA, Dst += 8),
+    SETRWC back to Dst row 0, ZEROACC CLR_SPECIFIC rows 5 and 9 (as tt-llk's
+    one-row face clear), then CLEARDVALID hands both banks back."""
+    return addr_mod_words(4, src_val(incr=8), 0, dest_val(incr=8)) + addr_mod_words(3) + [
+        ("MOVA2D", dict(dest_32b_lo=0, src=0, addr_mode=4, instr_mod=2, dst=0)),
+        ("MOVA2D", dict(dest_32b_lo=0, src=0, addr_mode=4, instr_mod=2, dst=0)),
+        ("SETRWC", dict(clear_ab_vld=0, rwc_cr=0, rwc_d=0, rwc_b=0, rwc_a=0, BitMask=0b0101)),
+        ("ZEROACC", dict(clear_mode=0, use_32_bit_mode=0, clear_zero_flags=0, addr_mode=3, where=5)),
+        ("ZEROACC", dict(clear_mode=0, use_32_bit_mode=0, clear_zero_flags=0, addr_mode=3, where=9)),
+        ("CLEARDVALID", dict(cleardvalid=3, reset=0)),
+    ]
+
+
+def test_moves_and_zeroacc_chain_matches_numpy_and_ttsim():
+    """MOVA2D.md (BF16 moves exactly), ZEROACC.md ONE_ROW (the rows read back as zero)."""
+    a, b = rand_bf16((16, 16)), rand_bf16((16, 16))
+    tile, out = run_chain(moves_math(), a, b)
+    want = a.copy()
+    want[[5, 9]] = 0
+    assert np.array_equal(out, want)
+    _ttsim_same(tile)
+
+
+def movb2d_math():
+    """MOVB2D MOV_4_ROWS four times (ADDR_MOD_4: SrcB, Dst += 4): SrcB rows 0..15 to Dst."""
+    return addr_mod_words(4, 0, src_val(incr=4), dest_val(incr=4)) + [
+        ("MOVB2D", dict(dest_32b_lo=0, src=0, addr_mode=4, movb2d_instr_mod=4, dst=0)) for _ in range(4)]
+
+
+def pool_math(mnemonic):
+    """One GMPOOL / GAPOOL (instr_mod19 1, as ttsim requires; AddrMod 7)."""
+    return addr_mod_words(7) + [
+        (mnemonic, dict(clear_dvalid=3, instr_mod19=1, pool_addr_mode=7, max_pool_index_en=0, dst=0))]
+
+
+def _ttsim_same(tile):
+    from oracle_lib import ttsim_lib
+    from ttemu.cmd.oracle import cross_check
+
+    lib, why = ttsim_lib("blackhole")
+    if lib is None:
+        pytest.skip(why)
+    diffs, _ = cross_check(tile, lib, [("out", OUT, 512)], until=[(0x1F000, 1)])
+    assert all(d.ok for d in diffs), "\n".join(d.text() for d in diffs)
+
+
+@pytest.mark.parametrize("mnemonic", ["MOVB2D", "GMPOOL", "GAPOOL"])
+def test_moves_and_pooling_chain_match_numpy_and_ttsim(mnemonic):
+    """MOVB2D.md (BF16 moves exactly); GMPOOL.md with SrcB = 1.0 (scale exponent 0) and
+    an undefined Dst row (reads as minus infinity): the column max of SrcA in Dst row 0,
+    rows 1..3 zero; GAPOOL.md: Dst[4,16] = SrcB[4,16] @ SrcA (small integers, exact)."""
+    if mnemonic == "MOVB2D":
+        a, b = rand_bf16((16, 16)), rand_bf16((16, 16))
+        tile, out = run_chain(movb2d_math(), a, b)
+        want = b
+    elif mnemonic == "GMPOOL":
+        a, b = rand_bf16((16, 16)), np.ones((16, 16), np.float32)
+        tile, out = run_chain(pool_math(mnemonic), a, b)
+        want = np.zeros((16, 16), np.float32)
+        want[0] = a.max(axis=0)
+    else:
+        a, b = small_ints((16, 16)), np.ones((16, 16), np.float32)
+        tile, out = run_chain(pool_math(mnemonic), a, b)
+        want = np.zeros((16, 16), np.float32)
+        want[:4] = b[:4] @ a
+    assert np.array_equal(out, want)
+    _ttsim_same(tile)
+
+
+@pytest.mark.parametrize("absolute", [0, 1])
+def test_zeroacc_16_rows_relative_tile_mode_matches_ttsim(absolute):
+    """The math thread's Dst offset at 512 (the upper half): MOVA2D writes SrcA to Dst rows
+    512..527, then ZEROACC CLR_16 with Imm10 0 clears them when zeroacc_absolute_tile_mode
+    is clear (relative to the half the offset selects) and rows 0..15 when it is set; the
+    packer (DEST_TARGET_REG_CFG_PACK_SEC0_Offset = 512) reads zeros or SrcA back."""
+    a, b = rand_bf16((16, 16)), rand_bf16((16, 16))
+    math = [("SETC16", dict(setc16_reg=MATH_OFFSET, setc16_value=512))] + moves_math()[:-3] + [
+        ("ZEROACC", dict(clear_mode=1, use_32_bit_mode=0, clear_zero_flags=0, addr_mode=3, where=0)),
+        ("CLEARDVALID", dict(cleardvalid=3, reset=0))]
+    extra = {220: absolute << 3, 180: 512}  # DEST_ACCESS_CFG, DEST_TARGET_REG_CFG_PACK_SEC0_Offset
+    tile, out = run_chain(math, a, b, extra)
+    assert np.array_equal(out, a if absolute else np.zeros_like(a))
+    _ttsim_same(tile)
