@@ -105,6 +105,15 @@ def test_addr_mod_bias_stops_on_blackhole():
         issue(0, "ZEROACC", clear_mode=1, where=0xFF, addr_mode=0)
 
 
+def test_legacy_instruction_applies_an_upper_slot():
+    """MatrixUnit.md "Legacy instructions" (CONV3S1: Dst += 0, then ApplyAddrMod): on
+    Blackhole its three-bit AddrMod reaches slot 5."""
+    tile, issue = make("blackhole")
+    set_addr_mod(issue, 5, dest=dest_val(incr=3))
+    issue(0, "CONV3S1", dst=0, addr_mode=5, rotate_weights=0, clear_dvalid=0)
+    assert counters(tile)[2] == 3
+
+
 def test_setrwc_and_incrwc_on_blackhole_fields():
     """SETRWC.md / INCRWC.md with the Blackhole field packing (BitMask 6 bits wide,
     INCRWC rwc_cr 6 bits wide; the documented bits behave as on Wormhole)."""

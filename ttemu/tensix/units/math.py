@@ -27,6 +27,14 @@ fusing and precision may differ; denormals flush to zero; NaN/Inf are not IEEE):
 * Integer "8" x integer "8" -> integer "32" is exact with the documented magnitude
   masks per phase and saturation at +-(2**31-1).
 
+Blackhole (no Matrix Unit pages: the Wormhole pages apply, with what tt-llk's Blackhole
+code and ttsim's Blackhole model show; ``ttemu/arch/blackhole.py``): the instructions'
+three-bit AddrMod names the ADDR_MOD slot (regs/rwc.py); ZEROACC's Blackhole fields and
+16-row mode relative to the Dst half (``ZEROACC``); SrcA's format is the one the
+unpacker wrote into the bank unless ThreadConfig DISABLE_IMPLIED_SRCA_FMT_Base is set
+(``_implied_fmt``). Dst.md's Blackhole ``Adj16`` / ``Adj32`` remapping
+(DEST_ACCESS_CFG_remap_addrs / swizzle_32b) is not applied here (nor by ttsim).
+
 ``ZEROACC`` marks rows undefined: they are written with zeros (what packers and
 most FPU instructions read) and remembered, so that ``GMPOOL`` reads them as minus
 infinity (all bits set). The mark of a DstBits row is dropped when the Matrix Unit
@@ -1071,8 +1079,9 @@ class MatrixUnit(Unit):
         if clear_dvalid:
             raise Unimplemented(f"{mnemonic}: ClearDvalid={clear_dvalid} on a legacy instruction "
                                 "(the documentation only says it computes Dst += 0)")
-        if addr_mode > 3:
-            raise Unimplemented(f"{mnemonic}: AddrMod field 0x{addr_mode:x} has bits beyond the two "
+        bits = self.cop.arch.addr_mod_bits
+        if addr_mode >> bits:
+            raise Unimplemented(f"{mnemonic}: AddrMod field 0x{addr_mode:x} has bits beyond the {bits} "
                                 "AddrMod bits the documentation describes")
         self.cop.rwcs.apply_addr_mod(t.index, addr_mode)
 
