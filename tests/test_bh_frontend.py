@@ -316,3 +316,33 @@ def test_config_unit_matches_ttsim_blackhole():
                    0x01000000 * 73 + 0x0F0F + 0x10]
     diffs, _ = cross_check(tile, lib, [("config words", res, 16)], until=[(done, 1)])
     assert all(d.ok for d in diffs), "\n".join(d.text() for d in diffs)
+
+
+def test_streamwait_reads_the_overlay_only_when_something_waits():
+    """A latched STREAMWAIT that blocks nothing is never evaluated (nothing observable
+    depends on it), so a program that latches one and moves on runs. A STALLWAIT (held by
+    every block bit) has to wait for it: that needs the stream register, which the
+    overlay does not model."""
+    tile, issue = make("blackhole")
+    t = issue(0, "STREAMWAIT", stall_res=1 << 6, target_value=1, target_sel=1, wait_stream_sel=0)
+    issue(0, "SETC16", setc16_reg=3, setc16_value=0)  # not blocked (B7)
+    assert t.held is None and t.gate.opcode == "STREAMWAIT" and t.issued == 2
+    with pytest.raises(Unimplemented, match="noc_overlay stream 0 register"):
+        issue(0, "STALLWAIT", stall_res=1 << 6, wait_res=1 << 12)
+
+
+@pytest.mark.parametrize("insn,fields", [
+    ("STREAMWRCFG", dict(CfgReg=90, StreamRegAddr=4, stream_id_sel=0)),
+    ("STREAMWAIT", dict(stall_res=1, target_value=0, target_sel=0, wait_stream_sel=0))])
+def test_ttsim_refuses_the_stream_instructions(insn, fields):
+    """ttsim's Blackhole model decodes neither (a fact about ttsim: ttemu follows the
+    BlackholeA0 pages, tests above)."""
+    import bh_prog
+    from oracle_lib import require_ttsim
+    from ttemu.cmd.oracle import cross_check
+    from ttemu.errors import OracleUnable
+
+    lib = require_ttsim("blackhole")
+    tile = bh_prog.run({}, [(insn, fields)])
+    with pytest.raises(OracleUnable, match=f"ERROR: UnsupportedFunctionality: tensix_decode_{insn.lower()}$"):
+        cross_check(tile, lib, [("l1", 0x20000, 16)], until=bh_prog.DONE)

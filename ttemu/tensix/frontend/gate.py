@@ -97,8 +97,13 @@ class WaitGate:
             return self.pending < self.stream[1]
         return False
 
-    def refresh(self, cop, thread) -> None:
-        """Forget the latched wait if its conditions are all met now."""
+    def refresh(self, cop, thread, blocked: bool = False) -> None:
+        """Forget the latched wait if its conditions are all met now. A latched
+        STREAMWAIT is only evaluated while an instruction waits at this gate (``blocked``:
+        one just arrived; or the thread holds one): until then nothing observable depends
+        on it, and its NoC overlay stream registers are read only when something does."""
+        if self.opcode == "STREAMWAIT" and not blocked and cop.threads[thread].held is None:
+            return
         if self.opcode is not None and not self.holds(cop, thread):
             self.opcode = None
 
