@@ -47,7 +47,7 @@ def test_zeroacc_clear_zero_flags_is_not_modelled():
         issue(1, "ZEROACC", clear_mode=1, use_32_bit_mode=1, clear_zero_flags=1)
 
 
-@pytest.mark.parametrize("mnemonic", ["PACR", "UNPACR", "STREAMWAIT"])
+@pytest.mark.parametrize("mnemonic", ["STREAMWAIT"])
 def test_blackhole_instructions_that_differ_stop_as_unimplemented(mnemonic):
     tile, issue = make("blackhole")
     with pytest.raises(Unimplemented, match=mnemonic):

@@ -9,7 +9,7 @@ the same source (8 KiB for B/NC, 4 KiB for the TRISCs at 0xFFB00000).
 
 from ..errors import Unimplemented
 from ..riscv import ext as _ext
-from .spec import ArchSpec, CoreSpec, Csr, NocSpec, Region, ResetPC
+from .spec import ArchSpec, CoreSpec, Csr, NocSpec, PackerSpec, Region, ResetPC, UnpackerSpec
 from .tables import blackhole_tile as _tile
 
 _DBG = 0xFFB12000
@@ -147,7 +147,47 @@ def _rename(**names):
     return adapt
 
 
+def _unpacr_nop(f):
+    """UNPACR_NOP: Blackhole's fields (assembly.yaml; tt-llk's TT_OP_UNPACR_NOP) onto
+    Wormhole's NoOp encoding (tt-llk's Wormhole p_unpacr_nop), which the implementation
+    follows. ``Unpack_Pop`` 2 (UNP_NOP) is 0b010. ``Unpack_Pop`` 1 (UNP_CLR_SRC) is
+    0b001 | ``Src_ClrVal_Ctrl`` 1 (negative infinity) << 2 | ``Bank_Clr_Ctrl`` (all
+    banks) << 3 | ``Stall_Clr_Cntrl`` (wait for the unpacker's own bank) << 4 |
+    ``Set_Dvalid`` << 6. ``Clr_to1_fmt_Ctrl`` 3 ("sets dvalid of Src Regs, but NOP in
+    all other respects") is 0b111. UNP_POP (overlay messages), clearing to 1 or to
+    ``UNP{u}_NOP_REG_CLR_VAL``, and the undocumented bits stop the run as
+    unimplemented."""
+    u = f["Unpacker_Select"]
+    pop, clr, fmt1 = f["Unpack_Pop"], f["Src_ClrVal_Ctrl"], f["Clr_to1_fmt_Ctrl"]
+    rest = {k: f[k] for k in ("Bank_Clr_Ctrl", "Stall_Clr_Cntrl", "Set_Dvalid", "Msg_Clr_Cnt", "Stream_Id")}
+
+    def unmodelled(what):
+        return Unimplemented(f"UNPACR_NOP {what} (Unpack_Pop={pop} Src_ClrVal_Ctrl={clr} Clr_to1_fmt_Ctrl={fmt1} "
+                             + " ".join(f"{k}={v}" for k, v in rest.items()) + ") is not modelled")
+
+    if fmt1 == 3:
+        if clr or any(rest.values()):
+            raise unmodelled("set-dvalid flavour with other fields")
+        return {"Unpack_block_selection": u, "NoOp": 0b111}
+    if fmt1:
+        raise unmodelled("Clr_to1_fmt_Ctrl 1..2 (clear to 1)")
+    if rest["Msg_Clr_Cnt"] or rest["Stream_Id"] or pop in (0, 3):
+        raise unmodelled("UNP_POP (overlay message clearing)")
+    if rest["Set_Dvalid"] > 1:
+        raise unmodelled("Set_Dvalid bits 11:9")
+    if pop == 2:
+        if clr or any(rest.values()):
+            raise unmodelled("UNP_NOP with other fields")
+        return {"Unpack_block_selection": u, "NoOp": 0b010}
+    if clr > 1:
+        raise unmodelled("Src_ClrVal_Ctrl 2 / 3 (clear to 1 / to UNP_NOP_REG_CLR_VAL)")
+    no_op = (0b001 | clr << 2 | rest["Bank_Clr_Ctrl"] << 3 | rest["Stall_Clr_Cntrl"] << 4
+             | rest["Set_Dvalid"] << 6)
+    return {"Unpack_block_selection": u, "NoOp": no_op}
+
+
 TENSIX_FIELD_ADAPTERS = {
+    "UNPACR_NOP": _unpacr_nop,
     "ZEROACC": _zeroacc,
     "MOVB2D": _rename(movb2d_instr_mod="instr_mod"),
     **{m: _rename(pool_addr_mode="addr_mode") for m in ("MPOOL3S1", "APOOL3S1", "MPOOL3S2", "APOOL3S2",
@@ -191,6 +231,28 @@ SFPU_FIELD_MASKS = {
 SFPU_INTERLOCKED = frozenset({"SFPMAD", "SFPADD", "SFPMUL", "SFPADDI", "SFPMULI", "SFPLUT", "SFPLUTFP32",
                               "SFPMUL24", "SFPSHFT2"})
 
+# The packers: one packer (tt-llk cpack_common.h NUM_PACKERS = 1; its configuration is
+# THCON_SEC0_REG1_*, the only THCON packer section ttsim's Blackhole model reads) with
+# four Dst read interfaces (assembly.yaml PACR ReadIntfSel: "Bit mask to select up to 4
+# Dest Read intf", 0 = all four; interface k reads Dst row base + k: tt-llk llk_pack.h,
+# ttsim). No Pack_limit_address / Pack_fifo_size (absent from Blackhole's Config). The
+# channel-1 YZW address is in bytes (tt-llk's fast untilize programs a byte row stride;
+# ttsim adds YZW_Addr >> 4).
+PACKERS = PackerSpec(
+    sections=("THCON_SEC0_REG1_",),
+    limit_sections=None,
+    read_interfaces=4,
+    interface_rows=(1,),
+    out_yzw_shift=4,
+)
+# The unpackers (no BlackholeA0 UNPACR page: the Wormhole pages apply except for these
+# facts, from tt-llk's Blackhole unpacker code and ttsim's Blackhole model): an unpacker
+# reads 32 datums per L1 row for formats wider than 8 bits (tt-llk's Blackhole tilize
+# reads a whole 32-wide tile row per RowStride, "whole-tile unpacking"); FP8 input is
+# E4M3 while THCON_SEC{u}_REG1_Unp_LF8_4b_exp is set (tt-llk's Fp8_e4m3); an E5M2 datum
+# with exponent and mantissa all ones becomes an FP16 mantissa of all ones (ttsim).
+UNPACKER = UnpackerSpec(row_datums_wide=32, fp8_e4m3_field="THCON_SEC{u}_REG1_Unp_LF8_4b_exp", fp8_max_to_ones=True)
+
 ARCH = ArchSpec(
     name="blackhole",
     riscv_arch_hint="bh",
@@ -226,4 +288,6 @@ ARCH = ArchSpec(
     thread_cfg_words=68,
     cfg_global_base=180,
     cfg_layout_native=False,
+    packers=PACKERS,
+    unpacker=UNPACKER,
 )
