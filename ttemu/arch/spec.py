@@ -104,6 +104,9 @@ class PackerSpec:
     read_interfaces: int = 1
     interface_rows: tuple = (1,)
     out_yzw_shift: int = 0
+
+
+@dataclass(frozen=True)
 class UnpackerSpec:
     """The unpackers' parameters that differ between arches; the defaults are the
     Wormhole pages' model (UNPACR_Regular.md).
