@@ -307,3 +307,47 @@ def test_every_blackhole_vector_unit_instruction_is_implemented():
     tile, _ = make("blackhole")
     sfp = {s.mnemonic for s in tile.tensix.table if s.unit == "sfpu"}
     assert sfp <= tile.tensix.implemented
+
+
+# -- SFPLOADMACRO ----------------------------------------------------------------------------
+@pytest.mark.parametrize("store_delay", [2, 1])
+def test_sfploadmacro_runs_blackhole_load_mul24_and_store(store_delay):
+    """SFPLOADMACRO.md (BlackholeA0): its SFPLOAD part is Blackhole's (MOD0_FMT_INT8 keeps
+    eight magnitude bits), SFPMUL24 (Blackhole only) may be scheduled to the MAD sub-unit
+    from an InstructionTemplate (VB overridden by the loaded register), and the store
+    sub-unit's SFPSTORE writes back with the load's Mod0 and Addr. With the store on the
+    cycle right after the SFPMUL24 (delay 1) nothing stalls inside a sequence (SFPMAD.md):
+    ttemu reports the hazard and the store sees the value from before the multiply."""
+    tile, issue, u = _bh()
+    mags = (np.arange(32) * 8 + 7) & 0xFF  # up to 255
+    signs = (np.arange(32) % 3 == 0).astype(np.uint16)
+    for lane in range(32):
+        row, col = 8 + lane // 8, (lane & 7) * 2
+        tile.tensix.dst.bits[row, col] = (signs[lane] << 15) | (mags[lane] << 5)
+    template = bh_word("SFPMUL24", lreg_src_a=1, lreg_src_b=0, lreg_src_c=9, lreg_dest=0, instr_mod1=0)
+    u.lreg[0][:] = template
+    issue(0, "SFPCONFIG", instr_mod1=0, config_dest=0, imm16_math=0)  # InstructionTemplate[0]
+    # MAD: template 0, VB = loaded VD, delay 0; store: delay 2 (SFPMAD.md: a MAD result
+    # inside a sequence needs a cycle's gap, the hardware does not stall for it)
+    seq = ((0x80 | 4) << 8) | ((3 | (store_delay << 3)) << 24)
+    issue(0, "SFPCONFIG", instr_mod1=1, config_dest=4, imm16_math=seq & 0xFFFF)
+    u.lreg[0][:] = seq
+    issue(0, "SFPCONFIG", instr_mod1=0, config_dest=4, imm16_math=0)  # Sequence[0] (all 32 bits)
+    issue(0, "SFPCONFIG", instr_mod1=1, config_dest=8, imm16_math=1 << 4)  # macro 0's store uses the load's Mod0
+    u.lreg[1][:] = 3
+    issue(0, "SFPLOADMACRO", lreg_ind=(0 << 2) | 2, instr_mod0=5, sfpu_addr_mode=0, dest_reg_addr=8)
+    for _ in range(4):
+        issue(0, "SFPNOP")
+    sm = (signs.astype(np.uint32) << 31) | mags.astype(np.uint32)
+    product = ((3 * sm.astype(np.uint64)) & 0x7FFFFF).astype(np.uint32)
+    assert np.array_equal(u.lreg[2], product)
+    stored = product if store_delay == 2 else sm
+    want = FL.sign_mag11_to_dst16_int8(stored)
+    got = np.array([tile.tensix.dst.bits[8 + lane // 8, (lane & 7) * 2] for lane in range(32)])
+    assert np.array_equal(got, want)
+    assert any("hazard" in site for site in tile.diagnostics.sites) == (store_delay == 1)
+
+
+def bh_word(mnemonic, **fields):
+    from ttemu.isa.table import get_table
+    return get_table("blackhole").encode(mnemonic, **fields)
