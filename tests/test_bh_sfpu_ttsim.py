@@ -141,3 +141,46 @@ def test_sfpu_sequences_bit_identical_to_ttsim(lib, seed):
     want = fma_bh(regs[0], regs[1], regs[2])
     finite = (want & 0x7F800000) != 0x7F800000
     assert np.array_equal(slot0[finite], want[finite])
+
+
+BF16 = 5
+
+# 16-bit Dst: SFPSTORE's 16-bit conversions (each stored to its own slot), loads back
+SEQUENCES_16 = [
+    [_mov(3, 0), ("SFPSTORE", dict(lreg_ind=3, instr_mod0=2, sfpu_addr_mode=0, dest_reg_addr=0))],  # BF16
+    [_mov(3, 1), ("SFPSTORE", dict(lreg_ind=3, instr_mod0=2, sfpu_addr_mode=0, dest_reg_addr=2))],
+    [_mov(3, 2), ("SFPSTORE", dict(lreg_ind=3, instr_mod0=6, sfpu_addr_mode=0, dest_reg_addr=4))],  # UINT16
+    [_mov(3, 0), ("SFPSTORE", dict(lreg_ind=3, instr_mod0=15, sfpu_addr_mode=0, dest_reg_addr=6))],  # HI16_ONLY
+    [_mov(3, 1), ("SFPSTORE", dict(lreg_ind=3, instr_mod0=14, sfpu_addr_mode=0, dest_reg_addr=8))],  # LO16_ONLY
+    # BF16 load of what was stored, through the multiply-add, stored as BF16 again
+    [("SFPLOAD", dict(lreg_ind=4, instr_mod0=2, sfpu_addr_mode=0, dest_reg_addr=0)),
+     ("SFPLOAD", dict(lreg_ind=5, instr_mod0=2, sfpu_addr_mode=0, dest_reg_addr=2)),
+     _mad("SFPMAD", 4, 5, 2, 0, d=6),
+     ("SFPSTORE", dict(lreg_ind=6, instr_mod0=2, sfpu_addr_mode=0, dest_reg_addr=10))],
+    # UINT16 / HI16_ONLY / LO16_ONLY loads into a register holding other bits
+    [_mov(6, 2), ("SFPLOAD", dict(lreg_ind=6, instr_mod0=15, sfpu_addr_mode=0, dest_reg_addr=4)),
+     ("SFPSTORE", dict(lreg_ind=6, instr_mod0=6, sfpu_addr_mode=0, dest_reg_addr=12))],
+    [("SFPLOAD", dict(lreg_ind=6, instr_mod0=6, sfpu_addr_mode=0, dest_reg_addr=6)),
+     _simple("SFPSHFT", 0, mod=1, imm=0xFF8, d=6),  # >> 8
+     ("SFPSTORE", dict(lreg_ind=6, instr_mod0=6, sfpu_addr_mode=0, dest_reg_addr=14))],
+]
+
+
+@pytest.mark.parametrize("seed", [3])
+def test_sfpu_16bit_dst_bit_identical_to_ttsim(lib, seed):
+    """SFPSTORE's BF16 / UINT16 / HI16_ONLY / LO16_ONLY conversions into a 16-bit Dst, and
+    SFPLOAD's BF16 / UINT16 / HI16_ONLY back, packed as BF16: L1 matches ttsim's."""
+    regs = _inputs(seed)
+    insns = [("ZEROACC", dict(clear_mode=3, use_32_bit_mode=0))] + _fill(regs)
+    for seq in SEQUENCES_16:
+        insns += seq
+    insns += pack_tile_insns()
+    nbytes = 2048
+    tile = bh_prog.run(pack_cfg(BF16, BF16, False), insns, l1={OUT: bytes(nbytes)}, max_steps=400_000)
+    diffs, res = cross_check(tile, lib, [("out", OUT, nbytes)], until=bh_prog.DONE)
+    assert diffs[0].ok, diffs[0].text()
+    out = np.frombuffer(tile.read(OUT, nbytes), "<u2")
+    x = regs[0][:8]
+    want = np.where((x & 0x7F800000) == 0, x & 0x80000000, x) >> 16  # ToBF16: flush, truncate
+    finite = (x & 0x7F800000) != 0x7F800000
+    assert np.array_equal(out[0:16:2][finite], want[finite].astype(np.uint16))  # row 0, even columns
