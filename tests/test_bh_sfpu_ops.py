@@ -259,6 +259,20 @@ def test_stochrnd_fp16b_round_to_zero_and_prng_always_advances():
     assert np.all(u.prng != 0x12345678)
 
 
+def test_stochrnd_intint_round_to_zero_bug_beyond_22_bits():
+    """SFPSTOCHRND_IntInt.md (BlackholeA0): the magnitude shifted right by Imm5 (UseImm5,
+    Mod1 bit 3) is rounded on its low 23 discarded bits only: toward zero (RoundingMode 2)
+    is right for shifts up to 22, and "sometimes incorrect" beyond: 0xFFFFFF >> 24 gives 1.
+    Mod1 5 (INT32_TO_INT8) keeps the sign and clamps to 127."""
+    tile, issue, u = _bh()
+    vals = [31, 0x80000000 | 31, 0xFFFFFF, 0x7FFFFFFF]
+    u.lreg[1] = np.array(vals * 8, dtype=np.uint32)
+    for imm, want in ((4, [1, 0x80000001, 127, 127]), (24, [0, 0, 1, 127])):
+        issue(0, "SFP_STOCH_RND", lreg_src_c=1, lreg_src_b=1, lreg_dest=2, instr_mod1=8 | 5, imm8_math=imm,
+              rnd_mode=2)
+        assert list(u.lreg[2][:4]) == want, imm
+
+
 # -- conditional execution -----------------------------------------------------------------------
 def test_sfppushc_mutates_the_top():
     """SFPPUSHC.md (BlackholeA0): Mod1 1..12 replace the top's LaneFlags with
