@@ -5,6 +5,7 @@ random bit patterns: Src values of every exponent (zero, the top exponent), Dst 
 special values; hypothesis draws the seeds (and shrinks to a failing one)."""
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -100,3 +101,20 @@ def test_accumulate_minus_one_unit():
     got = FD.accumulate(terms, ed, ds, True, True)
     np.testing.assert_array_equal(got, FD.accumulate_plain(terms, ed, ds, True, True))
     assert (got == np.uint32(0x80000000 | 104 << 23)).all()
+
+
+@pytest.mark.parametrize("fp16", [False, True])
+def test_lookup_tables_match_plain(fp16):
+    """The Src value and exponent tables (built as outer products) equal the ones built
+    from src_parts of every 19-bit pattern, bit for bit (signed zeros included)."""
+    got = FD._exp_table(fp16)
+    want = FD._exp_table_plain(fp16)
+    assert got.dtype == want.dtype and got.shape == want.shape == (1 << 19,)
+    np.testing.assert_array_equal(got, want)
+    for bf16 in (False, True):
+        for operand in "AB":
+            for part in (0, 1):
+                got = FD._value_table(fp16, bf16, operand, part)
+                want = FD._value_table_plain(fp16, bf16, operand, part)
+                assert got.dtype == want.dtype == np.float64 and got.shape == want.shape
+                np.testing.assert_array_equal(got.view(np.uint64), want.view(np.uint64))

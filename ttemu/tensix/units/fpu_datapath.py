@@ -260,25 +260,50 @@ _INV_POW2[:1100] = np.ldexp(1.0, -np.arange(1100))
 
 def _value_table(fp16, bf16, operand, part):
     """float64[2**19]: every Src bit pattern -> its signed fidelity-phase bits (SrcA: 5,
-    SrcB: 7) times 2**exponent (0 for a zero operand), built on first use (4 MiB)."""
+    SrcB: 7) times 2**exponent (0 for a zero operand), built on first use (4 MiB): as
+    [sign, mantissa, exponent] = (+-bits[mantissa]) x 2**exponent, an outer product
+    (:func:`_value_table_plain` the same, element by element)."""
     key = (fp16, bf16, operand, part)
     t = _TABLES.get(key)
     if t is None:
-        s, e, m, _ = src_parts(np.arange(1 << 19), fp16)
+        man = np.arange(1 << 10, dtype=I64) | 0x400
         if bf16:
-            m = m & 0x7F8
-        bits = srca_bits(m, part) if operand == "A" else srcb_bits(m, part << 1)
-        t = _TABLES[key] = np.where(s == 1, -bits, bits) * np.ldexp(1.0, e)
+            man &= 0x7F8
+        bits = srca_bits(man, part) if operand == "A" else srcb_bits(man, part << 1)
+        e = np.arange(256, dtype=I64) & (0x1F if fp16 else 0xFF)
+        scale = np.ldexp(1.0, e)
+        t = np.empty((2, 1 << 10, 256))
+        np.multiply.outer(bits, scale, out=t[0])
+        np.multiply.outer(-bits, scale, out=t[1])
+        t[:, :, e == 0] = 0.0  # a zero operand (exponent 0)
+        t = _TABLES[key] = t.reshape(-1)
     return t
+
+
+def _value_table_plain(fp16, bf16, operand, part):
+    """:func:`_value_table` from :func:`src_parts` of every pattern (tests compare them)."""
+    s, e, m, _ = src_parts(np.arange(1 << 19), fp16)
+    if bf16:
+        m = m & 0x7F8
+    bits = srca_bits(m, part) if operand == "A" else srcb_bits(m, part << 1)
+    return np.where(s == 1, -bits, bits) * np.ldexp(1.0, e)
 
 
 def _exp_table(fp16):
-    """int16[2**19]: every Src bit pattern -> its exponent, _ZERO_EXP for a zero."""
+    """int16[2**19]: every Src bit pattern -> its exponent, _ZERO_EXP for a zero (the low
+    8 bits decide: one 256-entry row repeated)."""
     t = _TABLES.get(fp16)
     if t is None:
-        _, e, _, z = src_parts(np.arange(1 << 19), fp16)
-        t = _TABLES[fp16] = np.where(z, _ZERO_EXP, e).astype(np.int16)
+        e = np.arange(256, dtype=np.int16) & (0x1F if fp16 else 0xFF)
+        e[e == 0] = _ZERO_EXP
+        t = _TABLES[fp16] = np.tile(e, 1 << 11)
     return t
+
+
+def _exp_table_plain(fp16):
+    """:func:`_exp_table` from :func:`src_parts` (tests compare them)."""
+    _, e, _, z = src_parts(np.arange(1 << 19), fp16)
+    return np.where(z, _ZERO_EXP, e).astype(np.int16)
 
 
 def dot(a, b, fp16, bf16, fp32_acc, phase):
