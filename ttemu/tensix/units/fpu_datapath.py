@@ -106,7 +106,7 @@ def accumulate(terms, ed, ds, fp32_acc, exp8):
         ev[0, i] = et
         ev[1, i] = vt
     e_all, v_all = ev
-    emax = e_all.max(axis=0)
+    emax = np.maximum.reduce(e_all)  # (ufunc methods: no Python-level wrapper)
     d1 = np.subtract(emax + 1, e_all, out=e_all)  # d + 1
     np.minimum(d1, 41, out=d1)
     neg = ds >> 63  # -1 for a negative Dst: half away from zero is (2x + 2**d - 1) >> ...
@@ -117,7 +117,7 @@ def accumulate(terms, ed, ds, fp32_acc, exp8):
         v_all += 4096
         v_all[0] += neg
         v_all &= ~0x1FFF
-    total = v_all.sum(axis=0)
+    total = np.add.reduce(v_all)
     mag = np.abs(total)
     nb = np.frexp(mag)[1].astype(I64)  # bit length; 32 - nb = clz(mag) in 32 bits
     keep = 0 if fp32_acc else (16 if exp8 else 13)
@@ -325,10 +325,10 @@ def dot(a, b, fp16, bf16, fp32_acc, phase):
     e = np.empty((16, n, 16), np.int16)
     np.add(ex[bt][:, :, None], ex[a][:, None, :], out=e)
     x = x.reshape(2, 8, n, 16)
-    emx = e.reshape(2, 8, n, 16).max(axis=1)  # [group, i, j]
+    emx = np.maximum.reduce(e.reshape(2, 8, n, 16), axis=1)  # [group, i, j]
     x *= _INV_POW2[emx][:, None]
     x += np.copysign(0.5, x)
-    sums = np.trunc(x, out=x).sum(axis=1)
+    sums = np.add.reduce(np.trunc(x, out=x), axis=1)
     adj = prod_adj(fp32_acc, phase, not fp16)
     esop = emx.astype(I64)
     esop += adj

@@ -75,7 +75,7 @@ def _fma_stacked(x) -> np.ndarray:
         bp = s - p
         e = (p - (s - bp)) + (fc - bp)
         fix = e != 0  # (NaN where s is not finite)
-        if fix.any():
+        if np.logical_or.reduce(fix):
             fix &= np.isfinite(s) & ((s.view(np.uint64) & np.uint64(1)) == 0)
             s = np.where(fix, np.nextafter(s, np.copysign(_INF, e)), s)
         r = s.astype(np.float32).view(U32)
