@@ -24,6 +24,16 @@ def _build():
     return {"wormhole_b0": libs[0], "blackhole": libs[1]}, None
 
 
+def require_ttsim(arch="wormhole_b0"):
+    """The library's path, or skip the calling test with the reason it is unavailable."""
+    import pytest
+
+    path, why = ttsim_lib(arch)
+    if path is None:
+        pytest.skip(why)
+    return path
+
+
 def ttsim_lib(arch="wormhole_b0"):
     """(path, None) or (None, the reason it is unavailable)."""
     libs, why = _build()

@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from oracle_lib import CORPUS, ROOT, ttsim_lib
+from oracle_lib import CORPUS, ROOT, require_ttsim
 from ttemu.cli import main
 
 pytestmark = pytest.mark.skipif(not CORPUS.exists(), reason=f"no corpus at {CORPUS}")
@@ -82,9 +82,7 @@ def test_exalens_datacopy_rounds_fp32_to_fp16_like_numpy(capsys):
 
 @pytest.mark.parametrize("name", IDENTICAL)
 def test_corpus_set_is_bit_identical_to_ttsim(capsys, name, tmp_path):
-    lib, why = ttsim_lib(arch_of(name))
-    if lib is None:
-        pytest.skip(why)
+    lib = require_ttsim(arch_of(name))
     extra = []
     for k, region in enumerate(EXTRA_DUMPS.get(name, [])):
         extra += ["--dump", f"{region}={tmp_path / f'region{k}.bin'}"]
@@ -95,9 +93,7 @@ def test_corpus_set_is_bit_identical_to_ttsim(capsys, name, tmp_path):
 
 @pytest.mark.parametrize("name,refusal,page", REFUSED)
 def test_ttsim_refusals_are_pinned(capsys, name, refusal, page):
-    lib, why = ttsim_lib("wormhole_b0")
-    if lib is None:
-        pytest.skip(why)
+    lib = require_ttsim("wormhole_b0")
     rc = main(["run", manifest(name), "--oracle", lib])
     out, err = capsys.readouterr()
     assert rc == 8

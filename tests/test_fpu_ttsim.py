@@ -16,7 +16,7 @@ import pathlib
 import numpy as np
 import pytest
 
-from oracle_lib import ttsim_lib
+from oracle_lib import require_ttsim
 from ttemu import Tile
 from ttemu.cmd.oracle import cross_check
 
@@ -31,10 +31,7 @@ TILES = 2
 
 @pytest.fixture(scope="module")
 def lib():
-    path, why = ttsim_lib("wormhole_b0")
-    if path is None:
-        pytest.skip(why)
-    return path
+    return require_ttsim("wormhole_b0")
 
 
 def operands(rng, fmt, n, op):

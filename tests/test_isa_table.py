@@ -18,7 +18,8 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared" / "isa"
 DOCS = ROOT.parent / "isadoc" / "WormholeB0" / "TensixTile" / "TensixCoprocessor"
 GENERATED = ("ttemu/isa/tables/__init__.py", "ttemu/isa/tables/wormhole_b0.py",
-             "ttemu/isa/tables/blackhole.py", "firmware/include/ttemu_tensix.h")
+             "ttemu/isa/tables/blackhole.py", "firmware/include/ttemu_tensix.h",
+             "firmware/include/blackhole/ttemu_tensix.h")
 
 ALL_SPECS = [(arch, s.mnemonic) for arch in ARCHES for s in get_table(arch)]
 

@@ -12,7 +12,7 @@ import pathlib
 
 import pytest
 
-from oracle_lib import ttsim_lib
+from oracle_lib import require_ttsim
 from ttemu import Tile, tiles
 from ttemu.cmd import manifest as manifest_mod
 from ttemu.cmd.oracle import cross_check
@@ -47,10 +47,7 @@ TTSIM_REFUSES = {
 
 @pytest.fixture(scope="module")
 def lib():
-    path, why = ttsim_lib("wormhole_b0")
-    if path is None:
-        pytest.skip(why)
-    return path
+    return require_ttsim("wormhole_b0")
 
 
 @pytest.fixture(autouse=True)

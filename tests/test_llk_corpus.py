@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from oracle_lib import ROOT, ttsim_lib
+from oracle_lib import ROOT, require_ttsim, ttsim_lib
 from rv32asm import Program, a0, a1, t0, t1, t2
 from mkelf import elf_bytes
 from ttemu import Tile
@@ -98,9 +98,7 @@ def test_the_oracle_plan_replays_writes_made_between_runs(tmp_path):
 
 
 def test_the_handshake_runs_the_same_on_ttsim(capsys, tmp_path):
-    lib, why = ttsim_lib("wormhole_b0")
-    if lib is None:
-        pytest.skip(why)
+    lib = require_ttsim("wormhole_b0")
     rc, doc, err = run_json(capsys, "run", str(handshake_manifest(tmp_path)), "--oracle", lib)
     assert rc == 0, err
     assert doc["oracle"]["ok"] and doc["oracle"]["regions"][0]["differing_bytes"] == 0

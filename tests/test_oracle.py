@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from oracle_lib import ttsim_lib
+from oracle_lib import require_ttsim
 from ttemu import Tile
 from ttemu.cli import main
 from ttemu.cmd.oracle import compare_region, plan_from_tile
@@ -22,10 +22,7 @@ def _repo_root(monkeypatch):
 
 @pytest.fixture(scope="module")
 def lib():
-    path, why = ttsim_lib("wormhole_b0")
-    if path is None:
-        pytest.skip(why)
-    return path
+    return require_ttsim("wormhole_b0")
 
 
 def run(capsys, *args):
@@ -139,9 +136,7 @@ def test_oracle_usage_errors(capsys, tmp_path):
 
 
 def test_negate_on_blackhole_is_bit_identical_to_ttsims_blackhole_library(capsys):
-    path, why = ttsim_lib("blackhole")
-    if path is None:
-        pytest.skip(why)
+    path = require_ttsim("blackhole")
     rc, out, err = run(capsys, "run", NEGATE, "--arch", "blackhole", "--oracle", path, "--json")
     assert rc == 0, err
     assert json.loads(out)["oracle"]["ok"]

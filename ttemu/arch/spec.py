@@ -85,6 +85,45 @@ class NocSpec:
 
 
 @dataclass(frozen=True)
+class PackerSpec:
+    """The packers (Packers/README.md) as data.
+
+    ``sections``: the Config name prefix of each packer's THCON fields
+    (``Packers[i].Config``); their number is the number of packers a PACR's packer mask
+    selects from. ``limit_sections``: the prefix of each packer's ``Pack_limit_address`` /
+    ``Pack_fifo_size`` (None: the arch has no such output wrap). ``read_interfaces``: the
+    Dst read interfaces of a packer: a PACR reads its datum range from each interface
+    its interface mask selects, interface k ``k * interface_rows[DstAccessMode]`` Dst rows
+    after the first, and packs them one after the other. ``out_yzw_shift``: the output
+    address generator adds ``(YZW_Addr & ~0xf) >> out_yzw_shift`` (16-byte units) to the
+    L1 address. The defaults are the Wormhole pages'."""
+
+    sections: tuple = ("THCON_SEC0_REG1_", "THCON_SEC0_REG8_", "THCON_SEC1_REG1_", "THCON_SEC1_REG8_")
+    limit_sections: tuple | None = ("THCON_SEC0_REG9_Pack_0_2_", "THCON_SEC0_REG9_Pack_1_3_",
+                                    "THCON_SEC1_REG9_Pack_0_2_", "THCON_SEC1_REG9_Pack_1_3_")
+    read_interfaces: int = 1
+    interface_rows: tuple = (1,)
+    out_yzw_shift: int = 0
+
+
+@dataclass(frozen=True)
+class UnpackerSpec:
+    """The unpackers' parameters that differ between arches; the defaults are the
+    Wormhole pages' model (UNPACR_Regular.md).
+
+    ``row_datums_wide``: datums an unpacker reads per L1 row (before RowStride moves to
+    the next row) for input formats wider than 8 bits; formats of 8 bits or fewer
+    read 16. ``fp8_e4m3_field``: the Config field (``{u}``: the unpacker) that makes
+    FP8 input E4M3 instead of E5M2, or None where FP8 is always E5M2.
+    ``fp8_max_to_ones``: an E5M2 datum whose exponent and mantissa are all ones
+    becomes an FP16 with an all-ones mantissa (not the FP8's bits shifted up)."""
+
+    row_datums_wide: int = 16
+    fp8_e4m3_field: str | None = None
+    fp8_max_to_ones: bool = False
+
+
+@dataclass(frozen=True)
 class ArchSpec:
     name: str
     riscv_arch_hint: str  # substring of the ELF's RISC-V arch attribute naming this arch
@@ -126,10 +165,26 @@ class ArchSpec:
     # Vector Unit (SFPU) instructions the Wormhole implementations serve on this arch
     # (None: all of them, as on Wormhole itself)
     sfpu_shared: frozenset | None = None
+    # Vector Unit instructions whose page on this arch differs from Wormhole's: mnemonic ->
+    # the VectorUnit method (``bh_<MNEMONIC>`` ...) that implements this arch's page
+    sfpu_variants: dict = field(default_factory=dict)
+    # Vector Unit fields this arch's table makes wider than the page's encoding: mnemonic ->
+    # {field name: mask of the bits the page gives that operand}
+    sfpu_field_masks: dict = field(default_factory=dict)
+    # Vector Unit instructions whose "on the next cycle" read rules the hardware enforces
+    # itself (automatic stalling) when a thread issues them; SFPLOADMACRO-scheduled ones
+    # still leave it to software
+    sfpu_interlocked: frozenset = frozenset()
+    # width of the instructions' AddrMod field: 2 (an ADDR_MOD slot 0..3, +4 with
+    # ExtraAddrModBit / ADDR_MOD_SET_Base) or 3 (the slot 0..7 itself)
+    addr_mod_bits: int = 2
     # False when the Tensix implementations (written after the Wormhole pages) may name
     # configuration fields this arch's layout lacks: such a read stops the run as
     # unimplemented, naming the field, instead of failing inside ttemu
     cfg_layout_native: bool = True
+    # the packers (PACR): how many, their configuration, their Dst read interfaces
+    packers: PackerSpec = field(default_factory=PackerSpec)
+    unpacker: UnpackerSpec = field(default_factory=UnpackerSpec)
 
     @property
     def local_window(self) -> int:

@@ -59,7 +59,7 @@ class Coprocessor:
         self.config = ConfigSpace(tile.arch, tile.arch.region("tensix_cfg").base)
         self.gprs = GPRs(tile, tile.arch.region("tensix_regfile").base)
         self.adcs = ADCs()
-        self.rwcs = RWCs(self.config)
+        self.rwcs = RWCs(self.config, tile.arch.addr_mod_bits)
         self.dst = Dst()
         self.dst.on_aliased_write = lambda: tile.warn(
             "Dst16 write while DBG_FEATURE_DISABLE bit 11 is set: hardware writes unspecified values to the "

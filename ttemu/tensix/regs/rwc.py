@@ -22,11 +22,13 @@ class RWC:
     SrcB_Cr: int = 0
     FidelityPhase: int = 0  # uint2
     ExtraAddrModBit: int = 0  # uint1
+    Sp: int = 0  # uint10, Blackhole only (the Vector Unit's stack pointer: SFPLOAD / SFPSTORE.md)
 
 
 class RWCs:
-    def __init__(self, config):
+    def __init__(self, config, addr_mod_bits: int = 2):
         self.config = config
+        self.addr_mod_bits = addr_mod_bits  # ArchSpec.addr_mod_bits
         self.rwc = [RWC(), RWC(), RWC()]
         self._mods = {}  # (thread, index) -> decoded AddrMod fields
         self._version = -1
@@ -57,9 +59,12 @@ class RWCs:
     def apply_addr_mod(self, thread: int, addr_mod: int, update_fidelity: bool = True) -> None:
         """ApplyAddrMod (RWCs.md)."""
         r = self.rwc[thread]
-        index = addr_mod & 3
-        if r.ExtraAddrModBit or self.config.thread_get(thread, "ADDR_MOD_SET_Base"):
-            index += 4
+        if self.addr_mod_bits == 3:
+            index = addr_mod & 7  # Blackhole: the three-bit AddrMod names the slot
+        else:
+            index = addr_mod & 3
+            if r.ExtraAddrModBit or self.config.thread_get(thread, "ADDR_MOD_SET_Base"):
+                index += 4
         (a_clear, a_cr, a_incr, b_clear, b_cr, b_incr, d_clear, d_ctocr, d_cr, d_incr,
          f_clear, f_incr, bias_clear, bias_incr) = self._addr_mod(thread, index)
         if a_clear:

@@ -85,10 +85,6 @@ from . import Unit, op
 #: TBUFCMD has no page in the ISA documentation.
 PENDING = frozenset({'TBUFCMD'})
 
-L1_BYTES = 1464 * 1024
-PACKER_SEC = ("THCON_SEC0_REG1_", "THCON_SEC0_REG8_", "THCON_SEC1_REG1_", "THCON_SEC1_REG8_")
-LIMIT_SEC = ("THCON_SEC0_REG9_Pack_0_2_", "THCON_SEC0_REG9_Pack_1_3_",
-             "THCON_SEC1_REG9_Pack_0_2_", "THCON_SEC1_REG9_Pack_1_3_")
 #: PACR.md: the documented PackerMask values (0 means packer 0).
 VALID_MASKS = (0b0001, 0b0010, 0b0100, 0b1000, 0b0011, 0b1100, 0b1111)
 METADATA_FIFO_DEPTH = 16
@@ -298,19 +294,43 @@ class Packers(Unit):
 
     # -- PACR ----------------------------------------------------------------------------
     @op
-    def PACR(self, t, AddrMode, ZeroWrite, PackSel, OvrdThreadId, Concat, Flush, Last):
+    def PACR(self, t, AddrMode, ZeroWrite, OvrdThreadId, Concat, Flush, Last, PackSel=0, ReadIntfSel=None,
+             AddrCntContext=None, CtxtCtrl=0, DstAccessMode=0, RowPadZero=0, CfgContext=0):
         """PACR.md with Packers/InputAddressGenerator.md, OutputAddressGenerator.md and
         the pipeline pages (see the module docstring). ``Concat`` only matters with
-        compression, which is not modelled."""
+        compression, which is not modelled.
+
+        The packers are data (``ArchSpec.packers``): Wormhole's PACR selects packers
+        with ``PackSel``; Blackhole's one packer reads through up to four Dst read
+        interfaces, selected by ``ReadIntfSel`` (0: all four; assembly.yaml), each reading
+        the datum range from its own Dst row, packed one after the other; with
+        ``OvrdThreadId`` its ADC is ``AddrCntContext`` (an instruction field there).
+        Blackhole's ``CtxtCtrl``, ``CfgContext``, ``RowPadZero`` and ``DstAccessMode``
+        (strided) are described only by assembly.yaml's one-line notes (ttsim refuses
+        them too): non-zero values stop the run as unimplemented."""
         cop = self.cop
         cfg = cop.config
+        spec = cop.arch.packers
         thread = t.index
+        for name, value in (("CtxtCtrl", CtxtCtrl), ("CfgContext", CfgContext), ("RowPadZero", RowPadZero)):
+            if value:
+                raise Unimplemented(f"t{thread} PACR {name}={value} is not modelled (no functional description "
+                                    "beyond assembly.yaml)")
+        if DstAccessMode >= len(spec.interface_rows):
+            raise Unimplemented(f"t{thread} PACR DstAccessMode={DstAccessMode} (strided Dst reads) is not modelled")
         bank = cfg.bank_of(thread)
+        n_packers = len(spec.sections)
         mask = PackSel or 1
-        if mask not in VALID_MASKS:
+        if mask not in VALID_MASKS or mask >> n_packers:
             cop.undefined(f"PACR PackerMask={PackSel:#06b}",
                           f"PackerMask {PackSel:#06b} is not one of the documented masks (PACR.md: undefined, work "
                           "goes to at least one packer of the mask); ttemu issues it to every packer in the mask")
+            mask &= (1 << n_packers) - 1
+        all_intf = (1 << spec.read_interfaces) - 1
+        intf = (ReadIntfSel or all_intf) & all_intf
+        # ZeroWrite with ReadIntfSel = 0 (assembly.yaml): "(x_end+1) ... is the total amount of
+        # data packed" instead of the range times the active interfaces
+        zero_special = bool(ZeroWrite) and ReadIntfSel == 0
 
         def g(name):
             return cfg.get(name, bank)
@@ -319,20 +339,21 @@ class Packers(Unit):
             raise Unimplemented(f"t{thread} PACR: stochastic rounding (ALU_ROUNDING_MODE_Packer_srnd_en) is not "
                                 "modelled")
         # Output address generator: Packer0InitialAddr (computed for packer 0 always).
-        p0_initial = (g(PACKER_SEC[0] + "L1_Dest_addr") + (0 if g(PACKER_SEC[0] + "Sub_l1_tile_header_size") else 1))
+        p0_initial = (g(spec.sections[0] + "L1_Dest_addr") + (0 if g(spec.sections[0] + "Sub_l1_tile_header_size")
+                                                             else 1))
         p0_initial &= 0xFFFFFFFF
-        adcs_in, adcs_out = set(), set()
-        for i in range(4):
+        adcs_in = set()
+        for i in range(n_packers):
             if not (mask >> i) & 1:
                 continue
             which_adc = thread
             if OvrdThreadId:
-                which_adc = g(PACKER_SEC[i] + "Addr_cnt_context")
+                which_adc = AddrCntContext if AddrCntContext is not None else g(spec.sections[i] + "Addr_cnt_context")
                 if which_adc == 3:
                     which_adc = 0
-            self._pack_one(t, i, g, bank, which_adc, p0_initial, bool(ZeroWrite), bool(Flush), bool(Last))
+            self._pack_one(t, i, g, bank, which_adc, p0_initial, bool(ZeroWrite), bool(Flush), bool(Last),
+                           intf, spec.interface_rows[DstAccessMode], zero_special)
             adcs_in.add(which_adc)
-            adcs_out.add(which_adc)
         self._advance_adcs(thread, AddrMode, adcs_in)
         return None
 
@@ -360,12 +381,16 @@ class Packers(Unit):
                 else:
                     ch.set("Z", ch.Z + tg(f"Z{side}Incr"))
 
-    def _pack_one(self, t, i, g, bank, which_adc, p0_initial, zero_write, flush, last):
-        """One packer's share of a PACR: both address generators, then the pipeline."""
+    def _pack_one(self, t, i, g, bank, which_adc, p0_initial, zero_write, flush, last, intf=1, intf_rows=1,
+                  zero_special=False):
+        """One packer's share of a PACR: both address generators, then the pipeline.
+        ``intf``: the Dst read interfaces to read through (interface k starts
+        ``k * intf_rows`` rows after the input address)."""
         cop = self.cop
         thread = t.index
         st = self.state[i]
-        pc = PACKER_SEC[i]
+        spec = cop.arch.packers
+        pc = spec.sections[i]
         what = f"t{thread} PACR (packer {i})"
 
         # ---- input address generator (Packers/InputAddressGenerator.md) ----
@@ -382,6 +407,10 @@ class Packers(Unit):
             if n < 0:
                 raise GuestFault(f"{what}: InputNumDatums = Channel[1].X - Channel[0].X + 1 is negative (it wraps "
                                  "around 2**32: billions of datums)")
+        interfaces = [k for k in range(spec.read_interfaces) if (intf >> k) & 1]
+        if zero_special:
+            interfaces = [0]
+            n = cop.adcs.channel(which_adc, PACKERS, 1).X + 1
         from_dst = not (zero_write or flush)
         if from_dst and i == 0 and g(pc + "Source_interface_selection") == 1:
             raise Unimplemented(f"{what}: packer 0 reading from L1 (Source_interface_selection = 1) is not "
@@ -391,6 +420,8 @@ class Packers(Unit):
             src_addr = ((addr // bpd) & ~xmask) + (adc.X & xmask)
             src_addr += g(f"DEST_TARGET_REG_CFG_PACK_SEC{i}_Offset") << 4
             src_addr &= 0x3FFF
+        dst_addrs = np.concatenate([src_addr + 16 * intf_rows * k + np.arange(n, dtype=np.int64)
+                                    for k in interfaces]) & 0x3FFF if interfaces else np.zeros(0, dtype=np.int64)
 
         # ---- output address generator (Packers/OutputAddressGenerator.md) ----
         out_addr = g(pc + "L1_Dest_addr") + (0 if g(pc + "Sub_l1_tile_header_size") else 1)
@@ -399,12 +430,14 @@ class Packers(Unit):
         oadc = cop.adcs.channel(which_adc, PACKERS, 1)
         yzw = (g("PCK0_ADDR_BASE_REG_1_Base") + oadc.Y * g("PCK0_ADDR_CTRL_XY_REG_1_Ystride")
                + oadc.Z * g("PCK0_ADDR_CTRL_ZW_REG_1_Zstride") + oadc.W * g("PCK0_ADDR_CTRL_ZW_REG_1_Wstride"))
-        out_addr += yzw & ~0xF
+        out_addr += (yzw & ~0xF) >> spec.out_yzw_shift
         if g(pc + "Add_l1_dest_addr_offset"):
             out_addr += self.l1_dest_addr_offset[i]
         out_addr &= 0xFFFFFFFF
-        if out_addr > g(LIMIT_SEC[i] + "limit_address") * 2 + 1:
-            out_addr = (out_addr - g(LIMIT_SEC[i] + "fifo_size") * 2) & 0xFFFFFFFF
+        if spec.limit_sections is not None:
+            lim = spec.limit_sections[i]
+            if out_addr > g(lim + "limit_address") * 2 + 1:
+                out_addr = (out_addr - g(lim + "fifo_size") * 2) & 0xFFFFFFFF
         if g("THCON_SEC0_REG1_All_pack_disable_zero_compress_ovrd"):
             no_compress = (g("THCON_SEC0_REG1_All_pack_disable_zero_compress") >> i) & 1
         else:
@@ -425,8 +458,8 @@ class Packers(Unit):
 
         # ---- the pipeline ----
         acc = bool(g(pc + "Pack_L1_Acc"))
-        if n:
-            self._pipeline(t, i, g, bank, what, n, from_dst, src_addr, in_code, out_fmt, acc)
+        if dst_addrs.size:
+            self._pipeline(t, i, g, bank, what, from_dst, dst_addrs, in_code, out_fmt, acc)
         if last or flush:
             if st.pending is not None and st.pending.size:
                 self._flush_partial_block(t, i, st, acc, what)
@@ -469,16 +502,17 @@ class Packers(Unit):
             late_from=late_from, late_to=out_fmt)
         return read_32b, inter_code, late_from, repr_, inter, mode
 
-    def _pipeline(self, t, i, g, bank, what, n, from_dst, src_addr, in_code, out_fmt, acc):
+    def _pipeline(self, t, i, g, bank, what, from_dst, a, in_code, out_fmt, acc):
+        """The pipeline for the datums at Dst addresses ``a`` (row * 16 + column)."""
         cop = self.cop
         st = self.state[i]
-        pc = PACKER_SEC[i]
+        pc = cop.arch.packers.sections[i]
+        n = a.size
         read_32b, inter_code, late_from, repr_, inter, mode = self._early_config(g, in_code, out_fmt, what)
         late_inter = _late_source(inter, late_from)
 
         if from_dst:
             # Fetch from Dst (EdgeMasking.md FetchFromDst) and early conversion.
-            a = (src_addr + np.arange(n, dtype=np.int64)) & 0x3FFF
             row, col = a >> 4, a & 15
             bits = cop.dst.bits
             if read_32b:
@@ -666,7 +700,7 @@ class Packers(Unit):
         chunk = np.frombuffer(bytes(stream.buf[:full]), dtype=np.uint8)
         del stream.buf[:full]
         addr = stream.byte_address
-        if addr < 0 or addr + full > L1_BYTES:
+        if addr < 0 or addr + full > self.cop.arch.l1_size:
             raise GuestFault(f"{what}: writes L1 bytes {addr:#x}..{addr + full - 1:#x}, beyond L1 (there is no "
                              "memory there)")
         tile = self.cop.tile
@@ -698,12 +732,13 @@ class Packers(Unit):
                                "which reads none of them")
         cfg = self.cop.config
         bank = cfg.bank_of(thread)
-        out0 = cfg.get(PACKER_SEC[0] + "Out_data_format", bank)
+        sections = self.cop.arch.packers.sections
+        out0 = cfg.get(sections[0] + "Out_data_format", bank)
         # Flush the output buffers of the packers (all four).
-        for i in range(4):
+        for i, sec in enumerate(sections):
             st = self.state[i]
-            out_fmt_code = cfg.get(PACKER_SEC[i] + "Out_data_format", bank)
-            acc = bool(cfg.get(PACKER_SEC[i] + "Pack_L1_Acc", bank))
+            out_fmt_code = cfg.get(sec + "Out_data_format", bank)
+            acc = bool(cfg.get(sec + "Pack_L1_Acc", bank))
             for s in (st.exp, st.data):
                 if s.buf:
                     s.buf.extend(bytes(16 - len(s.buf)))

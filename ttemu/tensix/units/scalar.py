@@ -257,15 +257,22 @@ class ScalarUnit(Unit):
         regs, left, right = self._operands(t, OpARegIndex, OpBRegIndex, OpBisConst)
         regs[ResultRegIndex] = (left & 0xFFFF) * (right & 0xFFFF)
 
+    def _undefined_mode(self, regs, ResultRegIndex, mnemonic, OpSel, modes):
+        """A Mode beyond ``modes`` (its page: undefined): warn once per site and write 0
+        (no case of the result selector is taken). True when it was undefined."""
+        if OpSel < modes.count(",") + 1:
+            return False
+        self.cop.undefined(f"{mnemonic} Mode={OpSel}",
+                           f"mode {OpSel} is not {modes} ({mnemonic}.md: undefined); "
+                           "ttemu writes 0 (no case of the result selector is taken)")
+        regs[ResultRegIndex] = 0
+        return True
+
     @_scalar
     def BITWOPDMAREG(self, t, OpARegIndex, OpBRegIndex, ResultRegIndex, OpSel, OpBisConst):
         """BITWOPDMAREG.md: Mode 0 AND, 1 OR, 2 XOR; other modes are undefined."""
         regs, left, right = self._operands(t, OpARegIndex, OpBRegIndex, OpBisConst)
-        if OpSel > 2:
-            self.cop.undefined(f"BITWOPDMAREG Mode={OpSel}",
-                               f"mode {OpSel} is not 0 AND, 1 OR, 2 XOR (BITWOPDMAREG.md: undefined); "
-                               "ttemu writes 0 (no case of the result selector is taken)")
-            regs[ResultRegIndex] = 0
+        if self._undefined_mode(regs, ResultRegIndex, "BITWOPDMAREG", OpSel, "0 AND, 1 OR, 2 XOR"):
             return
         regs[ResultRegIndex] = (left & right, left | right, left ^ right)[OpSel]
 
@@ -274,11 +281,7 @@ class ScalarUnit(Unit):
         """CMPDMAREG.md: unsigned compare, Mode 0 GT, 1 LT, 2 EQ -> 1 or 0; other modes
         are undefined."""
         regs, left, right = self._operands(t, OpARegIndex, OpBRegIndex, OpBisConst)
-        if OpSel > 2:
-            self.cop.undefined(f"CMPDMAREG Mode={OpSel}",
-                               f"mode {OpSel} is not 0 GT, 1 LT, 2 EQ (CMPDMAREG.md: undefined); "
-                               "ttemu writes 0 (no case of the result selector is taken)")
-            regs[ResultRegIndex] = 0
+        if self._undefined_mode(regs, ResultRegIndex, "CMPDMAREG", OpSel, "0 GT, 1 LT, 2 EQ"):
             return
         regs[ResultRegIndex] = int((left > right, left < right, left == right)[OpSel])
 
@@ -287,11 +290,7 @@ class ScalarUnit(Unit):
         """SHIFTDMAREG.md: Mode 0 left, 1 right (logical), by GPR & 0x1F or a u5
         immediate (bits 6..10); other modes are undefined."""
         regs, left, right = self._operands(t, OpARegIndex, OpBRegIndex, OpBisConst, imm_mask=0x1F)
-        if OpSel > 1:
-            self.cop.undefined(f"SHIFTDMAREG Mode={OpSel}",
-                               f"mode {OpSel} is not 0 left, 1 right (SHIFTDMAREG.md: undefined); "
-                               "ttemu writes 0 (no case of the result selector is taken)")
-            regs[ResultRegIndex] = 0
+        if self._undefined_mode(regs, ResultRegIndex, "SHIFTDMAREG", OpSel, "0 left, 1 right"):
             return
         right &= 0x1F
         regs[ResultRegIndex] = ((left << right) & 0xFFFFFFFF) if OpSel == 0 else left >> right

@@ -203,6 +203,9 @@ LREG_ACCESS = {
     "SFPSETCC": Access(BACKDOOR, reads=(when(9, 0, "VC"),)),
     "SFPGT": Access(BACKDOOR, reads=("VC", "VB=VD"), writes=(when(8, 8, "VD"),)),  # Blackhole: SET_VD (8)
     "SFPLE": Access(BACKDOOR, reads=("VC", "VB=VD"), writes=(when(8, 8, "VD"),)),  # not CLEAR (8), not IMM_BIT0 (1)
+    # Blackhole only: SFPMUL24.md (as SFPMAD), SFPARECIP.md (VB in COND_RECIP, Mod1 1)
+    "SFPMUL24": _MAD,
+    "SFPARECIP": Access(VD8, reads=("VC", when(0xF, 1, "VB")), writes=("VD",)),
     "SFPCONFIG": ByVD({0: Access(reads=(0,)), 1: Access(reads=(0,)), 2: Access(reads=(0,)),
                        3: Access(reads=(0,)), 4: _CONFIG_FROM_L0, 5: _CONFIG_FROM_L0, 6: _CONFIG_FROM_L0,
                        7: _CONFIG_FROM_L0, 8: _CONFIG_FROM_L0, 9: Access(), 10: Access(),
@@ -236,7 +239,8 @@ LREG_ACCESS = {
 }
 
 #: The instructions whose pages forbid reading their results on the next cycle.
-MAD_LATENCY = frozenset({"SFPMAD", "SFPADD", "SFPMUL", "SFPADDI", "SFPMULI", "SFPLUT", "SFPLUTFP32"})
+MAD_LATENCY = frozenset({"SFPMAD", "SFPADD", "SFPMUL", "SFPADDI", "SFPMULI", "SFPLUT", "SFPLUTFP32",
+                         "SFPMUL24"})  # SFPMUL24: Blackhole only
 #: SFPSHFT2.md: what may not execute the cycle after SFPSHFT2 Mod1 2, 3 or 4.
 SHFT2_NEXT_FORBIDDEN = frozenset({
     "SFPABS", "SFPAND", "SFPCAST", "SFPDIVP2", "SFPEXEXP", "SFPEXMAN", "SFPIADD", "SFPLZ", "SFPMOV",
@@ -442,8 +446,8 @@ class HazardOps:
 
     def _hz_run(self, ins, cycle: int) -> None:
         mnemonic = ins.mnemonic
-        if mnemonic not in PRODUCERS:
-            self.execute(ins)
+        if mnemonic not in PRODUCERS or (mnemonic in self.hz_interlocked and not ins.macro):
+            self.execute(ins)  # (ArchSpec.sfpu_interlocked: the hardware stalls the consumer)
             return
         if mnemonic == "SFPCONFIG":
             before = self.lane_config & DISABLE_BACKDOOR_LOAD if ins.vd == 15 else None
