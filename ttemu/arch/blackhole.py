@@ -291,15 +291,10 @@ ARCH = ArchSpec(
     sfpu_field_masks=SFPU_FIELD_MASKS,
     sfpu_interlocked=SFPU_INTERLOCKED,
     addr_mod_bits=3,
-    # Config geometry (tt-metal blackhole cfg_defines.h): CFG_STATE_SIZE 56, THD_STATE_SIZE
-    # 68, GLOBAL_CFGREG_BASE_ADDR32 180 (DEST_ACCESS_CFG, which SFPLOAD / SFPSTORE read, is
-    # word 220)
-    cfg_bank_words=224,
-    thread_cfg_words=68,
-    cfg_global_base=180,
     cfg_layout_native=False,
     # BlackholeA0 BackendConfiguration.md, tt-metal blackhole cfg_defines.h: CFG_STATE_SIZE
-    # 56, THD_STATE_SIZE 68, GLOBAL_CFGREG_BASE_ADDR32 180; ConfigDualWrite after Config
+    # 56, THD_STATE_SIZE 68, GLOBAL_CFGREG_BASE_ADDR32 180 (tt-llk writes words 209..220:
+    # SCRATCH_SEC*, DEST_ACCESS_CFG, which SFPLOAD / SFPSTORE read); ConfigDualWrite after Config
     cfg_bank_words=224,
     thread_cfg_words=68,
     cfg_global_base=180,
