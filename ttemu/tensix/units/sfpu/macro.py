@@ -231,8 +231,8 @@ class MacroOps:
                 spec, fields = self.cop.table.decode(word)
                 name = spec.mnemonic if spec is not None else None
                 masks = self.field_masks.get(name)
-                if masks:
-                    fields = {k: v & masks.get(k, -1) for k, v in fields.items()}
+                if masks:  # decode's fields are read-only (shared)
+                    fields = {k: (v & masks[k] if k in masks else v) for k, v in fields.items()}
                 sched = Insn(name, fields, ins.thread) if name in CAN_EXECUTE[subunit] else None
             if sched is None or sched.mnemonic not in CAN_EXECUTE[subunit]:
                 if subunit == STORE:
