@@ -43,8 +43,74 @@ def _semi_sticky_shift(v, s):
     return np.where(r != 0, r | lost.astype(I64), r)
 
 
+_EXP_BITS = np.array(0x7F800000, dtype=U32)
+_TWO53 = 2.0 ** 53
+_TWO26 = 2.0 ** 26
+_TINY = 2.0 ** -900
+_LOW = np.array((np.float64(2.0 ** -126).view(np.uint64) << np.uint64(1)) - np.uint64(2), dtype=np.uint64)
+_ONE_U64 = np.array(1, dtype=np.uint64)
+_TWO_U64 = np.array(2, dtype=np.uint64)
+
+
 def fma_bh(x, y, z) -> np.ndarray:
-    """``x * y + z`` on FP32 bit patterns as Blackhole's SFPMAD computes it (module doc).
+    """:func:`fma_bh_plain` in float64 (the same bits in far fewer array operations).
+
+    With ``G = 2**(max(p_e, z_e) - 127)`` (``p_e`` the product's biased exponent from the
+    operands' fields) the model's sum is, in units of ``g = G * 2**-26``,
+    ``S = RO(P / g) + RO(C / g)``: ``P`` the exact product, ``C`` the addend, ``RO`` the
+    semi-sticky cut (truncate the magnitude; an inexact non-zero result gets its last bit
+    set; what truncates to zero is zero). Cutting ``P`` to 26 fraction bits and then to
+    ``g`` is one cut to ``g``. ``RO`` of a magnitude ``q``: ``E`` the nearest even integer,
+    ``E + sign(q - E)`` (the odd neighbour, or ``q`` itself when exact), with the sign
+    capped by ``floor(q)`` (zero below one). ``|S| < 2**29`` is exact in float64, and
+    rounding it once to FP32 is the model's normalise-and-round (a sticky shift by at most
+    two keeps three bits below FP32's, which preserves round-to-nearest-even). Operands
+    that are denormal (exponent field 0) or a product with ``p_e < 0`` get a zero scale;
+    signed zeros come out as the model's (``-0`` only when both parts are ``-0``).
+    Lanes with NaN / infinity inputs or a product overflowing on its own (``G >= 2**128``),
+    and results below ``2**-126`` (the model's denormal path) are computed by
+    :func:`fma_bh_plain` when there are any."""
+    if not (type(x) is np.ndarray and type(y) is np.ndarray and type(z) is np.ndarray
+            and x.ndim == 1 and x.shape == y.shape == z.shape):
+        x, y, z = np.broadcast_arrays(np.asarray(x, dtype=U32), np.asarray(y, dtype=U32), np.asarray(z, dtype=U32))
+        return fma_bh(x.ravel(), y.ravel(), z.ravel()).reshape(x.shape)
+    n = x.shape[0]
+    w = np.concatenate((x, y, z, x, y, z)).astype(U32, copy=False).reshape(6, n)
+    np.bitwise_and(w[3:], _EXP_BITS, out=w[3:])  # rows 3..5: 2**(e - 127) as FP32 (0 for e = 0)
+    with np.errstate(all="ignore"):
+        f = w.view(np.float32).astype(np.float64)
+        np.multiply(f[0::3], f[1::3], out=f[0::3])  # row 0: P (exact), row 3: 2**(p_e - 127)
+        big = np.maximum(f[3], f[5])
+        ok = big < 2.0 ** 128  # no NaN / infinity input, no product overflowing on its own
+        gp = f[3]
+        gp *= 2.0 ** 127
+        np.floor(gp, out=gp)  # p_e < 0: the product counts as zero
+        np.maximum(big, _TINY, out=big)
+        inv = _TWO26 / big  # 1 / g
+        v = f[0::2][:2]  # P, C
+        q = np.sign(f[3::2])  # zero scale for denormal operands and underflowing products
+        q *= inv
+        q *= np.abs(v)
+        e = q + _TWO53
+        e -= _TWO53  # nearest even integer
+        s = np.sign(q - e)
+        np.minimum(s, np.floor(q), out=s)  # semi-sticky: nothing below one
+        e += s
+        np.copysign(e, v, out=e)
+        total = e[0] + e[1]
+        total /= inv
+        r = total.astype(np.float32).view(U32)
+        key = total.view(np.uint64) << _ONE_U64
+        key -= _TWO_U64
+        flag = np.less_equal(ok, key < _LOW)  # special, or 0 < |S| < 2**-126
+    if flag.any():
+        r = np.where(flag, fma_bh_plain(x, y, z), r)
+    return r
+
+
+def fma_bh_plain(x, y, z) -> np.ndarray:
+    """``x * y + z`` on FP32 bit patterns as Blackhole's SFPMAD computes it (module doc),
+    step by step on the integer fields (the reference form of :func:`fma_bh`).
     The rare paths (NaN / infinity, an underflowing product, exact cancellation, overflow,
     denormal results) are only evaluated when some lane takes them."""
     v = np.stack(np.broadcast_arrays(np.asarray(x, dtype=U32), np.asarray(y, dtype=U32),
