@@ -26,7 +26,9 @@ bh_firmware    corpus/metal_fw_blackhole_a.toml (tt-metal's Blackhole firmware b
            built with shared/oracles/ttsim/build.sh when missing).
 memory     peak resident memory of ``ttemu run`` on every shipped kernel. Target <= 100 MiB.
 sfpu       an SFPU stream (SFPLOAD, SFPMAD, SFPNOP, SFPSTORE per 32 datums: 128
-           instructions per 32x32 tile) over 64 tiles of Dst: instructions and tiles per second.
+           instructions per 32x32 tile) over 64 tiles of Dst holding random BF16 values
+           (2**-8 .. 2**8): instructions and tiles per second. ``--arch blackhole``:
+           the same stream on a Blackhole tile (its SFPLOAD / SFPSTORE / SFPMAD).
 
 Each figure is the best of ``--repeat`` runs.
 
@@ -126,13 +128,15 @@ def bench_startup(shared, repeat):
             "target": "< 0.3 s"}
 
 
-def _stream(words, setup=()):
+def _stream(words, setup=(), arch="wormhole_b0", dst=None):
     """Push ``words`` to Tensix T1 after its MOP expander (as BRISC would) and time
-    them through the frontend and backend, in process."""
+    them through the frontend and backend, in process (``dst``: Dst's initial bits)."""
     sys.path.insert(0, str(ROOT))
     from ttemu import Tile
 
-    tile = Tile()
+    tile = Tile(arch)
+    if dst is not None:
+        tile.tensix.dst.bits[...] = dst
     thread = tile.tensix.threads[1]
     for w in setup:
         thread.push(w, "bench", after_mop=True)
@@ -161,11 +165,17 @@ def bench_mvmul(shared, repeat, n=10_000):
             "tiles_per_s_hifi4": round(ips / 64, 1)}
 
 
-def bench_sfpu(shared, repeat, tiles=64):
+def bench_sfpu(shared, repeat, tiles=64, arch="wormhole_b0"):
     sys.path.insert(0, str(ROOT))
-    from ttemu.isa.table import get_table
+    import numpy as np
 
-    t = get_table("wormhole_b0")
+    from ttemu.isa.table import get_table
+    from ttemu.tensix.formats.layout import dst16_from_bf16
+
+    t = get_table(arch)
+    rng = np.random.default_rng(0)  # BF16 (what MOD0_FMT_SRCB resolves to here): 2**-8 .. 2**8, either sign
+    shape = (1024, 16)
+    dst = dst16_from_bf16(rng.integers(0x3B80, 0x4380, shape) | (rng.integers(0, 2, shape) << 15)).astype(np.uint16)
     words = []
     for tile in range(tiles):
         # a 32x32 tile is 64 Dst rows of 16; SFPLOAD/SFPSTORE move the even (Addr bit 1
@@ -176,9 +186,9 @@ def bench_sfpu(shared, repeat, tiles=64):
                       t.encode("SFPMAD", lreg_src_a=0, lreg_src_b=0, lreg_src_c=0, lreg_dest=1, instr_mod1=0),
                       t.encode("SFPNOP"),  # SFPMAD.md: its result may not be read on the next cycle
                       t.encode("SFPSTORE", lreg_ind=1, instr_mod0=0, sfpu_addr_mode=0, dest_reg_addr=addr)]
-    dt = min(_stream(words) for _ in range(repeat))
+    dt = min(_stream(words, arch=arch, dst=dst) for _ in range(repeat))
     ips = len(words) / dt
-    return {"name": "sfpu", "instructions": len(words), "tiles": tiles, "seconds": round(dt, 3),
+    return {"name": "sfpu", "arch": arch, "instructions": len(words), "tiles": tiles, "seconds": round(dt, 3),
             "tensix_ips": round(ips), "tiles_per_s": round(tiles / dt, 1)}
 
 
@@ -372,7 +382,7 @@ def main(argv=None):
     ap.add_argument("--baseline-python", default="python3", metavar="PYTHON")
     ap.add_argument("--arch", default="wormhole_b0", choices=("wormhole_b0", "blackhole"),
                     help="with --vs-ttsim: run the sets on this arch (its ttsim library; manifests' "
-                         "[cores.<arch>] ELFs)")
+                         "[cores.<arch>] ELFs); the sfpu stream: on a tile of this arch")
     args = ap.parse_args(argv)
     shared = pathlib.Path(args.shared)
     _precompile(ROOT)
@@ -390,7 +400,8 @@ def main(argv=None):
     for name, fn in BENCHES.items():
         if args.only and name not in args.only:
             continue
-        print(json.dumps(fn(shared, args.repeat)))
+        extra = {"arch": args.arch} if name == "sfpu" else {}
+        print(json.dumps(fn(shared, args.repeat, **extra)))
         sys.stdout.flush()
     return 0
 

@@ -59,6 +59,19 @@ class BlackholeOps:
     """Mixin of VectorUnit: the BlackholeA0 pages (module docstring)."""
 
     # -- load / store -------------------------------------------------------------------
+    def _bh_view(self, thread: int):
+        """(DEST_SP_BASE_Base, DEST_ACCESS_CFG_remap_addrs, DEST_ACCESS_CFG_swizzle_32b) of
+        ``thread``, recomputed only after a Config or ThreadConfig write."""
+        cfg = self.cop.config
+        views = self.__dict__.setdefault("_bh_views", {})
+        v = views.get(thread)
+        if v is None or v[0] != cfg.version or v[1] != cfg.thread_version:
+            v = views[thread] = (cfg.version, cfg.thread_version,
+                                 (cfg.tget(thread, "DEST_SP_BASE_Base"),
+                                  bool(cfg.tget(thread, "DEST_ACCESS_CFG_remap_addrs")),
+                                  bool(cfg.tget(thread, "DEST_ACCESS_CFG_swizzle_32b"))))
+        return v[2]
+
     def _bh_addr(self, ins, mod0: int, store: bool) -> int:
         """SFPLOAD.md / SFPSTORE.md (BlackholeA0): ``Addr = Imm10 +
         DEST_TARGET_REG_CFG_MATH_Offset + DstOffset + (SpOffset & 3)``, or, for
@@ -67,32 +80,39 @@ class BlackholeOps:
         after. DstOffset = RWC Dst + DEST_REGW_BASE_Base, SpOffset = RWC Sp +
         DEST_SP_BASE_Base."""
         t = ins.thread
-        cfg = self.cop.config
         rwc = self.cop.rwcs.rwc[t]
         _, offset, base = self._cfg_view(t)
+        sp_base = self._bh_view(t)[0]
         dst_off = rwc.Dst + base
         addr = ins.imm + offset
         if mod0 == MOD0_FMT_INT32_ALL:
-            incr = cfg.thread_get(t, "SFPU_STACK_Incr")
+            incr = self.cop.config.thread_get(t, "SFPU_STACK_Incr")
             if not store and rwc.Sp != 0:
                 rwc.Sp = (rwc.Sp - incr) & 0x3FF
-            addr += rwc.Sp + cfg.tget(t, "DEST_SP_BASE_Base") + (dst_off & 3)
+            addr += rwc.Sp + sp_base + (dst_off & 3)
             if store:
                 rwc.Sp = (rwc.Sp + incr) & 0x3FF
         else:
-            addr += dst_off + ((rwc.Sp + cfg.tget(t, "DEST_SP_BASE_Base")) & 3)
+            addr += dst_off + ((rwc.Sp + sp_base) & 3)
         return addr & 0x3FF
 
-    def _bh_rows(self, ins, addr: int, exchange_bit: int):
-        """Dst rows (per lane) and columns of SFPLOAD / SFPSTORE's four rows."""
-        rows = ((addr & ~3) + ROW) & 0x3FF
-        cols = COL * 2 + (((addr & 2) != 0) | self.cfg_bit(exchange_bit, by_column=True)).astype(np.int64)
-        return rows, cols
-
-    def _bh_remap(self, thread: int):
-        cfg = self.cop.config
-        return bool(cfg.tget(thread, "DEST_ACCESS_CFG_remap_addrs")), \
-            bool(cfg.tget(thread, "DEST_ACCESS_CFG_swizzle_32b"))
+    def _bh_lanes(self, thread: int, addr: int, exchange_bit: int, dst32: bool):
+        """Dst rows (per lane) and columns of SFPLOAD / SFPSTORE's four rows, and the DstBits
+        rows holding them after Dst.md's ``Adj32`` (the high halves; the low halves are 8
+        rows further) or ``Adj16`` under the thread's remap / swizzle settings (read-only
+        arrays, kept per address and mode)."""
+        rows, cols = self._rows_cols(addr, self.cfg_bit(exchange_bit, by_column=True))
+        _, remap, swizzle = self._bh_view(thread)
+        key = (addr, remap, swizzle, dst32)
+        cache = self.__dict__.setdefault("_bh_adj_cache", {})
+        adj = cache.get(key)
+        if adj is None:
+            if len(cache) >= 8192:
+                cache.clear()
+            adj = adj32(rows, remap, swizzle) if dst32 else adj16(rows, remap)
+            adj.setflags(write=False)
+            cache[key] = adj
+        return rows, cols, adj
 
     def bh_SFPLOAD(self, ins, what="SFPLOAD"):
         """SFPLOAD.md (BlackholeA0): as Wormhole's (MOD0_FMT_SRCB resolution, even / odd
@@ -106,14 +126,13 @@ class BlackholeOps:
             if self.cop.math.dst_log:
                 self.hz_dst_read(ins, mod0, addr, what)
             active = ~self.cfg_bit(BLOCK_SFPU_RD_FROM_DEST) & (self.lane_enabled() | (mod0 == MOD0_FMT_INT32_ALL))
-            rows, cols = self._bh_rows(ins, addr, DEST_RD_COL_EXCHANGE)
-            remap, swizzle = self._bh_remap(ins.thread)
+            dst32 = mod0 in FL.SFPLOAD_READS_DST32
+            rows, cols, adj = self._bh_lanes(ins.thread, addr, DEST_RD_COL_EXCHANGE, dst32)
             bits = self.cop.dst.bits
-            if mod0 in FL.SFPLOAD_READS_DST32:
-                adj = adj32(rows, remap, swizzle)
+            if dst32:
                 raw = (bits[adj, cols].astype(U32) << 16) | bits[adj + 8, cols].astype(U32)
             else:
-                raw = bits[self.cop.dst.map16(adj16(rows, remap)), cols].astype(U32)
+                raw = bits[self.cop.dst.map16(adj), cols].astype(U32)
             vd = ins.vd
             datum = sfpload_convert_bh(raw, mod0, self.lreg[vd], self.cfg_bit(ENABLE_FP16A_INF))
             self.lreg[vd][active] = datum[active]
@@ -134,17 +153,17 @@ class BlackholeOps:
         active = (~self.cfg_bit(BLOCK_DEST_WR_FROM_SFPU) & self.gate(ins)
                   & (self.lane_enabled() | (mod0 == MOD0_FMT_INT32_ALL)))
         if active.any():
-            rows, cols = self._bh_rows(ins, addr, DEST_WR_COL_EXCHANGE)
-            remap, swizzle = self._bh_remap(ins.thread)
-            vals = sfpstore_convert_bh(self.lreg[ins.vd], mod0)
+            dst32 = mod0 in FL.SFPSTORE_WRITES_DST32
+            _, c, adj = self._bh_lanes(ins.thread, addr, DEST_WR_COL_EXCHANGE, dst32)
+            v = sfpstore_convert_bh(self.lreg[ins.vd], mod0)
+            if not active.all():
+                c, adj, v = c[active], adj[active], v[active]
             bits = self.cop.dst.bits
-            r, c, v = rows[active], cols[active], vals[active]
-            if mod0 in FL.SFPSTORE_WRITES_DST32:
-                adj = adj32(r, remap, swizzle)
+            if dst32:
                 bits[adj, c] = (v >> 16).astype(np.uint16)
                 bits[adj + 8, c] = (v & 0xFFFF).astype(np.uint16)
             else:
-                bits[self.cop.dst.map16(adj16(r, remap), write=True), c] = (v & 0xFFFF).astype(np.uint16)
+                bits[self.cop.dst.map16(adj, write=True), c] = (v & 0xFFFF).astype(np.uint16)
         if not ins.macro:
             self.cop.rwcs.apply_addr_mod(ins.thread, ins.addr_mod, update_fidelity=False)
 
