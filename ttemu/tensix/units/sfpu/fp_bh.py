@@ -74,23 +74,24 @@ def fma_bh(x, y, z) -> np.ndarray:
             and x.ndim == 1 and x.shape == y.shape == z.shape):
         x, y, z = np.broadcast_arrays(np.asarray(x, dtype=U32), np.asarray(y, dtype=U32), np.asarray(z, dtype=U32))
         return fma_bh(x.ravel(), y.ravel(), z.ravel()).reshape(x.shape)
-    n = x.shape[0]
-    w = np.concatenate((x, y, z, x, y, z)).astype(U32, copy=False).reshape(6, n)
-    np.bitwise_and(w[3:], _EXP_BITS, out=w[3:])  # rows 3..5: 2**(e - 127) as FP32 (0 for e = 0)
+    w = np.concatenate((x, y, z)).astype(U32, copy=False).reshape(3, -1)
+    ex = w & _EXP_BITS
     with np.errstate(all="ignore"):
         f = w.view(np.float32).astype(np.float64)
-        np.multiply(f[0::3], f[1::3], out=f[0::3])  # row 0: P (exact), row 3: 2**(p_e - 127)
-        big = np.maximum(f[3], f[5])
+        g = ex.view(np.float32).astype(np.float64)  # 2**(e - 127); 0 for e = 0
+        np.multiply(f[0], f[1], out=f[1])  # P (exact)
+        np.multiply(g[0], g[1], out=g[1])  # 2**(p_e - 127)
+        big = np.maximum(g[1], g[2])
         ok = big < 2.0 ** 128  # no NaN / infinity input, no product overflowing on its own
-        gp = f[3]
-        gp *= 2.0 ** 127
-        np.floor(gp, out=gp)  # p_e < 0: the product counts as zero
         np.maximum(big, _TINY, out=big)
         inv = _TWO26 / big  # 1 / g
-        v = f[0::2][:2]  # P, C
-        q = np.sign(f[3::2])  # zero scale for denormal operands and underflowing products
+        gp = g[1]
+        gp *= 2.0 ** 127
+        np.floor(gp, out=gp)  # p_e < 0: the product counts as zero
+        v = f[1:]  # P, C
+        v *= np.sign(g[1:])  # denormal operands and underflowing products: signed zeros
+        q = np.abs(v)
         q *= inv
-        q *= np.abs(v)
         e = q + _TWO53
         e -= _TWO53  # nearest even integer
         s = np.sign(q - e)
