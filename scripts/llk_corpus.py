@@ -1186,6 +1186,11 @@ def inventory(rows):
     for mnem in sorted(values):
         for fields, names in sorted(values[mnem].items(), key=lambda kv: -len(kv[1])):
             out.append(f"| {mnem} | {fields} | {len(names)} |")
+    differs = [r for r in rows if r.ttsim == "DIFFERS"]
+    if differs:
+        out += ["", "### Completes, but differs from ttsim (ttsim's result is the reference)", "",
+                "| variant | ttemu vs ttsim | ttemu vs golden | ttsim vs golden |", "|---|---|---|---|"]
+        out += [f"| {r.variant.name} | {r.detail} | {r.golden} | {r.ttsim_golden} |" for r in differs]
     warned = collections.defaultdict(set)
     for r in rows:
         for w in r.warnings:
