@@ -132,12 +132,12 @@ NOC = NocSpec(
 def _zeroacc(f):
     """ZEROACC: Blackhole's ``where`` is Wormhole's Imm10 (wider), ``clear_mode`` bits
     20:19 the Mode, bit 18 ``use_32_bit_mode`` Wormhole's UseDst32b (clear_mode bit 2);
-    ``addr_mode`` (bits 16:14) selects an ADDR_MOD slot as Wormhole's AddrMode does.
-    ``clear_zero_flags`` (bit 17) has no Wormhole counterpart."""
-    if f["clear_zero_flags"] or f["clear_mode"] >> 2:
-        raise Unimplemented(f"ZEROACC clear_zero_flags={f['clear_zero_flags']} clear_mode={f['clear_mode']} "
-                            "(Blackhole-only ZEROACC modes) is not modelled")
-    return {"dst": f["where"], "AddrMode": f["addr_mode"], "clear_mode": f["use_32_bit_mode"] << 2 | f["clear_mode"]}
+    ``addr_mode`` (bits 16:14) selects one of the eight ADDR_MOD slots;
+    ``clear_zero_flags`` (bit 17) is Wormhole's Revert (ttsim: rows keep their contents
+    and become valid). Bits 23:21 of ``clear_mode`` (beyond tt-llk's
+    ``is_valid(clear_mode, 5)`` use) are not a mode: the implementation sees bits 1:0."""
+    return {"dst": f["where"], "AddrMode": f["addr_mode"], "clear_mode": f["use_32_bit_mode"] << 2 | f["clear_mode"] & 3,
+            "Revert": f["clear_zero_flags"]}
 
 
 def _rename(**names):
@@ -237,13 +237,23 @@ SFPU_INTERLOCKED = frozenset({"SFPMAD", "SFPADD", "SFPMUL", "SFPADDI", "SFPMULI"
 # Dest Read intf", 0 = all four; interface k reads Dst row base + k: tt-llk llk_pack.h,
 # ttsim). No Pack_limit_address / Pack_fifo_size (absent from Blackhole's Config). The
 # channel-1 YZW address is in bytes (tt-llk's fast untilize programs a byte row stride;
-# ttsim adds YZW_Addr >> 4).
+# ttsim adds YZW_Addr >> 4). Dst rows go through Adj16 / Adj32 with
+# DEST_ACCESS_CFG_remap_addrs / swizzle_32b (BlackholeA0 Dst.md: they "also affect how
+# packers address Dst"). DstAccessMode 1 (strided, "[0,8,16,24]" in storage rows) reads
+# Dst rows base + 16k with both set, as tt-llk's untilize sets them
+# (_llk_math_reconfig_remap_: "stride of 16") and ttsim reads them. Two conversions
+# Wormhole lacks (tt-llk's configure_pack sets them; ttsim's Blackhole packer has them):
+# Round_10b_mant with an FP16 Dstacc rounds an FP32 Dst (or widens a BF16 Dst) to FP16,
+# and Pac_LF8_4b_exp makes the FP8 output E4M3 (tt-llk's Fp8_e4m3).
 PACKERS = PackerSpec(
     sections=("THCON_SEC0_REG1_",),
     limit_sections=None,
     read_interfaces=4,
-    interface_rows=(1,),
+    interface_rows=(1, 16),
     out_yzw_shift=4,
+    dst_access_cfg=("DEST_ACCESS_CFG_remap_addrs", "DEST_ACCESS_CFG_swizzle_32b"),
+    fp16_round10=True,
+    fp8_e4m3_field="Pac_LF8_4b_exp",
 )
 # The unpackers (no BlackholeA0 UNPACR page: the Wormhole pages apply except for these
 # facts, from tt-llk's Blackhole unpacker code and ttsim's Blackhole model): an unpacker
@@ -282,11 +292,21 @@ ARCH = ArchSpec(
     sfpu_interlocked=SFPU_INTERLOCKED,
     addr_mod_bits=3,
     cfg_layout_native=False,
-    # cfg_defines.h: CFG_STATE_SIZE 56 (x4 words per bank), THD_STATE_SIZE 68,
-    # GLOBAL_CFGREG_BASE_ADDR32 180 (tt-llk writes words 209..220: SCRATCH_SEC*, DEST_ACCESS_CFG)
+    # BlackholeA0 BackendConfiguration.md, tt-metal blackhole cfg_defines.h: CFG_STATE_SIZE
+    # 56, THD_STATE_SIZE 68, GLOBAL_CFGREG_BASE_ADDR32 180 (tt-llk writes words 209..220:
+    # SCRATCH_SEC*, DEST_ACCESS_CFG, which SFPLOAD / SFPSTORE read); ConfigDualWrite after Config
     cfg_bank_words=224,
     thread_cfg_words=68,
     cfg_global_base=180,
+    cfg_dual_write=True,
+    # tt-llk's Blackhole datacopy clears Dst zero flags face by face (ZEROACC CLR_16 with
+    # clear_zero_flags, budabackend#2730)
+    zeroacc_revert_modes=frozenset({0, 1}),
+    # BlackholeA0 ATGETM.md: "Blackhole only has four mutexes" (index 1 does not exist)
+    mutexes=(0, 2, 3, 4),
+    # STREAMWAIT.md C0 / C1: STREAM_CURR_PHASE_REG_INDEX, STREAM_NUM_MSGS_RECEIVED_REG_INDEX
+    # (tt-metal blackhole noc_overlay_parameters.h)
+    streamwait_regs=(29, 259),
     packers=PACKERS,
     unpacker=UNPACKER,
 )

@@ -96,7 +96,10 @@ class PackerSpec:
     its interface mask selects, interface k ``k * interface_rows[DstAccessMode]`` Dst rows
     after the first, and packs them one after the other. ``out_yzw_shift``: the output
     address generator adds ``(YZW_Addr & ~0xf) >> out_yzw_shift`` (16-byte units) to the
-    L1 address. The defaults are the Wormhole pages'."""
+    L1 address. ``dst_access_cfg``: the Config fields ``(remap_addrs, swizzle_32b)`` that
+    permute how Dst rows map to storage for the packers too (BlackholeA0 Dst.md; None:
+    the arch has none); strided reads (``interface_rows[1]``) need both set.
+    The defaults are the Wormhole pages'."""
 
     sections: tuple = ("THCON_SEC0_REG1_", "THCON_SEC0_REG8_", "THCON_SEC1_REG1_", "THCON_SEC1_REG8_")
     limit_sections: tuple | None = ("THCON_SEC0_REG9_Pack_0_2_", "THCON_SEC0_REG9_Pack_1_3_",
@@ -104,6 +107,9 @@ class PackerSpec:
     read_interfaces: int = 1
     interface_rows: tuple = (1,)
     out_yzw_shift: int = 0
+    dst_access_cfg: tuple | None = None
+    fp16_round10: bool = False
+    fp8_e4m3_field: str | None = None
 
 
 @dataclass(frozen=True)
@@ -155,6 +161,9 @@ class ArchSpec:
     cfg_bank_words: int = 188
     thread_cfg_words: int = 57
     cfg_global_base: int = 152
+    # Blackhole maps ConfigDualWrite (one bank's worth of words; a write lands in both
+    # banks, a read returns bank 0) between Config[1] and ThreadConfig
+    cfg_dual_write: bool = False
     noc: NocSpec | None = None
     # Tensix instructions whose fields this arch's table names or packs differently from
     # the implementations' parameters (written after the Wormhole ISA pages): mnemonic ->
@@ -182,6 +191,14 @@ class ArchSpec:
     # configuration fields this arch's layout lacks: such a read stops the run as
     # unimplemented, naming the field, instead of failing inside ttemu
     cfg_layout_native: bool = True
+    # ZEROACC modes in which its Revert bit (Blackhole: clear_zero_flags) is defined:
+    # ZEROACC.md names ONE_ROW (0); elsewhere it is undefined behaviour (a warning)
+    zeroacc_revert_modes: frozenset = frozenset({0})
+    # Sync Unit mutex indices (ATGETM.md; any other index waits forever)
+    mutexes: tuple = (0, 2, 3, 4, 5, 6, 7)
+    # STREAMWAIT condition registers (NoC overlay stream register indices of C0, C1);
+    # empty where the arch has no STREAMWAIT
+    streamwait_regs: tuple = ()
     # the packers (PACR): how many, their configuration, their Dst read interfaces
     packers: PackerSpec = field(default_factory=PackerSpec)
     unpacker: UnpackerSpec = field(default_factory=UnpackerSpec)
