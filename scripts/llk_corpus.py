@@ -497,8 +497,10 @@ WORMHOLE_ONLY = {"unpack_a_bcast_eltwise_test"}
 
 #: the Blackhole variants CI runs (those ttemu completes, bit-identical to ttsim)
 BH_CI = {
-    "eltwise_unary_datacopy_test-Float16_b->Float16_b", "eltwise_binary_test-Float16_b->Float16_b-elwadd",
-    "matmul_test-Float16_b->Float32-fp32acc-HiFi4-2x2x2", "reduce_test-Float16_b->Float16_b-ROW-SUM",
+    "eltwise_unary_datacopy_test-Float16_b->Float16_b", "eltwise_unary_datacopy_test-Float16->Float16",
+    "transpose_dest_test-Float32->Float32-fp32acc", "eltwise_binary_test-Float16_b->Float16_b-elwadd",
+    "matmul_test-Float16_b->Float32-fp32acc-HiFi4-2x2x2",
+    "unpack_reduce_col_tilizeA_strided_test-Float16_b->Float16_b-COL-MAX-4tiles",
     "eltwise_mul_scalar_block_test-Float16_b->Float32-fp32acc-block3-dst1-SyncHalf",
 }
 
