@@ -1175,13 +1175,15 @@ def inventory(rows):
             issues[mnem, why] += n
             values[mnem][fields or "(all zero)"].add(r.variant.name)
             threads[mnem, why].add(f"T{th}")
-    out += ["", "### Everything the dry runs meet (each unimplemented instruction skipped)", "",
-            "| instruction | why it stops | threads | variants | times issued |", "|---|---|---|---|---|"]
+    if what:
+        out += ["", "### Everything the dry runs meet (each unimplemented instruction skipped)", "",
+                "| instruction | why it stops | threads | variants | times issued |", "|---|---|---|---|---|"]
     for (mnem, why), names in sorted(what.items(), key=lambda kv: (-len(kv[1]), kv[0])):
         out.append(f"| {mnem} | {why} | {', '.join(sorted(threads[mnem, why]))} | {len(names)} | "
                    f"{issues[mnem, why]} |")
-    out += ["", "### Field values (non-zero fields of each unimplemented instruction word)", "",
-            "| instruction | fields | variants |", "|---|---|---|"]
+    if values:
+        out += ["", "### Field values (non-zero fields of each unimplemented instruction word)", "",
+                "| instruction | fields | variants |", "|---|---|---|"]
     for mnem in sorted(values):
         for fields, names in sorted(values[mnem].items(), key=lambda kv: -len(kv[1])):
             out.append(f"| {mnem} | {fields} | {len(names)} |")
