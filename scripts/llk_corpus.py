@@ -488,7 +488,8 @@ def catalogue(arch="wormhole_b0"):
     with tt_llk_blackhole) and the kernels only Blackhole's headers have."""
     common = [replace(v, arch=arch, ci=v.name in BH_CI if arch == "blackhole" else v.ci) for v in _common()
               if arch == "wormhole_b0" or v.kernel not in WORMHOLE_ONLY]
-    return common + ([replace(v, arch=arch) for v in _blackhole_only()] if arch == "blackhole" else [])
+    return common + ([replace(v, arch=arch, ci=v.name in BH_CI) for v in _blackhole_only()]
+                     if arch == "blackhole" else [])
 
 
 #: kernels the harness skips on Blackhole (skip_for_blackhole) whose LLK calls only Wormhole has

@@ -31,6 +31,10 @@ REFUSED = {
     "reduce_block_max_test-Float16->Float16-ct2": "UnsupportedFunctionality: tensix_gmpool: src_a_fmt=1 src_b_fmt=1",
 }
 
+#: ttsim's refusal of hw_cleanup, whose three-thread teardown rendezvous also goes idle on ttemu
+#: (and, tt-llk's test says, wedges real Blackhole hardware): pinned on ttsim only
+TTSIM_REFUSES = {"hw_cleanup_test-Float16_b->Float16_b": "UnimplementedFunctionality: tensix_cfg_wr32: reg=281"}
+
 
 @pytest.fixture(scope="module")
 def tree(tmp_path_factory):
@@ -46,6 +50,10 @@ def lib():
     if path is None:
         pytest.skip(why)
     return path
+
+
+def test_every_ci_name_is_a_variant():
+    assert {v.name for v in CI} == llk_corpus.BH_CI
 
 
 def test_the_blackhole_set():
@@ -67,11 +75,14 @@ def test_blackhole_format_inference_differs_where_the_harness_says():
     assert wh.pack_src.name == "Float32" and bh.pack_src.name == "Float16"
 
 
-@pytest.mark.parametrize("name", TTSIM_ONLY)
+@pytest.mark.parametrize("name", TTSIM_ONLY + list(TTSIM_REFUSES))
 def test_ttsim_blackhole_runs_the_harness(tree, lib, name, tmp_path):
     row = llk_corpus.run_split(tree, BY_NAME[name], lib, tmp_path, ttemu=False)
     assert row.built == "yes", row.detail
-    assert row.ttsim_run == "completes" and row.ttsim_golden == "match", (row.ttsim_run, row.ttsim_golden)
+    if name in TTSIM_REFUSES:
+        assert row.ttsim_run == "refuses: " + TTSIM_REFUSES[name]
+    else:
+        assert row.ttsim_run == "completes" and row.ttsim_golden == "match", (row.ttsim_run, row.ttsim_golden)
 
 
 @pytest.mark.parametrize("name", list(REFUSED))
