@@ -16,8 +16,8 @@ import bh_prog
 from oracle_lib import require_ttsim
 from tensix_harness import make
 from test_bh_pack import pack_cfg, pack_tile_insns
-from test_unit_unpack import (BF16, BFP8, FP8, FP16, FP32, INT8, INT32, TF32, U32, bfp8_to_bf16, bfp_tile, case,
-                              int8_overlay, write_dst_fp32, write_src_bf16, write_src_fp16)
+from test_unit_unpack import (BF16, BFP2, BFP4, BFP8, FP8, FP16, FP32, INT8, INT32, TF32, U32, bfp8_to_bf16, bfp_tile,
+                              case, int8_overlay, write_dst_fp32, write_src_bf16, write_src_fp16)
 from ttemu.arch.tables.blackhole_cfg import CFG, THREAD_CFG
 from ttemu.cmd.oracle import cross_check
 from ttemu.errors import Unimplemented
@@ -474,9 +474,6 @@ def test_context_1_offset_and_partial_face_like_ttsim(ttsim_bh):
 
 
 # -- ttsim (Blackhole): formats into SrcA, MOVA2D to Dst, tt-llk's pack MOP -------------------------
-FP8, UINT16, BFP4, BFP2 = 10, 9, 7, 15
-
-
 def _ttsim_unpack_to_srca(lib, in_fmt, out_fmt, data, *, e4m3=0):
     """Four faces unpacked into SrcA (Ch0.Z++ / Ch1.Z++, SetDatValid on the last), eight
     8-row MOVA2Ds (tt-llk's A2D datacopy) to Dst, the tile packed: ttsim's bytes."""
