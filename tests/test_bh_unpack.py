@@ -547,3 +547,24 @@ def test_fp8_e4m3_into_srca_bit_identical_to_ttsim(ttsim_bh):
     ref = e4m3_reference(v)
     normal = ((v >> 3) & 15) != 0
     assert np.array_equal(out[normal], ref[normal]) and not out[~normal].any()
+
+
+# -- the unpackers' ADCs: tt-llk's Blackhole SETADCXY with a thread override -------------------
+def test_setadcxy_thread_override_in_the_ch1_y_field():
+    """Blackhole's table makes SETADCXY's Ch1_Y six bits; tt-llk's
+    TT_OP_SETADCXY_THREAD_OVERRIDE puts the thread (THREAD_OVRD_MATH = 2: thread 1)
+    in its bits 4:3, which are SETADCXY.md's ThreadOverride (bits 19:18): thread 1's
+    unpacker Y counters become 0 and keep their 3-bit value, thread 0's are untouched."""
+    from tensix_harness import push_word
+    tile, issue = make("blackhole")
+    adcs = tile.tensix.adcs
+    for th in (0, 1):
+        for u in (0, 1):
+            for ch in (0, 1):
+                adcs.channel(th, u, ch).set("Y", 5)
+    word = (0x51 << 24) | (0b011 << 21) | (((2 << 3) | 3) << 15) | (1 << 9) | 0b1010  # Y0 = 1, Y1 = 3
+    push_word(tile, 0, word)
+    for u in (0, 1):
+        assert (adcs.channel(1, u, 0).Y, adcs.channel(1, u, 1).Y) == (1, 3)
+        assert adcs.channel(1, u, 1).Y_Cr == 3
+        assert (adcs.channel(0, u, 0).Y, adcs.channel(0, u, 1).Y) == (5, 5)
