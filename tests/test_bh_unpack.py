@@ -16,8 +16,8 @@ import bh_prog
 from oracle_lib import require_ttsim
 from tensix_harness import make
 from test_bh_pack import pack_cfg, pack_tile_insns
-from test_unit_unpack import (BF16, BFP2, BFP4, BFP8, FP8, FP16, FP32, INT8, INT32, TF32, U32, bfp8_to_bf16, bfp_tile,
-                              case, int8_overlay, write_dst_fp32, write_src_bf16, write_src_fp16)
+from test_unit_unpack import (BF16, BFP2, BFP4, BFP8, FP8, FP16, FP32, INT8, INT16, INT32, TF32, U32, bfp8_to_bf16,
+                              bfp_tile, case, int8_overlay, write_dst_fp32, write_src_bf16, write_src_fp16)
 from ttemu.arch.tables.blackhole_cfg import CFG, THREAD_CFG
 from ttemu.cmd.oracle import cross_check
 from ttemu.errors import Unimplemented
@@ -478,7 +478,7 @@ def _ttsim_unpack_to_srca(lib, in_fmt, out_fmt, data, *, e4m3=0):
     """Four faces unpacked into SrcA (Ch0.Z++ / Ch1.Z++, SetDatValid on the last), eight
     8-row MOVA2Ds (tt-llk's A2D datacopy) to Dst, the tile packed: ttsim's bytes."""
     dst32 = out_fmt == TF32
-    pack_fmt = FP32 if dst32 else FP16 if out_fmt in (FP16, FP8) else BF16
+    pack_fmt = FP32 if dst32 else FP16 if out_fmt in (FP16, FP8) else INT16 if out_fmt == INT16 else BF16
     bpd = 4 if dst32 else 2
     cfg = pack_cfg(pack_fmt, pack_fmt, dst32, dest_addr=0x40000, PCK0_ADDR_CTRL_XY_REG_0_Ystride=16 * bpd,
                    PCK0_ADDR_CTRL_ZW_REG_0_Zstride=256 * bpd, PCK0_ADDR_CTRL_ZW_REG_0_Wstride=1024 * bpd)
@@ -525,6 +525,7 @@ SRCA_CASES = [  # (name, in, out, L1 bytes from a seeded rng)
     ("fp32->tf32", FP32, TF32, lambda r: r.integers(0, 1 << 32, 1024, dtype=np.uint64).astype("<u4").tobytes()),
     ("fp32->bf16", FP32, BF16, lambda r: r.integers(0, 1 << 32, 1024, dtype=np.uint64).astype("<u4").tobytes()),
     ("fp32->fp16", FP32, FP16, lambda r: r.integers(0, 1 << 32, 1024, dtype=np.uint64).astype("<u4").tobytes()),
+    ("int16", INT16, INT16, lambda r: r.integers(0, 1 << 16, 1024, dtype=np.uint32).astype("<u2").tobytes()),
     ("fp8-e5m2", FP8, FP8, lambda r: np.arange(1024, dtype=np.uint32).astype(np.uint8).tobytes()),
     ("bfp8_b", BFP8, BFP8, lambda r: _bfp_tile4(r, 8, 1, 255)),
     ("bfp4_b", BFP4, BFP4, lambda r: _bfp_tile4(r, 4, 1, 255)),
