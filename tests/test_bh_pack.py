@@ -670,3 +670,30 @@ def test_ovrd_thread_id_selects_adc_by_addr_cnt_context():
     from ttemu.tensix.regs.adc import PACKERS
     assert tile.tensix.adcs.channel(1, PACKERS, 0).Y == 4  # ADDR_MOD_0 advanced thread 1's ADC
     assert tile.tensix.adcs.channel(0, PACKERS, 0).Y == 0
+
+
+@pytest.mark.parametrize("relu,thr", [(1, 0), (2, 0x3F80), (3, 0x4000)])
+def test_relu_with_round10_from_fp32_dst(relu, thr):
+    """ReLU with Round_10b_mant from an FP32 Dst (ttsim's Blackhole packer: on the
+    rounded value, the threshold a BF16): for values in FP16's range, mode 1 zeroes
+    negatives, mode 2 zeroes everything at or below the threshold, mode 3 clamps to it,
+    as numpy's float16 of the values says."""
+    rng = np.random.default_rng(70 + relu)
+    tile, issue = _bh_unit(FP16, FP16, True, PCK_DEST_RD_CTRL_Round_10b_mant=1, STACC_RELU_ApplyRelu=relu,
+                           STACC_RELU_ReluThreshold=thr)
+    sign = rng.integers(0, 2, (4, 16)).astype(np.uint32) << 31
+    man = rng.integers(0, 1 << 23, (4, 16)).astype(np.uint32)
+    man = np.where((man & 0x1FFF) == 0x1000, man + 1, man).astype(np.uint32)
+    fp32 = sign | (rng.integers(124, 131, (4, 16)).astype(np.uint32) << 23) | man
+    dst_write32(tile, fp32)
+    tile.tensix.math.undefined[:] = False
+    _pack_rows(tile, issue, 4)
+    got = np.frombuffer(tile.read(OUT, 128), "<u2").view(np.float16).reshape(4, 16)
+    x = fp32.view(np.float32).astype(np.float16)
+    t = np.float32(np.array([thr << 16], np.uint32).view(np.float32)[0])
+    want = np.where(x <= 0, np.float16(0), x)
+    if relu == 2:
+        want = np.where(x <= t, np.float16(0), x)
+    elif relu == 3:
+        want = np.minimum(want, np.float16(t))
+    assert np.array_equal(got.view(np.uint16), want.astype(np.float16).view(np.uint16))
