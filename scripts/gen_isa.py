@@ -95,6 +95,11 @@ BLOCK_OVERRIDES = {
     "NOP": ALL_BLOCK_BITS,        # only when all nine bits are set: nop_rule=True
     "RSTDMA": 0x001,              # B0 only, although assembly.yaml says THCON
 }
+# Per-arch exceptions (BlackholeA0/TensixTile/TensixCoprocessor/STALLWAIT.md "Block mask"
+# table: SEMWAIT, new in this table for Blackhole, and STREAMWAIT are held by every bit).
+BLOCK_OVERRIDES_BY_ARCH = {
+    "blackhole": {"SEMWAIT": ALL_BLOCK_BITS, "STREAMWAIT": ALL_BLOCK_BITS},
+}
 NOP_RULE = {"NOP"}
 
 # Disassembly names that SFPI's objdump spells other than "tt" + lower-case mnemonic
@@ -311,9 +316,9 @@ def ttsim_check(mnemonic, entry, yaml_entry, fields, notes):
 # ---------------------------------------------------------------- table building
 
 
-def unit_and_mask(mnemonic, ex_resource):
+def unit_and_mask(mnemonic, ex_resource, arch="wormhole_b0"):
     unit = UNIT_OVERRIDES.get(mnemonic) or UNIT_BY_EX_RESOURCE[ex_resource]
-    mask = BLOCK_OVERRIDES.get(mnemonic)
+    mask = BLOCK_OVERRIDES_BY_ARCH.get(arch, {}).get(mnemonic, BLOCK_OVERRIDES.get(mnemonic))
     if mask is None:
         mask = sum(1 << b for b in BLOCK_BITS_BY_UNIT[unit])
     return unit, mask
@@ -337,7 +342,7 @@ def build(arch, shared, syntax, pages):
         if syntax is not None and mnemonic in syntax:
             fields = apply_docs(mnemonic, fields, syntax[mnemonic], notes)
         ttsim_check(mnemonic, ttsim.get(mnemonic), e, fields, notes)
-        unit, mask = unit_and_mask(mnemonic, e["ex_resource"])
+        unit, mask = unit_and_mask(mnemonic, e["ex_resource"], arch)
         entries.append({
             "mnemonic": mnemonic,
             "asm_name": ASM_NAME_OVERRIDES.get(mnemonic, "tt" + mnemonic.lower()),

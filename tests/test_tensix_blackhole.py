@@ -41,13 +41,7 @@ def test_zeroacc_row_modes_apply_the_three_bit_addr_mod():
     assert tile.tensix.rwcs.rwc[1].Dst == 4
 
 
-def test_zeroacc_clear_zero_flags_is_not_modelled():
-    tile, issue = make("blackhole")
-    with pytest.raises(Unimplemented, match="clear_zero_flags"):
-        issue(1, "ZEROACC", clear_mode=1, use_32_bit_mode=1, clear_zero_flags=1)
-
-
-@pytest.mark.parametrize("mnemonic", ["STREAMWAIT"])
+@pytest.mark.parametrize("mnemonic", ["PACR_SETREG", "MOVDBGB2D"])
 def test_blackhole_instructions_that_differ_stop_as_unimplemented(mnemonic):
     tile, issue = make("blackhole")
     with pytest.raises(Unimplemented, match=mnemonic):

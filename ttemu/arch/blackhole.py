@@ -132,12 +132,12 @@ NOC = NocSpec(
 def _zeroacc(f):
     """ZEROACC: Blackhole's ``where`` is Wormhole's Imm10 (wider), ``clear_mode`` bits
     20:19 the Mode, bit 18 ``use_32_bit_mode`` Wormhole's UseDst32b (clear_mode bit 2);
-    ``addr_mode`` (bits 16:14) selects an ADDR_MOD slot as Wormhole's AddrMode does.
-    ``clear_zero_flags`` (bit 17) has no Wormhole counterpart."""
-    if f["clear_zero_flags"] or f["clear_mode"] >> 2:
-        raise Unimplemented(f"ZEROACC clear_zero_flags={f['clear_zero_flags']} clear_mode={f['clear_mode']} "
-                            "(Blackhole-only ZEROACC modes) is not modelled")
-    return {"dst": f["where"], "AddrMode": f["addr_mode"], "clear_mode": f["use_32_bit_mode"] << 2 | f["clear_mode"]}
+    ``addr_mode`` (bits 16:14) selects one of the eight ADDR_MOD slots;
+    ``clear_zero_flags`` (bit 17) is Wormhole's Revert (ttsim: rows keep their contents
+    and become valid). Bits 23:21 of ``clear_mode`` (beyond tt-llk's
+    ``is_valid(clear_mode, 5)`` use) are not a mode: the implementation sees bits 1:0."""
+    return {"dst": f["where"], "AddrMode": f["addr_mode"], "clear_mode": f["use_32_bit_mode"] << 2 | f["clear_mode"] & 3,
+            "Revert": f["clear_zero_flags"]}
 
 
 def _rename(**names):
@@ -293,10 +293,20 @@ ARCH = ArchSpec(
     addr_mod_bits=3,
     cfg_layout_native=False,
     # BlackholeA0 BackendConfiguration.md, tt-metal blackhole cfg_defines.h: CFG_STATE_SIZE
-    # 56, THD_STATE_SIZE 68, GLOBAL_CFGREG_BASE_ADDR32 180
+    # 56, THD_STATE_SIZE 68, GLOBAL_CFGREG_BASE_ADDR32 180 (tt-llk writes words 209..220:
+    # SCRATCH_SEC*, DEST_ACCESS_CFG, which SFPLOAD / SFPSTORE read); ConfigDualWrite after Config
     cfg_bank_words=224,
     thread_cfg_words=68,
     cfg_global_base=180,
+    cfg_dual_write=True,
+    # tt-llk's Blackhole datacopy clears Dst zero flags face by face (ZEROACC CLR_16 with
+    # clear_zero_flags, budabackend#2730)
+    zeroacc_revert_modes=frozenset({0, 1}),
+    # BlackholeA0 ATGETM.md: "Blackhole only has four mutexes" (index 1 does not exist)
+    mutexes=(0, 2, 3, 4),
+    # STREAMWAIT.md C0 / C1: STREAM_CURR_PHASE_REG_INDEX, STREAM_NUM_MSGS_RECEIVED_REG_INDEX
+    # (tt-metal blackhole noc_overlay_parameters.h)
+    streamwait_regs=(29, 259),
     packers=PACKERS,
     unpacker=UNPACKER,
 )

@@ -161,6 +161,9 @@ class ArchSpec:
     cfg_bank_words: int = 188
     thread_cfg_words: int = 57
     cfg_global_base: int = 152
+    # Blackhole maps ConfigDualWrite (one bank's worth of words; a write lands in both
+    # banks, a read returns bank 0) between Config[1] and ThreadConfig
+    cfg_dual_write: bool = False
     noc: NocSpec | None = None
     # Tensix instructions whose fields this arch's table names or packs differently from
     # the implementations' parameters (written after the Wormhole ISA pages): mnemonic ->
@@ -188,6 +191,14 @@ class ArchSpec:
     # configuration fields this arch's layout lacks: such a read stops the run as
     # unimplemented, naming the field, instead of failing inside ttemu
     cfg_layout_native: bool = True
+    # ZEROACC modes in which its Revert bit (Blackhole: clear_zero_flags) is defined:
+    # ZEROACC.md names ONE_ROW (0); elsewhere it is undefined behaviour (a warning)
+    zeroacc_revert_modes: frozenset = frozenset({0})
+    # Sync Unit mutex indices (ATGETM.md; any other index waits forever)
+    mutexes: tuple = (0, 2, 3, 4, 5, 6, 7)
+    # STREAMWAIT condition registers (NoC overlay stream register indices of C0, C1);
+    # empty where the arch has no STREAMWAIT
+    streamwait_regs: tuple = ()
     # the packers (PACR): how many, their configuration, their Dst read interfaces
     packers: PackerSpec = field(default_factory=PackerSpec)
     unpacker: UnpackerSpec = field(default_factory=UnpackerSpec)

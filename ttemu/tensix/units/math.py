@@ -27,6 +27,14 @@ fusing and precision may differ; denormals flush to zero; NaN/Inf are not IEEE):
 * Integer "8" x integer "8" -> integer "32" is exact with the documented magnitude
   masks per phase and saturation at +-(2**31-1).
 
+Blackhole (no Matrix Unit pages: the Wormhole pages apply, with what tt-llk's Blackhole
+code and ttsim's Blackhole model show; ``ttemu/arch/blackhole.py``): the instructions'
+three-bit AddrMod names the ADDR_MOD slot (regs/rwc.py); ZEROACC's Blackhole fields and
+16-row mode relative to the Dst half (``ZEROACC``); SrcA's format is the one the
+unpacker wrote into the bank unless ThreadConfig DISABLE_IMPLIED_SRCA_FMT_Base is set
+(``_implied_fmt``). Dst.md's Blackhole ``Adj16`` / ``Adj32`` remapping
+(DEST_ACCESS_CFG_remap_addrs / swizzle_32b) is not applied here (nor by ttsim).
+
 ``ZEROACC`` marks rows undefined: they are written with zeros (what packers and
 most FPU instructions read) and remembered, so that ``GMPOOL`` reads them as minus
 infinity (all bits set). The mark of a DstBits row is dropped when the Matrix Unit
@@ -145,14 +153,15 @@ class MatrixUnit(Unit):
         FIDELITY_BASE_Phase, recomputed only after a Config or ThreadConfig write."""
         cfg = self.cop.config
         v = self._views[ti]
-        if v is not None and v[0] == cfg.version and v[1] == cfg.thread_version:
+        implied = self._implied_fmt(ti, "A")
+        if v is not None and v[0] == cfg.version and v[1] == cfg.thread_version and v[3] == implied:
             return v[2]
         bank = self._tc(ti, "CFG_STATE_ID_StateID")
         style, use32 = self._styles(ti, bank, mnemonic)
         out = (bank, style, use32,
                self._tc(ti, "DEST_TARGET_REG_CFG_MATH_Offset") + self._c(bank, "DEST_REGW_BASE_Base"),
                self._tc(ti, "FIDELITY_BASE_Phase"))
-        self._views[ti] = (cfg.version, cfg.thread_version, out)
+        self._views[ti] = (cfg.version, cfg.thread_version, out, implied)
         return out
 
     def _log_dst_write(self, kind, row, n):
@@ -172,15 +181,35 @@ class MatrixUnit(Unit):
         index, shift, width = self._tf[name]
         return (int(self.cop.config.thread_cfg[ti, index]) >> shift) & ((1 << width) - 1)
 
-    def _srca_fmt(self, bank, mnemonic):
+    def _srca_fmt(self, bank, mnemonic, ti=None, which="A"):
+        """The SrcA data format: ALU_FORMAT_SPEC_REG_SrcA_val when overridden, else the
+        implied format of the Matrix Unit's Src``which`` bank (Blackhole, see
+        ``_implied_fmt``), else ALU_FORMAT_SPEC_REG0_SrcA."""
         if self._c(bank, "ALU_FORMAT_SPEC_REG_SrcA_override"):
             fmt = self._c(bank, "ALU_FORMAT_SPEC_REG_SrcA_val")
         else:
-            fmt = self._c(bank, "ALU_FORMAT_SPEC_REG0_SrcA")
+            fmt = self._implied_fmt(ti, which)
+            if fmt is None:
+                fmt = self._c(bank, "ALU_FORMAT_SPEC_REG0_SrcA")
         if fmt in (12, 13):
             raise Unimplemented(f"{mnemonic}: SrcA data format code {fmt} is not assigned to any format; "
                                 "nothing documents what the Matrix Unit does with it")
         return fmt
+
+    def _implied_fmt(self, ti, which):
+        """Blackhole's implied Src format: while ThreadConfig DISABLE_IMPLIED_SRCA_FMT_Base
+        is clear (a field only Blackhole's configuration has), the Matrix Unit takes the
+        SrcA format from the data format the unpacker last wrote into the bank it reads
+        (``SrcState.fmt``; MOVB2D reads SrcB's, as ttsim does); tt-llk's Blackhole
+        datacopy sets the field to make "manual SrcA format switches take effect". None
+        where it does not apply or no unpacker recorded a format."""
+        tf = self.cop.config.thread_fields
+        if ti is None or "DISABLE_IMPLIED_SRCA_FMT_Base" not in tf:
+            return None
+        if self.cop.config.thread_get(ti, "DISABLE_IMPLIED_SRCA_FMT_Base"):
+            return None
+        src = self.cop.src
+        return src.fmt[which][src.math_bank[which]]
 
     @staticmethod
     def _style_of(fmt):
@@ -196,7 +225,7 @@ class MatrixUnit(Unit):
             return FP16, False
         if self._c(bank, "ALU_ACC_CTRL_INT8_math_enabled"):
             return INT8, True
-        return (self._style_of(self._srca_fmt(bank, mnemonic)),
+        return (self._style_of(self._srca_fmt(bank, mnemonic, ti)),
                 bool(self._c(bank, "ALU_ACC_CTRL_Fp32_enabled")))
 
     def _dst_row(self, ti, bank, row):
@@ -528,7 +557,7 @@ class MatrixUnit(Unit):
         elif self._c(bank, "ALU_ACC_CTRL_INT8_math_enabled"):
             a_style, d_style, use32 = INT8, INT32, True
         else:
-            fmt = self._srca_fmt(bank, "GMPOOL")
+            fmt = self._srca_fmt(bank, "GMPOOL", ti)
             use32 = bool(self._c(bank, "ALU_ACC_CTRL_Fp32_enabled"))
             a_style = self._style_of(fmt)
             if a_style == TF32:
@@ -648,7 +677,7 @@ class MatrixUnit(Unit):
         """Common tail of MOVA2D.md / MOVB2D.md: flush, RemoveLowMantissa /
         RemoveHighExponent, the TF32 and UseDst32bLo paths, LaneConfig blocking."""
         ti = t.index
-        fmt = self._srca_fmt(bank, mnemonic)
+        fmt = self._srca_fmt(bank, mnemonic, ti, "B" if mnemonic == "MOVB2D" else "A")
         use8 = not self._tc(ti, "FP16A_FORCE_Enable") and fmt in _FMT_8B_EXP
         x = src_vals.astype(U32)
         if not self._c(bank, "ALU_ACC_CTRL_Zero_Flag_disabled_src"):
@@ -754,7 +783,7 @@ class MatrixUnit(Unit):
         if self._tc(ti, "FP16A_FORCE_Enable"):
             use32, style = False, FP16
         else:
-            fmt = self._srca_fmt(bank, mnemonic)
+            fmt = self._srca_fmt(bank, mnemonic, ti, which)
             use32 = bool(self._c(bank, "ALU_ACC_CTRL_Fp32_enabled")
                          or self._c(bank, "ALU_ACC_CTRL_INT8_math_enabled"))
             style = self._style_of(fmt)
@@ -856,24 +885,41 @@ class MatrixUnit(Unit):
     # Clearing
     # =====================================================================================
     @op
-    def ZEROACC(self, t, clear_mode, AddrMode, dst):
+    def ZEROACC(self, t, clear_mode, AddrMode, dst, Revert=None):
         """Mark 1 / 16 / 512 / 1024 rows of Dst undefined (ZEROACC.md).
 
         Fields: clear_mode = UseDst32b<<2 | Mode, dst = Imm10. Undefined rows are
         written with zeros and remembered for GMPOOL (module docstring). The Revert bit
-        (bit 18, Bits32_ZEROACC) is not a table field: it is read from ``t.word`` when
-        the frontend provides it, and is undefined behaviour outside ONE_ROW mode.
+        (bit 18, Bits32_ZEROACC) is not a Wormhole table field: it is read from ``t.word``
+        when the frontend provides it (``Revert`` None); Blackhole's ``clear_zero_flags``
+        (bit 17) comes in as ``Revert`` (ttsim treats it as the page's Revert: the rows
+        keep their contents and lose the undefined mark). Revert is undefined behaviour
+        outside the modes of ``ArchSpec.zeroacc_revert_modes`` (the page: ONE_ROW;
+        Blackhole adds 16_ROWS, which tt-llk's Blackhole datacopy issues after unpacking
+        to Dst, budabackend#2730).
         AddrMod applies in modes 0 and 1 only (mode 1 with Imm10 = 0xff only applies
         AddrMod).
+
+        ZEROACC_MODE_16_ROWS relative to the Dst half (Blackhole: the configuration has
+        ``DEST_ACCESS_CFG_zeroacc_absolute_tile_mode``; tt-llk's cfg comment "the ZEROACC
+        CLR_16 mode ... will be relative to the half of dest as selected by" the thread's
+        Dst offset unless that bit is set): while the bit is clear, Imm10 moves to the
+        upper half (+32 blocks of 16 rows; +16 blocks of 16 Dst32b rows) when
+        DEST_TARGET_REG_CFG_MATH_Offset + RWC.Dst has bit 9 set (bits 9:8 in 32-bit
+        mode), as ttsim does. tt-llk measured silicon select the half from offset +
+        Imm10 instead (llk_math_eltwise_binary.h, tt-metal#53693); where the two differ
+        ttemu follows ttsim and warns.
         """
         cop = self.cop
         ti = t.index
         mode = clear_mode & 3
         use32 = bool(clear_mode & 4)
-        revert = mode != 0 and ((getattr(t, "word", None) or 0) >> 18) & 1
-        if revert:
+        if Revert is None:
+            Revert = ((getattr(t, "word", None) or 0) >> 18) & 1
+        revert = bool(Revert)
+        if revert and mode not in cop.arch.zeroacc_revert_modes:
             cop.undefined("ZEROACC Revert",
-                          "Revert (bit 18) set outside ZEROACC_MODE_ONE_ROW (ZEROACC.md: undefined; \"all "
+                          f"Revert / clear_zero_flags set in ZEROACC mode {mode} (ZEROACC.md: undefined; \"all "
                           "assignments of Undefined are instead un-assigning Undefined\"); ttemu clears the "
                           "rows' undefined mark and leaves their contents")
         rows = None
@@ -886,7 +932,7 @@ class MatrixUnit(Unit):
             else:
                 rows = np.array([row])
         elif mode == 1:  # ZEROACC_MODE_16_ROWS
-            imm = dst & 0xFF
+            imm = (dst & 0xFF) + self._zeroacc_half(ti, dst & 0xFF, use32)
             if use32 and imm < 32:
                 adj = adj_rows(np.arange(imm * 16, imm * 16 + 16))
                 rows = np.concatenate([adj, adj + 8])
@@ -906,6 +952,26 @@ class MatrixUnit(Unit):
         if mode in (0, 1):
             cop.rwcs.apply_addr_mod(ti, AddrMode)
         return None
+
+    def _zeroacc_half(self, ti, imm, use32):
+        """Blocks ZEROACC_MODE_16_ROWS adds to Imm10 for the Dst half the thread's offset
+        selects (0 where the configuration has no relative tile mode or it is off)."""
+        cfg = self.cop.config
+        if "DEST_ACCESS_CFG_zeroacc_absolute_tile_mode" not in cfg.fields or imm == 0xFF:
+            return 0
+        bank = self._tc(ti, "CFG_STATE_ID_StateID")
+        if cfg.get("DEST_ACCESS_CFG_zeroacc_absolute_tile_mode", bank):
+            return 0
+        offset = self._tc(ti, "DEST_TARGET_REG_CFG_MATH_Offset") + self.cop.rwcs[ti].Dst
+        if use32:
+            return 16 if offset & 0x300 else 0
+        if not offset & 0x200 and offset + imm >= 0x200:
+            self.cop.undefined("ZEROACC 16_ROWS half",
+                               f"ZEROACC 16_ROWS block {imm} with Dst offset {offset}: offset + block reaches "
+                               "512, where Blackhole silicon clears the block in the other Dst half (tt-llk "
+                               "llk_math_eltwise_binary.h, tt-metal#53693); ttemu clears it in the half the "
+                               "offset selects, as ttsim does")
+        return 32 if offset & 0x200 else 0
 
     @op
     def ZEROSRC(self, t, zero_val, write_mode, bank_mask, src_mask):
@@ -1013,8 +1079,9 @@ class MatrixUnit(Unit):
         if clear_dvalid:
             raise Unimplemented(f"{mnemonic}: ClearDvalid={clear_dvalid} on a legacy instruction "
                                 "(the documentation only says it computes Dst += 0)")
-        if addr_mode > 3:
-            raise Unimplemented(f"{mnemonic}: AddrMod field 0x{addr_mode:x} has bits beyond the two "
+        bits = self.cop.arch.addr_mod_bits
+        if addr_mode >> bits:
+            raise Unimplemented(f"{mnemonic}: AddrMod field 0x{addr_mode:x} has bits beyond the {bits} "
                                 "AddrMod bits the documentation describes")
         self.cop.rwcs.apply_addr_mod(t.index, addr_mode)
 
