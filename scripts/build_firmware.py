@@ -17,10 +17,12 @@ path: firmware/common (tile.h), firmware/llk (the LLK-style library),
 firmware/include (generated Tensix encoders and config fields), and the program's
 own directory.
 
-Blackhole (``ARCHES`` below): each of those directories may have a ``blackhole/``
-subdirectory that comes first on the include path (firmware/common/blackhole/tile.h,
-firmware/llk/blackhole/llk_arch.h) or replaces it (firmware/include/blackhole/, the
-Blackhole encoders and config fields); the linker script is
+Per arch (``ARCHES`` below): the LLK-style library's arch header is
+firmware/llk/<arch>/llk_arch.h (the only place a library header may name arch
+data; quoted includes search the including file's directory first, so no arch file
+sits in firmware/llk itself). Blackhole puts firmware/common/blackhole (tile.h)
+before firmware/common and uses firmware/include/blackhole (the Blackhole encoders
+and config fields) instead of firmware/include; its linker scripts are
 <layout>/blackhole/<core>.ld (Blackhole's larger local data RAM), crt0 and
 sections.ld are shared. A program builds for every arch unless its directory has a
 file ``arches`` listing the ones it supports (one name per line).
@@ -54,11 +56,12 @@ CORES = ("brisc", "trisc0", "trisc1", "trisc2", "ncrisc")
 CC = "riscv64-unknown-elf-gcc"
 INCLUDE = FIRMWARE / "include"
 LLK = FIRMWARE / "llk"
-# arch -> (output root, subdirectory of common/llk/include/<layout> holding its files;
-# None: the files directly in those directories)
+# arch -> (output root, include directories (the program's own comes last), the
+# subdirectory of the layout directory holding its linker scripts, or None)
 ARCHES = {
-    "wormhole_b0": (BUILD, None),
-    "blackhole": (BUILD / "blackhole", "blackhole"),
+    "wormhole_b0": (BUILD, (COMMON, LLK / "wormhole_b0", LLK, INCLUDE), None),
+    "blackhole": (BUILD / "blackhole",
+                  (COMMON / "blackhole", COMMON, LLK / "blackhole", LLK, INCLUDE / "blackhole"), "blackhole"),
 }
 
 CFLAGS = [
@@ -120,15 +123,9 @@ def layout_dir(prog):
 def command(cc, prog, core, src, out, arch="wormhole_b0"):
     flags = [f.format(root=ROOT) for f in CFLAGS]
     layout = layout_dir(prog)
-    sub = ARCHES[arch][1]
-    if sub is None:
-        incs = [COMMON, LLK, INCLUDE]
-        libs = [layout]
-        script = layout / (core + ".ld")
-    else:
-        incs = [COMMON / sub, COMMON, LLK / sub, LLK, INCLUDE / sub]
-        libs = [layout / sub, layout]
-        script = layout / sub / (core + ".ld")
+    _, incs, sub = ARCHES[arch]
+    libs = [layout] if sub is None else [layout / sub, layout]
+    script = libs[0] / (core + ".ld")
     return [cc, *flags,
             *(f"-I{d}" for d in incs), f"-I{FIRMWARE / prog}",
             *(f"-L{d}" for d in libs), f"-T{script}",
@@ -158,7 +155,7 @@ def build(cc, out_root: pathlib.Path, programs=None, verbose=False, arch="wormho
 def committed_elfs(arch):
     """The ELFs under arch's output root (another arch's subdirectory excluded)."""
     root = ROOT / ARCHES[arch][0]
-    others = {ROOT / r for a, (r, _) in ARCHES.items() if a != arch and (ROOT / r).is_relative_to(root)}
+    others = {ROOT / r for a, (r, *_) in ARCHES.items() if a != arch and (ROOT / r).is_relative_to(root)}
     if not root.exists():
         return []
     return sorted(p.relative_to(root) for p in root.rglob("*.elf")

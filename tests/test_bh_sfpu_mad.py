@@ -257,3 +257,25 @@ def test_unmasked_page_bits_of_wide_table_fields():
     assert np.all(u.lreg[5] == 0x40000000)
     issue(0, "SFPMAD", lreg_src_a=0x10 | 3, lreg_src_b=10, lreg_src_c=9, lreg_dest=6, instr_mod1=0)
     assert np.all(u.lreg[6] == 0x3F000000)
+
+
+@pytest.mark.parametrize("consumer,fields,warns", [
+    ("SFPMOV", dict(lreg_c=2, lreg_dest=3, instr_mod1=0, imm12_math=0), False),  # detected: stalls
+    ("SFPIADD", dict(lreg_c=4, lreg_dest=2, instr_mod1=0, imm12_math=0), True),  # reads VD unseen
+    ("SFPIADD", dict(lreg_c=2, lreg_dest=5, instr_mod1=0, imm12_math=0), False),  # VC: seen
+    ("SFPAND", dict(lreg_c=4, lreg_dest=5, instr_mod1=1, imm12_math=2), True),  # USE_VB: VB unseen
+    ("SFPSWAP", dict(lreg_src_c=2, lreg_dest=5, instr_mod1=1, imm12_math=0), True),  # compare a cycle early
+    ("SFPSWAP", dict(lreg_src_c=2, lreg_dest=5, instr_mod1=0, imm12_math=0), False),
+    ("SFPSHFT2", dict(lreg_src_c=2, lreg_dest=5, instr_mod1=3, imm12_math=0), True),
+])
+def test_reads_the_stalling_logic_misses(consumer, fields, warns):
+    """SFPMAD.md (BlackholeA0) "Due to hardware bugs": after an SFPMAD writing LReg[2], the
+    reads the automatic stalling logic misses are hazards (reported; the reader sees the
+    old value), the others are stalled for (no report, the new value)."""
+    tile, issue = make("blackhole")
+    u = tile.tensix.sfpu
+    u.lreg[1][:] = 0x3F800000
+    u.lreg[2][:] = 0x11
+    issue(0, "SFPMAD", lreg_src_a=1, lreg_src_b=1, lreg_src_c=1, lreg_dest=2, instr_mod1=0)
+    issue(0, consumer, **fields)
+    assert any("unseen" in site for site in tile.diagnostics.sites) == warns

@@ -12,9 +12,14 @@ field at the wrong place fails. References: the page's WriteSrc* / WriteDst* mod
 import numpy as np
 import pytest
 
+import bh_prog
+from oracle_lib import require_ttsim
 from tensix_harness import make
+from test_bh_pack import pack_cfg, pack_tile_insns
 from test_unit_unpack import (BF16, BFP8, FP8, FP16, FP32, INT8, INT32, TF32, U32, bfp8_to_bf16, bfp_tile, case,
                               int8_overlay, write_dst_fp32, write_src_bf16, write_src_fp16)
+from ttemu.arch.tables.blackhole_cfg import CFG, THREAD_CFG
+from ttemu.cmd.oracle import cross_check
 from ttemu.errors import Unimplemented
 
 L1A = 0x20000
@@ -371,3 +376,98 @@ def test_nop_unmodelled_forms_stop_naming_the_fields(fields, what):
     tile, issue = make("blackhole")
     with pytest.raises(Unimplemented, match=what):
         unpacr_nop(issue, **fields)
+
+
+# -- ttsim (Blackhole): unpack to Dst, then tt-llk's pack MOP --------------------------------------
+# (Blackhole's ttsim refuses RISC-V reads of Dst: the unpacked tile reaches L1 through PACR.)
+def _ttsim_unpack_to_dst(lib, fmt, l1_words, *, tileize_stride=0, context=0, x_start=0, offset=0, dest_row=0):
+    """BRISC pushes: the descriptor's second word (WRCFG), the unpacker ADCs, UNPACRs to Dst as tt-llk's
+    Blackhole unpack-to-Dst (Ch0.Z++ / Ch1.Z++ per face, OvrdThreadId, Last) or its
+    tilize (one UNPACR of the whole tile); then tt-llk's pack MOP (tests/test_bh_pack.py)
+    packs Dst rows 0..63 to OUT. Returns the packed words (checked equal to ttsim's).
+    ``context``: the configuration context (UNPACK_MISC_CFG_CfgContextOffset_0, as
+    tt-llk's switch_config_context); ``x_start``: the first datum (SETADCXX);
+    ``offset``: THCON_SEC0_REG7_Offset(_cntx1)_address; ``dest_row``: the Dst row of
+    Dest_cntx{context}_address."""
+    out = 0x40000
+    tileize = bool(tileize_stride)
+    cfg = pack_cfg(fmt, fmt, True, dest_addr=out, PCK0_ADDR_CTRL_XY_REG_0_Ystride=64,
+                   PCK0_ADDR_CTRL_ZW_REG_0_Zstride=1024, PCK0_ADDR_CTRL_ZW_REG_0_Wstride=4096)  # 4-byte datums
+    c = context
+    ctx_fields = {
+        f"THCON_SEC0_REG2_Disable_zero_compress_cntx{c}": 1,
+        f"THCON_SEC0_REG2_Unpack_if_sel_cntx{c}": 1,
+        f"THCON_SEC0_REG5_Dest_cntx{c}_address": 64 + 16 * dest_row,
+        f"THCON_SEC0_REG5_Tile_x_dim_cntx{c}": 1024 if tileize else 256,
+        "THCON_SEC0_REG3_Base_cntx1_address" if c else "THCON_SEC0_REG3_Base_address": L1A // 16 - 1,
+        "THCON_SEC0_REG7_Offset_cntx1_address" if c else "THCON_SEC0_REG7_Offset_address": offset,
+    }
+    cfg.update({
+        "THCON_SEC0_REG0_TileDescriptor": fmt | 1 << 4,
+        "UNP0_ADDR_CTRL_ZW_REG_1_Zstride": 1024,
+        "THCON_SEC0_REG2_Out_data_format": fmt,
+        "THCON_SEC0_REG2_Throttle_mode": 2,
+        "THCON_SEC0_REG2_Tileize_mode": int(tileize),
+        "THCON_SEC0_REG2_Shift_amount_cntx0": (tileize_stride >> 4) & 15,
+        "THCON_SEC0_REG2_Shift_amount_cntx1": (tileize_stride >> 8) & 15,
+        "UNP0_ADD_DEST_ADDR_CNTR_add_dest_addr_cntr": 1,
+        **ctx_fields,
+    })
+    desc1 = CFG["THCON_SEC0_REG0_TileDescriptor"][0] + 1  # y_dim 1, z_dim: no field name; WRCFG as tt-llk
+    insns = wrcfg(desc1, 1 | (1 if tileize else 4) << 16)
+    offset_index = THREAD_CFG["UNPACK_MISC_CFG_CfgContextOffset_0"][0]
+    insns += [("ZEROACC", dict(clear_mode=3, use_32_bit_mode=1)),
+              ("SETC16", dict(setc16_reg=offset_index, setc16_value=context)),
+              ("SETADCXY", dict(CntSetMask=1, BitMask=0b1111)), ("SETADCZW", dict(CntSetMask=1, BitMask=0b1111)),
+              ("SETADCXX", dict(CntSetMask=1, x_start=x_start, x_end2=1023 if tileize else 255))]
+    unp = {**UNPACR, "AddrMode": 0b00010001}
+    insns += [("UNPACR", unp)] * (1 if tileize else 4) + pack_tile_insns()
+    tile = bh_prog.run(cfg, insns, l1={L1A: l1_words.astype("<u4").tobytes(), out: bytes(4096)})
+    diffs, _ = cross_check(tile, lib, [("out", out, 4096)], until=bh_prog.DONE)
+    assert diffs[0].ok, diffs[0].text()
+    return np.frombuffer(tile.read(out, 4096), "<u4")
+
+
+def wrcfg(index, value, gpr=60):
+    """tt-llk's Config write from Tensix code: SETDMAREG the two halves of a GPR, WRCFG."""
+    halves = [(2 * gpr + k, (value >> (16 * k)) & 0xFFFF) for k in (0, 1)]
+    return [("SETDMAREG", dict(RegIndex16b=r, SetSignalsMode=0, Payload_SigSel=h & 0x3FFF, Payload_SigSelSize=h >> 14))
+            for r, h in halves] + [("WRCFG", dict(GprAddress=gpr, wr128b=0, CfgReg=index))]
+
+
+@pytest.fixture(scope="module")
+def ttsim_bh():
+    return require_ttsim("blackhole")
+
+
+@pytest.mark.parametrize("fmt", [FP32, INT32])
+def test_unpack_to_dst_bit_identical_to_ttsim(ttsim_bh, fmt):
+    """Four faces of random 32-bit patterns (NaNs, denormals, -0 among them) to Dst32 and
+    back: ttsim's bytes, and the L1 tile unchanged."""
+    w = np.random.default_rng(50 + fmt).integers(0, 1 << 32, 1024, dtype=np.uint64).astype(U32)
+    assert np.array_equal(_ttsim_unpack_to_dst(ttsim_bh, fmt, w), w)
+
+
+@pytest.mark.parametrize("fmt", [FP32, INT32])
+def test_tilize_to_dst_reads_32_datum_rows_like_ttsim(ttsim_bh, fmt):
+    """tt-llk's Blackhole 32-bit tilize: one UNPACR of the whole tile, RowStride one
+    block row (two tiles of 32 datums): Dst holds block rows of 32 datums in order."""
+    m = np.random.default_rng(60 + fmt).integers(0, 1 << 32, (32, 64), dtype=np.uint64).astype(U32)
+    got = _ttsim_unpack_to_dst(ttsim_bh, fmt, m.reshape(-1), tileize_stride=64 * 4)
+    assert np.array_equal(got, m[:, :32].reshape(-1))
+
+
+def test_context_1_offset_and_partial_face_like_ttsim(ttsim_bh):
+    """Configuration context 1 (Base_cntx1, Offset_cntx1, Tile_x_dim_cntx1, Dest_cntx1,
+    Unpack_if_sel_cntx1), a 16-byte-unit offset and a face from datum 32: face f's
+    datums 32..255 land from Dst row 8 + 16 f, the rows before stay zero."""
+    w = np.random.default_rng(70).integers(0, 1 << 32, 1024 + 64, dtype=np.uint64).astype(U32)
+    got = _ttsim_unpack_to_dst(ttsim_bh, FP32, w, context=1, x_start=32, offset=3, dest_row=8).reshape(64, 16)
+    src = w[12:12 + 1024].reshape(4, 256)  # offset 3 x 16 bytes = 12 words
+    want = np.zeros((64, 16), dtype=U32)
+    for f in range(4):
+        flat = want.reshape(-1)
+        start = (8 + 16 * f) * 16
+        n = min(224, 1024 - start)  # face 3 runs past the 64 packed rows
+        flat[start:start + n] = src[f, 32:32 + n]
+    assert np.array_equal(got, want)

@@ -237,13 +237,23 @@ SFPU_INTERLOCKED = frozenset({"SFPMAD", "SFPADD", "SFPMUL", "SFPADDI", "SFPMULI"
 # Dest Read intf", 0 = all four; interface k reads Dst row base + k: tt-llk llk_pack.h,
 # ttsim). No Pack_limit_address / Pack_fifo_size (absent from Blackhole's Config). The
 # channel-1 YZW address is in bytes (tt-llk's fast untilize programs a byte row stride;
-# ttsim adds YZW_Addr >> 4).
+# ttsim adds YZW_Addr >> 4). Dst rows go through Adj16 / Adj32 with
+# DEST_ACCESS_CFG_remap_addrs / swizzle_32b (BlackholeA0 Dst.md: they "also affect how
+# packers address Dst"). DstAccessMode 1 (strided, "[0,8,16,24]" in storage rows) reads
+# Dst rows base + 16k with both set, as tt-llk's untilize sets them
+# (_llk_math_reconfig_remap_: "stride of 16") and ttsim reads them. Two conversions
+# Wormhole lacks (tt-llk's configure_pack sets them; ttsim's Blackhole packer has them):
+# Round_10b_mant with an FP16 Dstacc rounds an FP32 Dst (or widens a BF16 Dst) to FP16,
+# and Pac_LF8_4b_exp makes the FP8 output E4M3 (tt-llk's Fp8_e4m3).
 PACKERS = PackerSpec(
     sections=("THCON_SEC0_REG1_",),
     limit_sections=None,
     read_interfaces=4,
-    interface_rows=(1,),
+    interface_rows=(1, 16),
     out_yzw_shift=4,
+    dst_access_cfg=("DEST_ACCESS_CFG_remap_addrs", "DEST_ACCESS_CFG_swizzle_32b"),
+    fp16_round10=True,
+    fp8_e4m3_field="Pac_LF8_4b_exp",
 )
 # The unpackers (no BlackholeA0 UNPACR page: the Wormhole pages apply except for these
 # facts, from tt-llk's Blackhole unpacker code and ttsim's Blackhole model): an unpacker
@@ -283,7 +293,8 @@ ARCH = ArchSpec(
     addr_mod_bits=3,
     cfg_layout_native=False,
     # BlackholeA0 BackendConfiguration.md, tt-metal blackhole cfg_defines.h: CFG_STATE_SIZE
-    # 56, THD_STATE_SIZE 68, GLOBAL_CFGREG_BASE_ADDR32 180; ConfigDualWrite after Config
+    # 56, THD_STATE_SIZE 68, GLOBAL_CFGREG_BASE_ADDR32 180 (tt-llk writes words 209..220:
+    # SCRATCH_SEC*, DEST_ACCESS_CFG, which SFPLOAD / SFPSTORE read); ConfigDualWrite after Config
     cfg_bank_words=224,
     thread_cfg_words=68,
     cfg_global_base=180,

@@ -96,7 +96,10 @@ class PackerSpec:
     its interface mask selects, interface k ``k * interface_rows[DstAccessMode]`` Dst rows
     after the first, and packs them one after the other. ``out_yzw_shift``: the output
     address generator adds ``(YZW_Addr & ~0xf) >> out_yzw_shift`` (16-byte units) to the
-    L1 address. The defaults are the Wormhole pages'."""
+    L1 address. ``dst_access_cfg``: the Config fields ``(remap_addrs, swizzle_32b)`` that
+    permute how Dst rows map to storage for the packers too (BlackholeA0 Dst.md; None:
+    the arch has none); strided reads (``interface_rows[1]``) need both set.
+    The defaults are the Wormhole pages'."""
 
     sections: tuple = ("THCON_SEC0_REG1_", "THCON_SEC0_REG8_", "THCON_SEC1_REG1_", "THCON_SEC1_REG8_")
     limit_sections: tuple | None = ("THCON_SEC0_REG9_Pack_0_2_", "THCON_SEC0_REG9_Pack_1_3_",
@@ -104,6 +107,9 @@ class PackerSpec:
     read_interfaces: int = 1
     interface_rows: tuple = (1,)
     out_yzw_shift: int = 0
+    dst_access_cfg: tuple | None = None
+    fp16_round10: bool = False
+    fp8_e4m3_field: str | None = None
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ from .codes import DataFormat, Intermediate, Repr
 from .layout import U32, dst16_to_bf16, dst16_to_fp16, dst32_to_fp32, u32
 from .rounding import round_fp16_mantissa, round_fp32_mantissa, round_up_mask
 
-__all__ = ["EarlyMode", "EARLY_TABLE", "packer_early", "early_from_config"]
+__all__ = ["EarlyMode", "EARLY_TABLE", "packer_early", "early_from_config", "to_fp16_round10"]
 
 _I = Intermediate
 
@@ -147,6 +147,30 @@ def packer_early(dst_bits, src: Repr, dst: Intermediate, mode: EarlyMode, *, shi
     if mode is _M.ROUND:
         return _int_shift_round(v, shift, random, 255, unsigned=True)
     return v & U32(0xFF)
+
+
+def to_fp16_round10(dst_bits, src: Repr) -> np.ndarray:
+    """Blackhole's ``Round_10b_mant`` early conversion to FP16 (no Wormhole page: tt-llk's
+    Blackhole configure_pack sets it to pack FP16 from an FP32 Dst, and from a BF16 Dst
+    for FP8 E4M3; the arithmetic is ttsim's Blackhole packer's). From a Dst32 value: a
+    NaN becomes an infinity of its sign, the magnitude rounds to 10 mantissa bits (half
+    away from zero, carrying into the exponent), exponent 0 becomes +0; from a BF16 Dst
+    value the mantissa widens. Then the exponent is rebiased by 112: below FP16's range
+    a zero of the datum's sign, above it sign | 0x7fff (saturated)."""
+    x = u32(dst_bits).reshape(-1)
+    if src is Repr.DST16_BF16:
+        b = dst16_to_bf16(x)
+        s, e, m = b >> 15, (b >> 7) & 0xFF, (b & 0x7F) << 3
+    else:
+        v = dst32_to_fp32(x)
+        v = np.where((v & 0x7FFFFFFF) > 0x7F800000, (v & U32(0x80000000)) | U32(0x7F800000), v).astype(U32)
+        v = ((v.astype(np.uint64) + 0x1000) >> 13).astype(U32)  # s | e8 | m10
+        v = np.where((v & 0x3FFFF) < 0x400, U32(0), v).astype(U32)
+        s, e, m = v >> 18, (v >> 10) & 0xFF, v & 0x3FF
+    e = e.astype(np.int64) - 112
+    sign = (s << 15).astype(U32)
+    out = np.where(e < 0, sign, np.where(e > 31, sign | U32(0x7FFF), sign | (np.clip(e, 0, 31) << 10).astype(U32) | m))
+    return out.astype(U32)
 
 
 def early_from_config(

@@ -69,16 +69,19 @@ from ..formats import (
     DataFormat,
     EarlyMode,
     Intermediate,
+    Repr,
     early_from_config,
     exponent_threshold,
+    fp16_to_fp8_e4m3,
     from_hw_code,
     is_bfp,
     packer_early,
     packer_late,
+    to_fp16_round10,
     write_datums,
 )
 from ..regs.adc import PACKERS
-from ..regs.dst import adj_rows
+from ..regs.dst import adj16, adj_rows
 from . import Unit, op
 
 #: Instructions of this unit not implemented yet (each stops a run as unimplemented).
@@ -100,6 +103,8 @@ LATE_FROM = {
     _F.Int32: _I.INT32, _F.UInt16: _I.INT16, _F.Int8: _I.INT8,
 }
 _FP16_RELU_CODES = (_F.Float16, _F.Fp8, _F.Bfp8, _F.Bfp4, _F.Bfp2)
+#: The early "mode" of Blackhole's Round_10b_mant conversion to FP16 (to_fp16_round10).
+ROUND10 = "round10"
 
 
 @dataclass
@@ -305,9 +310,11 @@ class Packers(Unit):
         interfaces, selected by ``ReadIntfSel`` (0: all four; assembly.yaml), each reading
         the datum range from its own Dst row, packed one after the other; with
         ``OvrdThreadId`` its ADC is ``AddrCntContext`` (an instruction field there).
-        Blackhole's ``CtxtCtrl``, ``CfgContext``, ``RowPadZero`` and ``DstAccessMode``
-        (strided) are described only by assembly.yaml's one-line notes (ttsim refuses
-        them too): non-zero values stop the run as unimplemented."""
+        ``DstAccessMode`` 1 (strided) puts the interfaces ``interface_rows[1]`` rows apart
+        (with the Dst remap configuration set, as tt-llk's untilize has it). Blackhole's
+        ``CtxtCtrl``, ``CfgContext`` and ``RowPadZero`` are described only by
+        assembly.yaml's one-line notes (ttsim refuses them too): non-zero values stop the
+        run as unimplemented."""
         cop = self.cop
         cfg = cop.config
         spec = cop.arch.packers
@@ -316,9 +323,13 @@ class Packers(Unit):
             if value:
                 raise Unimplemented(f"t{thread} PACR {name}={value} is not modelled (no functional description "
                                     "beyond assembly.yaml)")
-        if DstAccessMode >= len(spec.interface_rows):
-            raise Unimplemented(f"t{thread} PACR DstAccessMode={DstAccessMode} (strided Dst reads) is not modelled")
         bank = cfg.bank_of(thread)
+        remap = (cfg.get(spec.dst_access_cfg[0], bank), cfg.get(spec.dst_access_cfg[1], bank)) \
+            if spec.dst_access_cfg else (0, 0)
+        if DstAccessMode >= len(spec.interface_rows) or (DstAccessMode and not all(remap)):
+            raise Unimplemented(f"t{thread} PACR DstAccessMode={DstAccessMode} (strided Dst reads) is not modelled"
+                                + (" without DEST_ACCESS_CFG_remap_addrs and swizzle_32b" if spec.dst_access_cfg
+                                   else ""))
         n_packers = len(spec.sections)
         mask = PackSel or 1
         if mask not in VALID_MASKS or mask >> n_packers:
@@ -352,7 +363,7 @@ class Packers(Unit):
                 if which_adc == 3:
                     which_adc = 0
             self._pack_one(t, i, g, bank, which_adc, p0_initial, bool(ZeroWrite), bool(Flush), bool(Last),
-                           intf, spec.interface_rows[DstAccessMode], zero_special)
+                           intf, spec.interface_rows[DstAccessMode], zero_special, remap)
             adcs_in.add(which_adc)
         self._advance_adcs(thread, AddrMode, adcs_in)
         return None
@@ -382,10 +393,11 @@ class Packers(Unit):
                     ch.set("Z", ch.Z + tg(f"Z{side}Incr"))
 
     def _pack_one(self, t, i, g, bank, which_adc, p0_initial, zero_write, flush, last, intf=1, intf_rows=1,
-                  zero_special=False):
+                  zero_special=False, remap=(0, 0)):
         """One packer's share of a PACR: both address generators, then the pipeline.
         ``intf``: the Dst read interfaces to read through (interface k starts
-        ``k * intf_rows`` rows after the input address)."""
+        ``k * intf_rows`` rows after the input address); ``remap``: Dst.md's
+        (remap_addrs, swizzle_32b)."""
         cop = self.cop
         thread = t.index
         st = self.state[i]
@@ -459,7 +471,7 @@ class Packers(Unit):
         # ---- the pipeline ----
         acc = bool(g(pc + "Pack_L1_Acc"))
         if dst_addrs.size:
-            self._pipeline(t, i, g, bank, what, from_dst, dst_addrs, in_code, out_fmt, acc)
+            self._pipeline(t, i, g, bank, what, from_dst, dst_addrs, in_code, out_fmt, acc, remap)
         if last or flush:
             if st.pending is not None and st.pending.size:
                 self._flush_partial_block(t, i, st, acc, what)
@@ -495,6 +507,11 @@ class Packers(Unit):
         else:
             inter_code = g("ALU_FORMAT_SPEC_REG2_Dstacc")
         late_from = from_hw_code(in_code)
+        round10 = bool(g("PCK_DEST_RD_CTRL_Round_10b_mant"))
+        if (self.cop.arch.packers.fp16_round10 and round10 and (inter_code & 0xF) == _F.Float16
+                and not g("PCK_DEST_RD_CTRL_Read_int8")):
+            return read_32b, inter_code, late_from, (Repr.DST32_FP32 if read_32b else Repr.DST16_BF16), _I.FP16, \
+                ROUND10
         repr_, inter, mode = early_from_config(
             read_32b_data=read_32b, read_raw=bool(g("PCK_DEST_RD_CTRL_Read_int8")),
             round_10b_mant=bool(g("PCK_DEST_RD_CTRL_Round_10b_mant")),
@@ -502,7 +519,7 @@ class Packers(Unit):
             late_from=late_from, late_to=out_fmt)
         return read_32b, inter_code, late_from, repr_, inter, mode
 
-    def _pipeline(self, t, i, g, bank, what, from_dst, a, in_code, out_fmt, acc):
+    def _pipeline(self, t, i, g, bank, what, from_dst, a, in_code, out_fmt, acc, remap=(0, 0)):
         """The pipeline for the datums at Dst addresses ``a`` (row * 16 + column)."""
         cop = self.cop
         st = self.state[i]
@@ -520,17 +537,23 @@ class Packers(Unit):
                 # the mapping down to AdjRow can only yield 512 distinct values", which is what
                 # EdgeMasking.md's "Row will be reduced from 10 bits to 9" refers to): tt-llk's
                 # second Dst half starts at row 512 for the Matrix Unit and the packers alike
-                adj = adj_rows(row)
+                adj = adj_rows(row, *remap)
                 raw = (bits[adj, col].astype(U32) << 16) | bits[adj + 8, col].astype(U32)
             else:
-                raw = bits[row, col].astype(U32)
+                raw = bits[adj16(row, remap[0]), col].astype(U32)
             shift = 0
             if mode is EarlyMode.ROUND and inter in (_I.INT8, _I.UINT8) and g("INT_DESCALE_Enable"):
                 if g("INT_DESCALE_Mode"):
                     raise Unimplemented(f"{what}: INT_DESCALE_Mode = 1 (the ShiftAmount's z is not defined by "
                                         "Packers/FormatConversion.md)")
                 shift = g("INT_DESCALE_VALUES_SEC0_Value") & 31
-            v = packer_early(raw, repr_, inter, mode, shift=shift)
+            if mode is ROUND10:
+                v = to_fp16_round10(raw, repr_)
+                if read_32b and (g("STACC_RELU_ApplyRelu") & 3) >= 2:
+                    raise Unimplemented(f"{what}: ReLU mode {g('STACC_RELU_ApplyRelu') & 3} with Round_10b_mant "
+                                        "from an FP32 Dst (the threshold's format there is not documented)")
+            else:
+                v = packer_early(raw, repr_, inter, mode, shift=shift)
             keep_bit = self._edge_mask(i, g, n, col)
             if not keep_bit.all():
                 if g("PCK_EDGE_MODE_mode"):
@@ -570,10 +593,19 @@ class Packers(Unit):
             datums, exps = packer_late(v, late_inter, out_fmt, bfp_overflow="saturate",
                                          undefined=self.cop.undefined)
             self._emit(t, i, st.exp, exps.astype(np.uint8), out_fmt, acc, what, exp_stream=True)
+        elif out_fmt is _F.Fp8 and self._e4m3(g, pc):
+            if late_inter is not _I.FP16:
+                raise UndefinedBehaviour(f"{what}: FP8 E4M3 output (Pac_LF8_4b_exp) from {late_inter.name} "
+                                         "(tt-llk feeds it FP16 only)")
+            datums = fp16_to_fp8_e4m3(v)
         else:
             datums, _ = packer_late(v, late_inter, out_fmt, bfp_overflow="saturate",
                                          undefined=self.cop.undefined)
         self._emit(t, i, st.data, write_datums(datums, out_fmt), out_fmt, acc, what)
+
+    def _e4m3(self, g, pc):
+        field = self.cop.arch.packers.fp8_e4m3_field
+        return bool(field and g(pc + field))
 
     def _flush_partial_block(self, t, i, st, acc, what):
         """Last/Flush with fewer than 16 datums of a BFP block: undefined (no page says how

@@ -371,11 +371,32 @@ def _resolve(unit, ins, vd, terms, out: set, write: bool, dynamic: list) -> None
 class Rule:
     """What one instruction forbids on the next cycle."""
 
-    kind: str  # "read" / "write": of ``regs``; "insn": SFPSHFT2.md's list; "backdoor": SFPCONFIG.md
+    kind: str  # "read" / "write": of ``regs``; "insn": SFPSHFT2.md's list; "backdoor": SFPCONFIG.md;
+    # "unseen": a read of ``regs`` the automatic stalling logic misses (Blackhole, undetected_reads)
     producer: object  # the Insn
     regs: frozenset
     page: str
     old: dict | None = None  # "read": LReg -> its lanes before the producer wrote (the stale value)
+
+
+def undetected_reads(ins, reads: frozenset) -> frozenset:
+    """The reads of ``ins`` (``reads``: all of them, from LREG_ACCESS) that Blackhole's
+    automatic stalling logic misses (SFPMAD.md, BlackholeA0, "Due to hardware bugs"):
+    SFPAND / SFPOR with USE_VB read VB (it assumes VD); SFPIADD and SFPSHFT read VD;
+    SFPCONFIG reads LReg[0]; SFPSWAP other than plain swap compares VC and VD a cycle
+    early; SFPSHFT2 Mod1 2, 3, 4 read unnoticed, Mod1 5, 6 read VB (it assumes VD)."""
+    m, mod, vd, vc = ins.mnemonic, ins.mod, ins.vd, ins.vc
+    if ins.macro:
+        return _EMPTY
+    if m in ("SFPAND", "SFPOR"):
+        return frozenset({ins.imm & 15} - {vc, vd}) if mod & 1 else _EMPTY
+    if m == "SFPIADD" or (m == "SFPSHFT" and (mod & 5) != 5):
+        return frozenset((reads & {vd}) - {vc})
+    if m == "SFPCONFIG" or (m == "SFPSWAP" and mod != 0) or (m == "SFPSHFT2" and mod in (2, 3, 4)):
+        return reads
+    if m == "SFPSHFT2" and mod in (5, 6):
+        return frozenset({ins.vb} - {vd, vc if mod == 5 else None})
+    return _EMPTY
 
 
 def describe(ins) -> str:
@@ -446,8 +467,18 @@ class HazardOps:
 
     def _hz_run(self, ins, cycle: int) -> None:
         mnemonic = ins.mnemonic
-        if mnemonic not in PRODUCERS or (mnemonic in self.hz_interlocked and not ins.macro):
-            self.execute(ins)  # (ArchSpec.sfpu_interlocked: the hardware stalls the consumer)
+        if mnemonic not in PRODUCERS:
+            self.execute(ins)
+            return
+        if mnemonic in self.hz_interlocked and not ins.macro:
+            # ArchSpec.sfpu_interlocked: the hardware stalls a reader, except for the reads
+            # its stalling logic does not see (undetected_reads; MAD results only)
+            if mnemonic in MAD_LATENCY:
+                _, writes = lreg_access(self, ins)
+                if writes:
+                    self._hz_add(cycle, Rule("unseen", ins, writes, "SFPMAD.md (Blackhole)",
+                                             {r: self.lreg[r].copy() for r in writes}))
+            self.execute(ins)
             return
         if mnemonic == "SFPCONFIG":
             before = self.lane_config & DISABLE_BACKDOOR_LOAD if ins.vd == 15 else None
@@ -520,6 +551,17 @@ class HazardOps:
             if access is None:
                 access = lreg_access(self, ins)
             reads, writes = access
+            if kind == "unseen":
+                hit = rule.regs & undetected_reads(ins, reads)
+                if hit:
+                    p = rule.producer
+                    self._hz_warn(p, ins, "SFPMAD.md unseen read",
+                                  f"{describe(p)} (writes {regs_text(rule.regs)}) followed on the next cycle by "
+                                  f"{describe(ins)} reading {regs_text(hit)}, a read Blackhole's automatic stalling "
+                                  "does not detect (SFPMAD.md: software must insert an SFPNOP)", STALE)
+                    stale = stale or {}
+                    stale.update((r, rule.old[r]) for r in hit if r in rule.old)
+                continue
             if kind == "read":
                 hit = rule.regs & reads
                 if hit:

@@ -230,8 +230,9 @@ class MacroOps:
                 word = self._uniform(self.lm_template[kind - 4], f"InstructionTemplate[{kind - 4}]")
                 spec, fields = self.cop.table.decode(word)
                 name = spec.mnemonic if spec is not None else None
-                for field, mask in self.field_masks.get(name, {}).items():
-                    fields[field] &= mask
+                masks = self.field_masks.get(name)
+                if masks:  # decode's fields are read-only (shared)
+                    fields = {k: (v & masks[k] if k in masks else v) for k, v in fields.items()}
                 sched = Insn(name, fields, ins.thread) if name in CAN_EXECUTE[subunit] else None
             if sched is None or sched.mnemonic not in CAN_EXECUTE[subunit]:
                 if subunit == STORE:
