@@ -41,26 +41,6 @@ def adj_rows(rows, remap=False, swizzle=False):
     return ((rows & 0x1F8) << 1) | (rows & 0x207)
 
 
-def adj16_bh(rows, remap: int):
-    """BlackholeA0 Dst.md ``Adj16``: with Config.DEST_ACCESS_CFG_remap_addrs, bits 5:3 of
-    a Dst16b row rotate (an aligned 8-row block stays together, moved within its group of
-    64 rows)."""
-    rows = np.asarray(rows, dtype=np.int64) & 0x3FF
-    if remap:
-        rows = (rows & 0x3C7) ^ ((rows & 0x030) >> 1) ^ ((rows & 0x008) << 2)
-    return rows
-
-
-def adj32_bh(rows, remap: int, swizzle: int):
-    """BlackholeA0 Dst.md ``Adj32``: ``Adj16``, then with DEST_ACCESS_CFG_swizzle_32b bits
-    4:2 rotate, then Wormhole's AdjRow: the DstBits rows of the high halves (the low
-    halves are 8 rows further)."""
-    r = adj16_bh(rows, remap)
-    if swizzle:
-        r = (r & 0x3F3) ^ ((r & 0x018) >> 1) ^ ((r & 0x004) << 1)
-    return ((r & 0x1F8) << 1) | (r & 0x207)
-
-
 class Dst:
     def __init__(self):
         self.bits = np.zeros((ROWS, COLS), dtype=np.uint16)

@@ -32,9 +32,10 @@ code and ttsim's Blackhole model show; ``ttemu/arch/blackhole.py``): the instruc
 three-bit AddrMod names the ADDR_MOD slot (regs/rwc.py); ZEROACC's Blackhole fields and
 16-row mode relative to the Dst half (``ZEROACC``); SrcA's format is the one the
 unpacker wrote into the bank unless ThreadConfig DISABLE_IMPLIED_SRCA_FMT_Base is set
-(``_implied_fmt``); Dst rows go through Dst.md's Blackhole ``Adj16`` / ``Adj32`` while
-Config DEST_ACCESS_CFG_remap_addrs / swizzle_32b are set (``_remap``; ttsim ignores
-them: "XXX handle Adj16/Adj32 on BH").
+(``_implied_fmt``); Dst rows go through Dst.md's Blackhole ``Adj16`` / ``Adj32``
+(regs/dst.py) while Config DEST_ACCESS_CFG_remap_addrs / swizzle_32b are set (``_remap``;
+ttsim ignores them: "XXX handle Adj16/Adj32 on BH"), as the packers and SFPLOAD /
+SFPSTORE do.
 
 ``ZEROACC`` marks rows undefined: they are written with zeros (what packers and
 most FPU instructions read) and remembered, so that ``GMPOOL`` reads them as minus
@@ -50,7 +51,7 @@ import numpy as np
 
 from ...errors import Unimplemented
 from ..formats import layout as L
-from ..regs.dst import adj16_bh, adj32_bh, adj_rows
+from ..regs.dst import adj16, adj_rows
 from . import Unit, Wait, op
 from . import fpu_datapath as FD
 
@@ -294,7 +295,7 @@ class MatrixUnit(Unit):
         rm = self._remap()
         rows = np.arange(row, row + n) & 0x3FF
         if rm is not None:
-            rows = adj16_bh(rows, rm[0])
+            rows = adj16(rows, rm[0])
         return self.cop.dst.map16(rows, write) if alias else rows
 
     def _rows32(self, row, n):
@@ -302,7 +303,7 @@ class MatrixUnit(Unit):
         rm = self._remap()
         if rm is None:
             return adj_rows(np.arange(row, row + n))
-        return adj32_bh(np.arange(row, row + n), *rm)
+        return adj_rows(np.arange(row, row + n), *rm)
 
     def _forget16(self, row, n):
         self._log_dst_write("16", row, n)
