@@ -1190,7 +1190,7 @@ class MatrixUnit(Unit):
 
         Fields: clear_ab_vld = FlipSrcB<<1 | FlipSrcA; rwc_cr = DstCtoCr<<3 | DstCr<<2 |
         SrcBCr<<1 | SrcACr; rwc_d / rwc_b / rwc_a = DstVal / SrcBVal / SrcAVal (4 bits);
-        BitMask = Fidelity<<3 | Dst<<2 | SrcB<<1 | SrcA.
+        BitMask = Fidelity<<3 | Dst<<2 | SrcB<<1 | SrcA (Blackhole: SFPU Sp << 4).
         """
         ti = t.index
         r = self.cop.rwcs[ti]
@@ -1210,6 +1210,8 @@ class MatrixUnit(Unit):
             r.Dst = r.Dst_Cr = v & 0x3FF
         if BitMask & 8:
             r.FidelityPhase = 0
+        if BitMask & 16:  # Blackhole's six-bit BitMask: "SFPU SP", set from rwc_d:rwc_b:rwc_a (assembly.yaml)
+            r.Sp = rwc_a | rwc_b << 4 | rwc_d << 8
         self._flip(ti, clear_ab_vld)
         return None
 
