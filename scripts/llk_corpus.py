@@ -503,6 +503,7 @@ BH_CI = {
     "matmul_test-Float16_b->Float32-fp32acc-HiFi4-2x2x2",
     "unpack_reduce_col_tilizeA_strided_test-Float16_b->Float16_b-COL-MAX-4tiles",
     "eltwise_mul_scalar_block_test-Float16_b->Float32-fp32acc-block3-dst1-SyncHalf",
+    "pack_untilize_test-Float16_b->Float16_b",
 }
 
 
