@@ -1058,8 +1058,10 @@ def run_split(tree: Tree, v: Variant, oracle: str | None, out_dir: pathlib.Path,
     if doc.get("outcome") != "until":
         if doc.get("outcome") == "error":
             row.ttemu = f"{doc.get('category', 'error')}: {doc.get('message', '')}"
-        elif doc.get("outcome"):  # idle, hang, step-limit, ebreak...
-            row.ttemu = f"{doc['outcome']}: {doc.get('detail', '')}".rstrip(": ")
+        elif doc.get("outcome"):  # idle, hang, step-limit, ebreak...: and where each core is
+            where = [f"{c} {st.get('waiting_on') or ('at ' + (st.get('symbol') or hex(st['pc'])))}"
+                     for c, st in doc.get("cores", {}).items() if c.startswith("trisc")]
+            row.ttemu = f"{doc['outcome']}: {doc.get('detail', '')}" + (f" ({'; '.join(where)})" if where else "")
         else:
             row.ttemu = errline.removeprefix("ttemu: error: ") or "error"
         row.golden = f"ttemu: {doc.get('outcome', 'error')}"
