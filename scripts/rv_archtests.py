@@ -18,8 +18,8 @@ done word.
                                            the reference written from the RISC-V spec
     against_ttsim(tile, sym, lib)       -> the data area compared with ttsim's
 
-Not covered: jal/jalr (riscv-ctg lays their code out by immediate, up to 1 MiB) and
-fence/ecall/ebreak. Run ``python scripts/rv_archtests.py [--arch ...] [--oracle LIB]``.
+Not covered: fence (nothing to observe here), ecall/ebreak (traps).
+Run ``python scripts/rv_archtests.py [--arch ...] [--oracle LIB]``.
 """
 
 from __future__ import annotations
@@ -54,7 +54,7 @@ SETS = {
         **dict.fromkeys(["lui", "auipc"], "upper"),
         **dict.fromkeys(["beq", "bne", "blt", "bge", "bltu", "bgeu"], "branch"),
         "lw": "load4", "lh": "load2", "lhu": "load2", "lb": "load1", "lbu": "load1",
-        "sw": "store4", "sh": "store2", "sb": "store1",
+        "sw": "store4", "sh": "store2", "sb": "store1", "jal": "jal", "jalr": "jalr",
     },
     "rv32m": dict.fromkeys(["mul", "mulh", "mulhu", "mulhsu", "div", "divu", "rem", "remu"], "rr"),
     "zba": dict.fromkeys(["sh1add", "sh2add", "sh3add"], "rr"),
@@ -135,6 +135,17 @@ def cgf_node(mnemonic: str, recipe: str) -> dict:
         node |= {"rs1": nz, "rs2": regs, "op_comb": {"rs1 != rs2": 0}}
         node["val_comb"] = _points(f"rs1_val == 0 and rs2_val == {v} and imm_val == {(-8, 0, 8, 0x7F0, -0x800)[k % 5]} "
                                    f"and ea_align == {(k * width) % 4}" for k, v in enumerate(CORNERS + WALK[::4]))
+    elif recipe == "jal":
+        # riscv-ctg's solver again, and it lays the code out by imm (2 * imm bytes of nops; a case
+        # without a value coverpoint gets 2^19): the small immediates of its dataset, as many as rd's
+        imms = [-10, -8, -6, -4, -2, 0, 2, 4, 6, 8, 16, 32, 64, 128, 256, 512, 1024, 2048]
+        node |= {"rd": {f"x{i}": 0 for i in (0, 1, 2, 3, 5, 7, 8, 10, 12, 15, 16, 19, 21, 24, 26, 28, 30, 31)}}
+        assert len(node["rd"]) <= len(imms)
+        node["val_comb"] = {f"imm_val == {v}": 0 for v in imms}
+    elif recipe == "jalr":
+        node |= {"rs1": nz, "rd": regs, "op_comb": {"rs1 == rd": 0, "rs1 != rd": 0}}
+        node["val_comb"] = _points(f"rs1_val == 0 and imm_val == {i} and ea_align == 0"
+                                   for i in (0, 4, -4, 0x7FC, -0x800, 0x555 & ~3, 0x100, -0x100))
     else:
         raise ValueError(recipe)
     return node
@@ -445,6 +456,18 @@ def expected(src: pathlib.Path) -> dict:
             sw, _, _, _, rs2, v2, _, off, op, adj = args[:10]
             writes[(base[sw], _off(off) + _num(adj))] = (STORES[op], reg(rs2, v2) & ((1 << 8 * STORES[op]) - 1))
             continue
+        elif name == "TEST_JAL_OP":
+            # arch_test.h's layout: 5: la; jr 2f; 6: la; jr 4f; 1: xori rd, 1; beq 6b; nops; 2: jal rd, <label>;
+            # ...; 3: xori rd, 3; ...; 4: rd -= 5b. The link is 2f + 4 (all instructions are 4 bytes)
+            _, rd, imm, label, sw, off, adj = args[:7]
+            assert _num(adj) == 0, line
+            nops = max(_num(imm) // 2 - 2, 0) if label == "1b" else 0
+            link = 32 + 4 * nops + 4
+            value = link ^ (1 if label == "1b" else 3)
+        elif name == "TEST_JALR_OP":  # 5: la rd; la rs1; jalr rd, imm(rs1) -> 3: xori rd, 3; 4: rd -= 5b
+            _, rd, _, _, sw, off, adj = args[:7]
+            assert _num(adj) == 0, line
+            value = (16 + 4) ^ 3
         elif name == "TEST_AMO_OP":  # the word holds the original value, then the result; rd follows
             op, rd, _, rs2, orig, upd, sw, off = args[:8]
             a, b = reg(rs2, orig), reg(rs2, upd)
