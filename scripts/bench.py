@@ -30,7 +30,7 @@ sfpu       an SFPU stream (SFPLOAD, SFPMAD, SFPNOP, SFPSTORE per 32 datums: 128
 
 Each figure is the best of ``--repeat`` runs.
 
-    python scripts/bench.py --vs-ttsim [--repeat N] [MANIFEST ...]
+    python scripts/bench.py --vs-ttsim [--arch blackhole] [--repeat N] [MANIFEST ...]
 
 vs_ttsim   every shipped kernel (firmware/*/*.toml) and every Wormhole corpus set
            (corpus/*.toml) that runs on both ttemu and Tenstorrent's ttsim (ttemu finishes
@@ -45,6 +45,8 @@ vs_ttsim   every shipped kernel (firmware/*/*.toml) and every Wormhole corpus se
            /tmp/ttemu-ttsim-oracle); when it cannot be built the benchmark says why and
            is skipped. ``--baseline CHECKOUT [--baseline-python PY]`` also times another
            checkout's ttemu in the same loop (its ratio to ttsim as ``baseline_ratio``).
+           ``--arch blackhole``: the same on Blackhole (the manifests' Blackhole ELFs, the
+           Blackhole corpus sets, ttsim's Blackhole library).
 """
 
 from __future__ import annotations
@@ -218,7 +220,7 @@ def bench_sfpu_kernel(shared, repeat):
     return _kernel("sfpu_kernel", "sfpu_exp_64.toml", repeat)
 
 
-def _ttsim_lib(shared):
+def _ttsim_lib(shared, arch="wormhole_b0"):
     script = shared / "oracles" / "ttsim" / "build.sh"
     if not script.exists():
         return None, f"no ttsim sources ({script} is missing)"
@@ -226,10 +228,10 @@ def _ttsim_lib(shared):
     p = subprocess.run(["bash", str(script), out], capture_output=True, text=True)
     if p.returncode != 0:
         return None, f"ttsim did not build: {p.stderr.strip()[-300:]}"
-    return p.stdout.split()[0], None
+    return p.stdout.split()[1 if arch == "blackhole" else 0], None
 
 
-def _oracle_plan(manifest, lib, plan_path):
+def _oracle_plan(manifest, lib, plan_path, arch_args=()):
     """Run ``manifest`` in this process with ``--oracle lib`` and keep the plan handed to
     ttsim. -> None when it ran on both (ttsim completed it; its results may differ, as the
     README's table of kernels says), else the reason it did not."""
@@ -251,7 +253,7 @@ def _oracle_plan(manifest, lib, plan_path):
     out, err = io.StringIO(), io.StringIO()
     try:
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            rc = cli_main(["run", str(manifest), "--oracle", lib, "--json", "--no-progress"])
+            rc = cli_main(["run", str(manifest), *arch_args, "--oracle", lib, "--json", "--no-progress"])
     finally:
         oracle.run_ttsim = real
     doc = json.loads(out.getvalue()) if rc in (0, 7) and out.getvalue().strip() else {}
@@ -267,29 +269,30 @@ def _median(xs):
     return xs[n // 2] if n % 2 else (xs[n // 2 - 1] + xs[n // 2]) / 2
 
 
-def bench_vs_ttsim(shared, repeat, manifests=None, baseline=None):
-    lib, why = _ttsim_lib(shared)
+def bench_vs_ttsim(shared, repeat, manifests=None, baseline=None, arch="wormhole_b0"):
+    lib, why = _ttsim_lib(shared, arch)
     if lib is None:
         return {"name": "vs_ttsim", "skipped": why}
+    arch_args = ["--arch", arch] if arch != "wormhole_b0" else []
     if not manifests:
         manifests = sorted(ROOT.glob("firmware/*/*.toml"))
-        manifests += sorted(p for p in ROOT.glob("corpus/*.toml") if "blackhole" not in p.name)
+        manifests += sorted(p for p in ROOT.glob("corpus/*.toml") if ("blackhole" in p.name) == (arch == "blackhole"))
     ratios, cpu_ratios, rows, skipped, base_ratios, base_cpu = [], [], [], {}, [], []
     with tempfile.TemporaryDirectory(prefix="ttemu-vs-ttsim-") as tmp:
         for m in map(pathlib.Path, manifests):
             plan = os.path.join(tmp, m.stem + ".plan.json")
-            why = _oracle_plan(m, lib, plan)
+            why = _oracle_plan(m, lib, plan, arch_args)
             if why is not None:
                 skipped[m.stem] = why
                 print(json.dumps({"name": "vs_ttsim", "set": m.stem, "skipped": why}))
                 continue
-            ttemu_cmd = [sys.executable, "-m", "ttemu", "run", str(m), "--no-progress"]
+            ttemu_cmd = [sys.executable, "-m", "ttemu", "run", str(m), *arch_args, "--no-progress"]
             ttsim_cmd = [sys.executable, "-m", "ttemu.cmd.oracle.child", lib, plan, os.path.join(tmp, "out.json")]
             runs = {"ttemu": [], "ttsim": [], "baseline": []}
             cmds = {"ttemu": (ttemu_cmd, None, None), "ttsim": (ttsim_cmd, None, None)}
             if baseline is not None:  # the same set with another checkout's ttemu
                 rel = str(m.resolve().relative_to(ROOT))
-                cmds["baseline"] = ([baseline[0], "-m", "ttemu", "run", rel], baseline[1], baseline[2])
+                cmds["baseline"] = ([baseline[0], "-m", "ttemu", "run", rel, *arch_args], baseline[1], baseline[2])
             for k in range(max(repeat, 1) + 1):  # the first round warms caches and is not counted
                 for key, (cmd, cwd, env) in cmds.items():
                     wall, cpu, rc = measured(cmd, cwd, env)
@@ -312,7 +315,7 @@ def bench_vs_ttsim(shared, repeat, manifests=None, baseline=None):
             rows.append(row)
             print(json.dumps(row))
             sys.stdout.flush()
-    return {"name": "vs_ttsim", "sets": len(ratios), "skipped": sorted(skipped),
+    return {"name": "vs_ttsim", "arch": arch, "sets": len(ratios), "skipped": sorted(skipped),
             "median_ratio": round(_median(ratios), 2) if ratios else None,
             "max_ratio": round(max(ratios), 2) if ratios else None,
             "worst": max(rows, key=lambda r: r["ratio"])["set"] if rows else None,
@@ -349,6 +352,14 @@ BENCHES = {"riscv": bench_riscv, "startup": bench_startup, "mvmul": bench_mvmul,
            "bh_firmware": bench_bh_firmware}
 
 
+def _precompile(checkout, python=sys.executable, env=None):
+    """Write ``checkout``'s bytecode before timing it: with PYTHONDONTWRITEBYTECODE set
+    (as on some machines) every timed process would otherwise compile every module
+    again, about 70 ms that a user's second run does not pay."""
+    subprocess.run([python, "-m", "compileall", "-q", str(checkout / "ttemu")], env=env,
+                   stdout=subprocess.DEVNULL, check=False)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--shared", default=str(ROOT.parent / "shared"))
@@ -359,8 +370,12 @@ def main(argv=None):
     ap.add_argument("--baseline", default=None, metavar="CHECKOUT",
                     help="with --vs-ttsim: also time CHECKOUT's ttemu (run from there with PYTHON) on each set")
     ap.add_argument("--baseline-python", default="python3", metavar="PYTHON")
+    ap.add_argument("--arch", default="wormhole_b0", choices=("wormhole_b0", "blackhole"),
+                    help="with --vs-ttsim: run the sets on this arch (its ttsim library; manifests' "
+                         "[cores.<arch>] ELFs)")
     args = ap.parse_args(argv)
     shared = pathlib.Path(args.shared)
+    _precompile(ROOT)
     os.environ.setdefault("PYTHONPATH", str(ROOT))
     if args.vs_ttsim:
         baseline = None
@@ -368,7 +383,8 @@ def main(argv=None):
             env = {**os.environ, "PYTHONPATH": os.path.abspath(args.baseline)}
             env["PYTHONPYCACHEPREFIX"] = os.path.join(tempfile.gettempdir(), "ttemu-bench-baseline-pyc")
             baseline = (args.baseline_python, os.path.abspath(args.baseline), env)
-        print(json.dumps(bench_vs_ttsim(shared, args.repeat or 3, args.manifests, baseline)))
+            _precompile(pathlib.Path(args.baseline), args.baseline_python, env)
+        print(json.dumps(bench_vs_ttsim(shared, args.repeat or 3, args.manifests, baseline, args.arch)))
         return 0
     args.repeat = args.repeat or 1
     for name, fn in BENCHES.items():

@@ -8,6 +8,8 @@ compiler and compare ttemu with ttsim (and a numpy golden) on each.
     python scripts/llk_corpus.py --slow               # also the ones that take minutes
     python scripts/llk_corpus.py --markdown           # the table as Markdown (README)
     python scripts/llk_corpus.py --keep DIR           # build and manifests under DIR
+    python scripts/llk_corpus.py --arch blackhole     # built for Blackhole (tt_llk_blackhole)
+    python scripts/llk_corpus.py --arch blackhole --inventory   # + what ttemu still needs
 
 At run time, nothing is committed from tt-llk: the script
 
@@ -22,16 +24,21 @@ At run time, nothing is committed from tt-llk: the script
    ``FormatConfig``/``RuntimeParams`` structs, runtime formats) and the matching
    runtime-argument words for L1 0x20000;
 4. compiles ``brisc.elf`` (tests/helpers/src/brisc.cpp) once and the three TRISC ELFs
-   per variant with the harness's flags (``-mcpu=tt-wh*`` becomes ``-march=rv32im``;
+   per variant with the harness's flags for the chip (:class:`Target`; ``-mcpu=tt-wh*``
+   becomes ``-march=rv32im``, ``-mcpu=tt-bh*`` ``-march=rv32im_zicsr``;
    ``-ftt-*`` and ``-mno-tt-fix-whbhebreak`` are dropped; ``-DTT_METAL_TTSIM`` as the
    harness passes for a simulator target);
 5. writes a manifest per variant (inputs at the harness's stimulus addresses, the
-   runtime arguments, the TRISC start PCs at 0x16DFF0, the BRISC command handshake as a
-   ``when`` write, the three mailboxes as the done condition, the result as an
-   ``[[expect]]`` with a numpy reference) and runs it with ``ttemu run --oracle``.
+   runtime arguments, the TRISC start PCs as the chip's host writes them, the BRISC
+   command handshake as a ``when`` write, the three mailboxes as the done condition, the
+   result as an ``[[expect]]`` with a numpy reference) and runs it with ``ttemu run
+   --oracle``; for Blackhole (or ``--split``) ttsim and ttemu each on their own
+   (:func:`run_split`), ttsim's result checked against the golden too.
 
 Exit status: 0 when every variant that was built matches ttsim where ttsim
-completed, 1 otherwise, 2 when the shared sources or the compiler are missing.
+completed (and, split, ttsim and ttemu match the golden where they complete; a ttemu
+stop is not a failure), 1 otherwise, 2 when the shared sources or the compiler are
+missing.
 """
 
 from __future__ import annotations
@@ -51,7 +58,7 @@ import sys
 import tarfile
 import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 SHARED = pathlib.Path(os.environ.get("TTEMU_SHARED", ROOT.parent / "shared"))
@@ -64,23 +71,27 @@ LIBSTDCXX = pathlib.Path("/usr/riscv64-linux-gnu/include/c++/12")
 
 #: (file in the extracted tree, text, replacement, why). Each must match exactly once.
 ADAPTATIONS = [
-    ("tt-llk/tt_llk_wormhole_b0/common/inc/ckernel_ops.h",
-     "#if __riscv_xtttensixwh || (__clang__",
-     "#if __riscv_xtttensixwh || defined(COMPILE_FOR_TRISC) || (__clang__",
-     "TRISC code takes the Tensix branch (TTI_ as an instruction word, TT_ as a store to "
-     "instrn_buffer) although the stock compiler does not define __riscv_xtttensixwh"),
-    ("tt-llk/tt_llk_wormhole_b0/common/inc/ckernel_ops.h",
-     '".ttinsn %0" ::"n"(unsigned(ENCODING))',
-     '".4byte %0" ::"n"(unsigned((((ENCODING) >> 30) & 3) | (((ENCODING) & 0x3fffffff) << 2)))',
-     "stock binutils has no .ttinsn: the header's own BRISC form, the word rotated left by 2"),
+    (f"tt-llk/{root}/common/inc/ckernel_ops.h", old, new, why)
+    for root, ext in (("tt_llk_wormhole_b0", "wh"), ("tt_llk_blackhole", "bh"))
+    for old, new, why in [
+        (f"#if __riscv_xtttensix{ext} || (__clang__",
+         f"#if __riscv_xtttensix{ext} || defined(COMPILE_FOR_TRISC) || (__clang__",
+         "TRISC code takes the Tensix branch (TTI_ as an instruction word, TT_ as a store to "
+         f"instrn_buffer) although the stock compiler does not define __riscv_xtttensix{ext}"),
+        ('".ttinsn %0" ::"n"(unsigned(ENCODING))',
+         '".4byte %0" ::"n"(unsigned((((ENCODING) >> 30) & 3) | (((ENCODING) & 0x3fffffff) << 2)))',
+         "stock binutils has no .ttinsn: the header's own BRISC form, the word rotated left by 2"),
+    ]
 ]
 
 #: headers of our own, first on the system include path
 SHIMS = {
     # picolibc has no features.h macro that libstdc++'s riscv64-linux-gnu config asks for
     "features.h": "#pragma once\n#define __GLIBC_PREREQ(maj, min) 0\n",
-    # tt-llk includes the SFPI compiler's header from non-SFPU code that uses none of it
-    "sfpi.h": "#pragma once\n/* empty: non-SFPU kernels include sfpi.h but use none of it */\n",
+    # tt-llk includes the SFPI compiler's header from non-SFPU code that uses none of it but
+    # (Blackhole's ckernel_sfpu_load_config.h) one SFPLOADI mode, valued as SFPLOADI.md defines it
+    "sfpi.h": "#pragma once\n/* non-SFPU kernels include sfpi.h but use none of it */\n"
+              "namespace sfpi { constexpr unsigned SFPLOADI_MOD0_FLOATB = 0; }\n",
     # the SFPI compiler's replay-buffer helpers, as REPLAY instruction words (REPLAY.md:
     # Index bits 14+, Count bits 4+, Exec bit 1, Load bit 0) pushed like a TT_ store
     "lltt.h": """#pragma once
@@ -111,13 +122,10 @@ WARNINGS = ["-Wall", "-Werror", "-Wno-error=deprecated-declarations", "-Wunused-
 TYPE_FIXES = ["-U__INT32_TYPE__", "-D__INT32_TYPE__=int", "-U__UINT32_TYPE__", "-D__UINT32_TYPE__=unsigned int",
               "-U__INT_LEAST32_TYPE__", "-D__INT_LEAST32_TYPE__=int", "-U__UINT_LEAST32_TYPE__",
               "-D__UINT_LEAST32_TYPE__=unsigned int"]
-DEFINES = ["-DTENSIX_FIRMWARE", "-DENV_LLK_INFRA", "-DKERNEL_BUILD", "-DENABLE_LLK_ASSERT", "-DARCH_WORMHOLE",
+DEFINES = ["-DTENSIX_FIRMWARE", "-DENV_LLK_INFRA", "-DKERNEL_BUILD", "-DENABLE_LLK_ASSERT",
            "-DLLK_BOOT_MODE_BRISC", "-DTT_METAL_TTSIM", "-DLLK_PERF_L1_MUX_GROUP=0"]
-INCLUDES = ["../tt_llk_wormhole_b0/llk_lib", "../tt_llk_wormhole_b0/llk_lib/hal", "../tt_llk_wormhole_b0/common/inc",
-            "../tt_llk_wormhole_b0/common/inc/sfpu", "../common", "../tools/include", "../../hw/inc",
-            "firmware/riscv/common", "helpers/include", "../../hostdevcommon/api",
-            "../../hw/inc/internal/tt-1xx/wormhole", "../../hw/inc/internal/tt-1xx/wormhole/wormhole_b0_defines",
-            "../../hw/ckernels/wormhole_b0/metal/llk_api", "../../hw/ckernels/wormhole_b0/metal/llk_api/llk_sfpu"]
+INCLUDES = ["../common", "../tools/include", "../../hw/inc", "firmware/riscv/common", "helpers/include",
+            "../../hostdevcommon/api"]
 COMPONENTS = ("unpack", "math", "pack")
 
 # -- harness facts (tests/python_tests/helpers, tests/helpers) ---------------------------------
@@ -127,8 +135,67 @@ STIMULI = 0x21000  # StimuliConfig.STIMULI_L1_ADDRESS_PERF
 TRISC_START = 0x16DFF0  # boot.h TRISC_START_BASE
 MAILBOXES = 0x1FFB8  # unpack, math, pack; +12/+16 command slots, +20 counter
 BOOT_READY = 0xB001CAFE  # brisc.cpp BRISC_BOOT_READY_SENTINEL
+START_TRISCS = 1
 UPDATE_START_ADDR_CACHE_AND_START = 3
 KERNEL_COMPLETE = 0xFF
+#: Blackhole's TRISC reset-PC registers (tensix.h RISCV_DEBUG_REG_TRISC0_RESET_PC, +4 per TRISC)
+#: and their override enables (RISCV_DEBUG_REG_TRISC_RESET_PC_OVERRIDE, bit i for TRISC i)
+BH_TRISC_RESET_PC = 0xFFB12228
+BH_TRISC_RESET_PC_OVERRIDE = 0xFFB12234
+
+
+@dataclass(frozen=True)
+class Target:
+    """What the harness does differently per chip (test_config.py setup_arch and
+    setup_compilation_options, the memory.<arch>.ld layout, device.py's start)."""
+    arch: str  # ttemu's name
+    llk_root: str  # ARCH_LLK_ROOT
+    define: str  # ARCH_DEFINE
+    hw_includes: tuple  # hw_specific_includes
+    memory_ld: str
+    ttsim: str  # ttsim's library for the chip
+    march: str  # -mcpu=tt-wh / tt-bh for the stock compiler
+
+    # how the host starts the TRISCs: it writes each ELF's entry at ``start_pcs`` (Wormhole:
+    # TRISC_START_BASE, which BRISC copies to the reset-PC config registers on command
+    # UPDATE_START_ADDR_CACHE_AND_START; Blackhole: tt-exalens' load_elf writes the reset-PC
+    # registers and sets their override bits, set_code_start_address), then sends ``command``
+    start_pcs: int
+    start_note: str
+    override: tuple | None  # (address, value) written with the PCs
+    command: int
+
+    def includes(self):
+        r = f"../{self.llk_root}"
+        return [f"{r}/llk_lib", f"{r}/llk_lib/hal", f"{r}/common/inc", f"{r}/common/inc/sfpu", *INCLUDES,
+                *self.hw_includes]
+
+    def start(self, entries):
+        """-> the manifest lines writing the TRISC start PCs."""
+        lines = [f"[[write]]  # {self.start_note}", f"addr = 0x{self.start_pcs:x}",
+                 f"values = [{', '.join(f'0x{e:x}' for e in entries)}]"]
+        if self.override:
+            lines += ["", "[[write]]  # ... and their reset-PC override bits", f"addr = 0x{self.override[0]:x}",
+                      f"value = 0x{self.override[1]:x}"]
+        return lines
+
+
+TARGETS = {
+    "wormhole_b0": Target("wormhole_b0", "tt_llk_wormhole_b0", "-DARCH_WORMHOLE",
+                          ("../../hw/inc/internal/tt-1xx/wormhole", "../../hw/inc/internal/tt-1xx/wormhole/wormhole_b0_defines",
+                           "../../hw/ckernels/wormhole_b0/metal/llk_api",
+                           "../../hw/ckernels/wormhole_b0/metal/llk_api/llk_sfpu"),
+                          "memory.wormhole.ld", "libttsim_wh.so", "rv32im", TRISC_START,
+                          "TRISC start PCs for BRISC's UPDATE_START_ADDR_CACHE_AND_START", None,
+                          UPDATE_START_ADDR_CACHE_AND_START),
+    "blackhole": Target("blackhole", "tt_llk_blackhole", "-DARCH_BLACKHOLE",
+                        ("../../hw/inc/internal/tt-1xx/blackhole", "../../hw/ckernels/blackhole/metal/llk_api",
+                         "../../hw/ckernels/blackhole/metal/llk_api/llk_sfpu"),
+                        # boot.h's configure_gathering writes the cfg0 CSR (0x7C0) on Blackhole
+                        "memory.blackhole.ld", "libttsim_bh.so", "rv32im_zicsr", BH_TRISC_RESET_PC,
+                        "TRISC reset PCs, as tt-exalens' load_elf sets them", (BH_TRISC_RESET_PC_OVERRIDE, 0x7),
+                        START_TRISCS),
+}
 
 
 @dataclass(frozen=True)
@@ -183,18 +250,21 @@ def outlier(inp: Fmt, out: Fmt, acc: bool) -> bool:
     return inp.exp_b and inp.name != "Float32" and out.name == "Float16" and not acc
 
 
-def infer_formats(inp: Fmt, out: Fmt, acc: bool, to_dest=False, inp_b: Fmt | None = None) -> Formats:
+def infer_formats(inp: Fmt, out: Fmt, acc: bool, to_dest=False, inp_b: Fmt | None = None,
+                  wormhole=True) -> Formats:
+    """``wormhole``: Wormhole's packer gasket cannot convert FP32 Dst datums to Float16, so the
+    packer takes Float32 (on Blackhole the gasket converts: pack_src is the output format)."""
     ua = _unpack_out(inp, out, acc, to_dest)
     ub = ua if inp_b is None else _unpack_out(inp_b, out, acc, to_dest)
     math = ua
-    if acc and out.name == "Float16":
+    if wormhole and acc and out.name == "Float16":
         pack = F["Float32"]
     elif ua.name == "Float32" and not to_dest:
         pack = out if (acc or out.exp_b and out.name != "Float32") else ua
     elif ua.name == "Float16" and out.name == "Bfp8_b" and not acc:
         pack = F["Bfp8_b"]  # harness: Bfp8 (not modelled here)
     elif outlier(ua, out, acc):
-        pack = F["Float32"]
+        pack = F["Float32"] if wormhole else out
     else:
         pack = out if acc else ua
     return Formats(inp, inp_b or inp, ua, ub, math, pack, out)
@@ -265,6 +335,7 @@ class Variant:
     ref_shape: tuple | None = None
     a_range: tuple = (-1.0, 1.0)
     b_range: tuple = (-1.0, 1.0)
+    a_generate: str = "uniform"
     b_generate: str = "uniform"
     b_values: list | None = None  # explicit B (row-major numbers) instead of b_generate
     atol: float | None = None
@@ -274,6 +345,11 @@ class Variant:
     iterations: int = 1  # L1_to_L1_iterations: one FormatConfig per fused L1-to-L1 run
     ci: bool = False
     max_steps: int = 30_000_000
+    arch: str = "wormhole_b0"
+
+    @property
+    def target(self):
+        return TARGETS[self.arch]
 
     @property
     def name(self):
@@ -283,7 +359,11 @@ class Variant:
         return self.acc or outlier(self.inp, self.out, self.acc)
 
     def formats(self):
-        return infer_formats(self.inp, self.out, self.dest_acc(), self.to_dest, self.inp_b)
+        return infer_formats(self.inp, self.out, self.dest_acc(), self.to_dest, self.inp_b, self.wormhole)
+
+    @property
+    def wormhole(self):
+        return self.arch == "wormhole_b0"
 
     def all_params(self):
         p = default_params(self.a_shape, self.dest_acc())
@@ -329,7 +409,8 @@ class Variant:
         lines.append("FormatConfig formats;" if n == 1 else f"FormatConfig formats[{n}];")
         fmt += "I" * 13 * n
         # data_formats(): the runs before the last convert input -> input, the last input -> output
-        values += infer_formats(self.inp, self.inp, self.dest_acc(), self.to_dest, self.inp_b).words() * (n - 1)
+        values += infer_formats(self.inp, self.inp, self.dest_acc(), self.to_dest, self.inp_b,
+                                self.wormhole).words() * (n - 1)
         values += self.formats().words()
         for op in ("a", "b", "res"):
             lines.append(f"Operand buffer_{'Res' if op == 'res' else op.upper()};")
@@ -402,7 +483,52 @@ def V(kernel, inp, out, acc=False, shape=(32, 64), label="", **kw):
     return Variant(kernel, name, F[inp], F[out], acc, shape, **kw)
 
 
-def catalogue():
+def catalogue(arch="wormhole_b0"):
+    """The variants for ``arch``: Blackhole runs the Wormhole set (the same kernels, built
+    with tt_llk_blackhole) and the kernels only Blackhole's headers have."""
+    common = [replace(v, arch=arch, ci=v.name in BH_CI if arch == "blackhole" else v.ci) for v in _common()
+              if arch == "wormhole_b0" or v.kernel not in WORMHOLE_ONLY]
+    return common + ([replace(v, arch=arch) for v in _blackhole_only()] if arch == "blackhole" else [])
+
+
+#: kernels the harness skips on Blackhole (skip_for_blackhole) whose LLK calls only Wormhole has
+#: (test_unpack_a_bcast_eltwise: _llk_unpack_bcastA_B_)
+WORMHOLE_ONLY = {"unpack_a_bcast_eltwise_test"}
+
+#: the Blackhole variants CI runs (those ttemu completes, bit-identical to ttsim)
+BH_CI = {
+    "eltwise_unary_datacopy_test-Float16_b->Float16_b", "eltwise_unary_datacopy_test-Float16->Float16",
+    "transpose_dest_test-Float32->Float32-fp32acc", "eltwise_binary_test-Float16_b->Float16_b-elwadd",
+    "matmul_test-Float16_b->Float32-fp32acc-HiFi4-2x2x2",
+    "unpack_reduce_col_tilizeA_strided_test-Float16_b->Float16_b-COL-MAX-4tiles",
+    "eltwise_mul_scalar_block_test-Float16_b->Float32-fp32acc-block3-dst1-SyncHalf",
+}
+
+
+def _blackhole_only():
+    """Kernels whose LLK headers exist only for Blackhole (their python tests skip Wormhole)."""
+    scalars = [1.5, -0.5, 0.0, 2.0]
+    return [
+        # experimental/llk_unpack_A_custom.h + llk_math_eltwise_unary_datacopy_custom.h
+        # (test_unary_datacopy_custom: 128 x 256, Float16_b, 16-bit Dst)
+        V("eltwise_unary_datacopy_custom_test", "Float16_b", "Float16_b", shape=(128, 256), reference="a"),
+        # one SrcB scalar (datum 0 of each B tile; the rest -17, poison) multiplies a block of
+        # A tiles; products exact in either Dst width (test_eltwise_mul_scalar_block)
+        *[V("eltwise_mul_scalar_block_test", "Float16_b", "Float32", acc, shape=(32, 32 * 4 * bs),
+            label=f"block{bs}-dst{dst}-{sync}", b_shape=(32, 128),
+            b_values=[scalars[c // 32] if r == 0 and c % 32 == 0 else -17.0 for r in range(32) for c in range(128)],
+            a_generate="randint", a_range=(-31, 31), atol=0, rtol=0,
+            reference=f"(a.reshape(32, 4, {32 * bs}) * np.array({scalars})[None, :, None]).reshape(32, {128 * bs})",
+            params=dict(NUM_BLOCKS=4, NUM_TILES_IN_BLOCK=bs, DST_INDEX=dst, TILE_CNT=4 * bs,
+                        dest_sync=f"ckernel::DstSync::{sync}"))
+          for bs, dst, acc, sync in [(1, 0, False, "SyncHalf"), (3, 1, True, "SyncHalf"), (4, 0, False, "SyncFull")]],
+        # experimental/llk_{unpack,math,pack}_hw_cleanup.h: a datacopy of one tile, the three
+        # threads' teardown rendezvous, a pack re-init, the pack (test_hw_cleanup: identity)
+        V("hw_cleanup_test", "Float16_b", "Float16_b", shape=(32, 32), reference="a"),
+    ]
+
+
+def _common():
     dc = "eltwise_unary_datacopy_test"
     eb = "eltwise_binary_test"
     mm = "matmul_test"
@@ -648,14 +774,14 @@ class Tree:
             (self.src / ".adapted").touch()
         self._brisc = None
 
-    def flags(self):
+    def flags(self, t: Target):
         sysinc = [self.shim, LIBSTDCXX, LIBSTDCXX / "riscv64-linux-gnu", PICOLIBC / "include"]
-        return (["-march=rv32im", "-mabi=ilp32", "-g0"] + OPTIONS_ALL + WARNINGS + DEFINES + TYPE_FIXES
-                + [f"-I{i}" for i in INCLUDES] + [x for p in sysinc for x in ("-isystem", str(p))])
+        return ([f"-march={t.march}", "-mabi=ilp32", "-g0"] + OPTIONS_ALL + WARNINGS + DEFINES + [t.define] + TYPE_FIXES
+                + [f"-I{i}" for i in t.includes()] + [x for p in sysinc for x in ("-isystem", str(p))])
 
-    def link(self, ld):
+    def link(self, t: Target, ld):
         return (OPTIONS_LINK + [f"-L{PICOLIBC / 'lib/release/rv32im/ilp32'}",
-                                "-Thelpers/ld/memory.wormhole.ld", f"-Thelpers/ld/{ld}.ld", "-Thelpers/ld/sections.ld"])
+                                f"-Thelpers/ld/{t.memory_ld}", f"-Thelpers/ld/{ld}.ld", "-Thelpers/ld/sections.ld"])
 
     def _compile(self, argv, stdin=None):
         proc = subprocess.run([CXX] + argv, cwd=self.tests, input=stdin, capture_output=True, text=True)
@@ -663,11 +789,13 @@ class Tree:
             errs = [ln for ln in proc.stderr.splitlines() if "error" in ln.lower()]
             raise BuildError("; ".join(dict.fromkeys(errs[:40])) or proc.stderr[-400:])
 
-    def brisc(self):
-        out = self.work / "brisc" / "brisc.elf"
+    def brisc(self, t: Target):
+        out = self.work / "brisc" / t.arch / "brisc.elf"
         if not out.exists():
-            out.parent.mkdir(exist_ok=True)
-            self._compile(self.flags() + self.link("brisc") + ["-o", str(out), "helpers/src/brisc.cpp"])
+            out.parent.mkdir(parents=True, exist_ok=True)
+            tmp = out.with_suffix(".elf.tmp")
+            self._compile(self.flags(t) + self.link(t, "brisc") + ["-o", str(tmp), "helpers/src/brisc.cpp"])
+            tmp.rename(out)
         return out
 
     def source(self, kernel):
@@ -676,7 +804,8 @@ class Tree:
     def build(self, v: Variant):
         """-> {component: elf path} (cached by the build header's hash)."""
         header = v.build_h(self.source(v.kernel))
-        key = hashlib.sha256((v.kernel + header + " ".join(self.flags())).encode()).hexdigest()[:16]
+        t = v.target
+        key = hashlib.sha256((v.kernel + header + " ".join(self.flags(t) + self.link(t, ""))).encode()).hexdigest()[:16]
         d = self.work / "variants" / f"{v.kernel}-{key}"
         elfs = {c: d / f"{c}.elf" for c in COMPONENTS}
         if all(p.exists() for p in elfs.values()):
@@ -687,9 +816,9 @@ class Tree:
 
         def one(i, comp):
             tmp = d / f"{comp}.elf.tmp"
-            self._compile(self.flags() + ["-I.", "-Ihelpers/src", f"-I{d}", f"-DCOMPILE_FOR_TRISC={i}",
-                                          "-DRUNTIME_FORMATS", f"-DLLK_TRISC_{comp.upper()}"]
-                          + self.link(comp) + ["-x", "c++", "-", "-lc", "-lgcc", "-o", str(tmp)], src)
+            self._compile(self.flags(t) + ["-I.", "-Ihelpers/src", f"-I{d}", f"-DCOMPILE_FOR_TRISC={i}",
+                                           "-DRUNTIME_FORMATS", f"-DLLK_TRISC_{comp.upper()}"]
+                          + self.link(t, comp) + ["-x", "c++", "-", "-lc", "-lgcc", "-o", str(tmp)], src)
             tmp.rename(elfs[comp])
 
         with concurrent.futures.ThreadPoolExecutor(max_workers=3) as ex:
@@ -718,22 +847,21 @@ def manifest(v: Variant, source, brisc, elfs, out_dir=pathlib.Path(".")) -> str:
     out_shape = v.ref_shape or (v.a_shape if res_tiles == v.tiles(v.a_shape) else (32, 32 * res_tiles))
     lines = [
         f"# tt-llk tests/sources/{v.kernel}.cpp, {v.label}: generated by scripts/llk_corpus.py",
-        f'name = "{v.name}"', f"max_steps = {v.max_steps}", "seed = 7", "",
+        f'name = "{v.name}"', f'arch = "{v.arch}"', f"max_steps = {v.max_steps}", "seed = 7", "",
         "[cores]", f'brisc = "{brisc}"', *[f'trisc{i} = "{elfs[c]}"' for i, c in enumerate(COMPONENTS)], "",
         "[[input]]", 'name = "a"', f"addr = 0x{lay['a'][0]:x}", f'format = "{v.inp.manifest}"',
-        f"shape = {list(v.a_shape)}", 'generate = "uniform"', f"range = {list(v.a_range)}", "",
+        f"shape = {list(v.a_shape)}", f'generate = "{v.a_generate}"', f"range = {list(v.a_range)}", "",
         "[[input]]", 'name = "b"', f"addr = 0x{lay['b'][0]:x}", f'format = "{(v.inp_b or v.inp).manifest}"',
         f"shape = {list(b_shape)}",
         *([f"values = [{', '.join(repr(float(x)) for x in v.b_values)}]"] if v.b_values is not None else
           [f'generate = "{v.b_generate}"', f"range = {list(v.b_range)}"]), "",
         "[[write]]  # RuntimeParams (build.h)", f"addr = 0x{RUNTIME_ARGS:x}",
         f"values = [{', '.join(f'0x{w:x}' for w in words)}]", "",
-        "[[write]]  # TRISC start PCs for BRISC's UPDATE_START_ADDR_CACHE_AND_START",
-        f"addr = 0x{TRISC_START:x}", f"values = [{', '.join(f'0x{_entry(elfs[c]):x}' for c in COMPONENTS)}]", "",
+        *v.target.start([_entry(elfs[c]) for c in COMPONENTS]), "",
         "[[write]]  # BRISC counter: 0 before release, as the harness writes it", f"addr = 0x{MAILBOXES + 20:x}",
         "value = 0", "",
         "[[write]]  # the first command, once BRISC published its boot-ready sentinel",
-        f"addr = 0x{MAILBOXES + 12:x}", f"value = {UPDATE_START_ADDR_CACHE_AND_START}",
+        f"addr = 0x{MAILBOXES + 12:x}", f"value = {v.target.command}",
         f"when = {{addr = 0x{MAILBOXES + 20:x}, value = 0x{BOOT_READY:X}}}", "",
         *[x for k in range(3) for x in ("[[until]]", f"addr = 0x{MAILBOXES + 4 * k:x}", f"value = 0x{KERNEL_COMPLETE:x}")],
         "", "[[expect]]", 'name = "res"', f"addr = 0x{res_addr:x}", f'format = "{v.out.manifest}"',
@@ -756,10 +884,200 @@ def manifest(v: Variant, source, brisc, elfs, out_dir=pathlib.Path(".")) -> str:
 class Row:
     variant: Variant
     built: str = "no"
-    ttsim: str = "-"
-    golden: str = "-"
+    ttsim: str = "-"  # ttemu vs ttsim: bit-identical, DIFFERS, ttsim refuses: ERROR...
+    golden: str = "-"  # ttemu vs the golden
     seconds: float = 0.0
     detail: str = ""
+    ttsim_run: str = "-"  # ttsim on its own (run_split): completes, refuses: ERROR..., hangs
+    ttsim_golden: str = "-"  # ttsim's result vs the golden
+    ttemu: str = "-"  # ttemu on its own: completes, or the error it stops with
+    dry: dict = field(default_factory=dict)  # skipped_stops() where ttemu stops (--inventory)
+    dry_end: str = ""
+    warnings: list = field(default_factory=list)  # ttemu's warnings (undefined behaviour) in its own run
+
+
+def _load_tile(path: pathlib.Path, record=False):
+    """A tile prepared as ``ttemu run`` prepares it for a variant's manifest, released."""
+    from ttemu import Tile
+    from ttemu.cmd import manifest as mf
+
+    man = mf.load(str(path))
+    tile = Tile(man.arch, record=record)
+    for core, elf in man.cores:
+        tile.load_elf(elf, core=core, local_data=man.local_data.get(core))
+    for inp in man.inputs:
+        tile.write(inp.addr, inp.data)
+    for addr, value, core in man.writes:
+        tile.write_u32(addr, value, core)
+    tile.release(["brisc"])
+    return tile, man
+
+
+def _ttsim_alone(v: Variant, path: pathlib.Path, lib: str):
+    """Run a variant's manifest on ttsim without a ttemu run first: the host writes (ELFs,
+    inputs, ``[[write]]``s) as ttemu would make them before release, the ``when`` writes as
+    phases, the mailboxes as the done condition. -> (result bytes or None, the manifest,
+    why not)."""
+    from ttemu.cmd.oracle import plan_from_tile, run_ttsim
+    from ttemu.errors import TtemuError
+
+    tile, man = _load_tile(path, record=True)
+    res_addr, tile_bytes, res_tiles = v.layout()["res"]
+    plan = plan_from_tile(tile, until=[(a, val, None) for a, val, _ in man.until],
+                          reads=[(res_addr, tile_bytes * res_tiles, None)])
+    plan.phases = [([cond], [(addr, struct.pack("<I", value))]) for cond, addr, value, _ in man.later]
+    plan.clock_limit = v.max_steps
+    try:
+        return run_ttsim(lib, plan).regions[0], man, ""
+    except TtemuError as e:
+        return None, man, str(e)
+
+
+def skipped_stops(v: Variant, path: pathlib.Path, max_steps=5_000_000):
+    """Every unimplemented instruction and configuration field a variant meets: a ttemu dry
+    run in which each is recorded and then issued as if it did nothing (for a field an
+    implemented instruction reads: as if the instruction ended there), so each thread goes
+    on. A skipped UNPACR with SetDatValid still hands its Src bank to the Matrix Unit (as
+    SETDVALID does), once the bank is the unpacker's, so MATH and PACK reach their own
+    instructions. Results are meaningless; the list is what real Blackhole code asks of
+    the model. -> ({(thread, mnemonic, fields, why): times}, how the run ended)."""
+    from ttemu.errors import TtemuError, Unimplemented
+    from ttemu.tensix.regs.src import MATH, UNPACK
+    from ttemu.tensix.units import Wait
+
+    tile, man = _load_tile(path)
+    cop = tile.tensix
+    seen = {}
+    orig = cop.dispatch_entry
+
+    def note(th, spec, kw, why):
+        fields = " ".join(f"{k}={val}" for k, val in kw.items() if val)
+        key = (th.index, spec.mnemonic, fields, why)
+        seen[key] = seen.get(key, 0) + 1
+
+    def entry(word):
+        spec, handler, args, kwargs, fence = orig(word)
+        if spec is None or spec.unit == "frontend":
+            return spec, handler, args, kwargs, fence
+        kw = dict(cop.table.decode(word)[1])
+        if handler is None:
+            why = f"not implemented by the {spec.unit} unit yet"
+
+            def run(th, **f):
+                if spec.mnemonic == "UNPACR" and f.get("SetDatValid"):
+                    src, which = cop.src, "AB"[f.get("Unpack_block_selection", 0)]
+                    if src.allowed[which][src.unpack_bank[which]] != UNPACK:
+                        return Wait(f"Src{which} bank {src.unpack_bank[which]} (dry run)")
+                    src.allowed[which][src.unpack_bank[which]] = MATH
+                    src.unpack_bank[which] ^= 1
+                note(th, spec, f, why)
+        else:
+            def run(th, __h=handler, **f):
+                try:
+                    return __h(th, **f)
+                except Unimplemented as e:
+                    note(th, spec, f, str(e))
+        new = (spec, run, None, kw, fence)
+        cop.dispatch[word] = new
+        return new
+
+    cop.dispatch_entry = entry
+    cop.dispatch.clear()
+    try:
+        for (caddr, cvalue), addr, value, core in man.later:
+            r = tile.run(max_steps=max_steps, until=[(caddr, cvalue)], idle_steps=200_000)
+            if r.outcome != "until":
+                return seen, r.outcome
+            tile.write_u32(addr, value, core)
+        r = tile.run(max_steps=max_steps, until=[(a, val) for a, val, _ in man.until], idle_steps=200_000)
+        return seen, ("completes" if r.outcome == "until" else r.outcome)
+    except TtemuError as e:
+        return seen, f"{e.category}: {e}"
+
+
+def run_split(tree: Tree, v: Variant, oracle: str | None, out_dir: pathlib.Path, dry=False, ttemu=True) -> Row:
+    """ttsim and ttemu each on their own, then compared: for a chip whose ttemu model is
+    incomplete (Blackhole), ttsim's result is checked against the golden whether or not
+    ttemu completes, and where ttemu stops is recorded (``Row.ttemu``). ``ttemu=False``:
+    ttsim only; ``dry``: also :func:`skipped_stops` where ttemu stops."""
+    from ttemu import tiles
+    from ttemu.cmd.cli import main as ttemu_main
+    from ttemu.cmd.expect import compare
+
+    row = Row(v)
+    t0 = time.perf_counter()
+    try:
+        elfs = tree.build(v)
+        brisc = tree.brisc(v.target)
+    except BuildError as e:
+        row.detail = str(e)
+        row.seconds = time.perf_counter() - t0
+        return row
+    row.built = "yes"
+    path = out_dir / f"{v.name}.toml"
+    path.write_text(manifest(v, tree.source(v.kernel), brisc, elfs, out_dir))
+    res_addr, tile_bytes, res_tiles = v.layout()["res"]
+    nbytes = tile_bytes * res_tiles
+
+    def golden(data, man):
+        if not man.expects:
+            return "own asserts pass" if v.self_check else "-"
+        e = man.expects[0]
+        c = compare(tiles.decode(data, e.format, e.shape), e.expected, e.atol, e.rtol)
+        return "match" if c.ok else f"differs (max abs {c.max_abs:.3g})"
+
+    theirs = None
+    if oracle:
+        theirs, man, why = _ttsim_alone(v, path, oracle)
+        if theirs is None:
+            refused = why.split("ERROR: ", 1)[1] if "ERROR: " in why else None
+            row.ttsim_run = f"refuses: {refused}" if refused else why
+        else:
+            row.ttsim_run = "completes"
+            row.ttsim_golden = golden(theirs, man)
+    if not ttemu:
+        row.seconds = time.perf_counter() - t0
+        return row
+    ours_path = out_dir / f"{v.name}.ttemu.bin"
+    argv = ["run", str(path), "--json", "--no-progress", "--dump", f"0x{res_addr:x}:{nbytes}={ours_path}"]
+    out, err = io.StringIO(), io.StringIO()
+    old = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = out, err
+    try:
+        ttemu_main(argv)
+    finally:
+        sys.stdout, sys.stderr = old
+    try:
+        doc = json.loads(out.getvalue())
+    except json.JSONDecodeError:
+        doc = {}
+    errline = next((ln for ln in err.getvalue().splitlines() if ln.startswith("ttemu: error")), "")
+    row.warnings = [f"{w['kind']}: {w['text']}" for w in doc.get("warnings", [])]
+    if doc.get("outcome") != "until":
+        if doc.get("outcome") == "error":
+            row.ttemu = f"{doc.get('category', 'error')}: {doc.get('message', '')}"
+        elif doc.get("outcome"):  # idle, hang, step-limit, ebreak...
+            row.ttemu = f"{doc['outcome']}: {doc.get('detail', '')}".rstrip(": ")
+        else:
+            row.ttemu = errline.removeprefix("ttemu: error: ") or "error"
+        row.golden = f"ttemu: {doc.get('outcome', 'error')}"
+        if dry:
+            row.dry, row.dry_end = skipped_stops(v, path)
+    else:
+        row.ttemu = "completes"
+        if v.self_check:
+            row.golden = "own asserts pass"
+        if v.reference is not None:
+            exp = doc["expect"][0]
+            row.golden = "match" if exp["ok"] else f"differs (max abs {exp.get('max_abs_error', '?')})"
+        if theirs is not None:
+            diff = sum(a != b for a, b in zip(ours_path.read_bytes(), theirs))
+            row.ttsim = "bit-identical" if diff == 0 else "DIFFERS"
+            row.detail = f"{diff} bytes differ" if diff else ""
+        elif row.ttsim_run.startswith("refuses"):
+            row.ttsim = "ttsim " + row.ttsim_run
+    row.seconds = time.perf_counter() - t0
+    return row
 
 
 def run_variant(tree: Tree, v: Variant, oracle: str | None, out_dir: pathlib.Path) -> Row:
@@ -769,7 +1087,7 @@ def run_variant(tree: Tree, v: Variant, oracle: str | None, out_dir: pathlib.Pat
     t0 = time.perf_counter()
     try:
         elfs = tree.build(v)
-        brisc = tree.brisc()
+        brisc = tree.brisc(v.target)
     except BuildError as e:
         row.detail = str(e)
         row.seconds = time.perf_counter() - t0
@@ -820,9 +1138,14 @@ def run_variant(tree: Tree, v: Variant, oracle: str | None, out_dir: pathlib.Pat
     return row
 
 
-def table(rows, markdown=False):
+def table(rows, markdown=False, split=False):
     head = ["kernel", "formats", "built", "ttemu vs ttsim", "vs golden", "time (s)"]
     body = [[r.variant.kernel, r.variant.label, r.built, r.ttsim, r.golden, f"{r.seconds:.1f}"] for r in rows]
+    if split:
+        head = ["kernel", "formats", "built", "ttsim", "ttsim vs golden", "ttemu", "ttemu vs ttsim", "ttemu vs golden",
+                "time (s)"]
+        body = [[r.variant.kernel, r.variant.label, r.built, r.ttsim_run, r.ttsim_golden, r.ttemu, r.ttsim,
+                 r.golden, f"{r.seconds:.1f}"] for r in rows]
     if markdown:
         out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
         out += ["| " + " | ".join(b) + " |" for b in body]
@@ -831,8 +1154,74 @@ def table(rows, markdown=False):
     return "\n".join("  ".join(x[i].ljust(widths[i]) for i in range(len(head))) for x in [head] + body)
 
 
-def default_oracle():
-    p = pathlib.Path(os.environ.get("TTEMU_TTSIM_DIR", "/tmp/ttemu-ttsim-oracle")) / "libttsim_wh.so"
+def inventory(rows):
+    """What real Blackhole code asks of ttemu (Markdown): each variant's first stop, and from
+    the dry runs (:func:`skipped_stops`) every unimplemented instruction and configuration
+    field, by how many variants meet it, with the field values they use."""
+    import collections
+
+    stopped = [r for r in rows if r.ttemu not in ("-", "completes")]
+    out = [f"{len(stopped)} of {len(rows)} variants stop; {sum(r.ttemu == 'completes' for r in rows)} complete.", ""]
+    first = collections.Counter(_stop_key(r.ttemu) for r in stopped)
+    out += ["### First stop (the run as `ttemu run` makes it)", "", "| stops on | variants |", "|---|---|"]
+    out += [f"| {k} | {n} |" for k, n in first.most_common()]
+    what = collections.defaultdict(set)  # (mnemonic, why) -> variants
+    issues = collections.Counter()
+    values = collections.defaultdict(lambda: collections.defaultdict(set))  # mnemonic -> fields -> variants
+    threads = collections.defaultdict(set)
+    for r in stopped:
+        for (th, mnem, fields, why), n in r.dry.items():
+            what[mnem, why].add(r.variant.name)
+            issues[mnem, why] += n
+            values[mnem][fields or "(all zero)"].add(r.variant.name)
+            threads[mnem, why].add(f"T{th}")
+    if what:
+        out += ["", "### Everything the dry runs meet (each unimplemented instruction skipped)", "",
+                "| instruction | why it stops | threads | variants | times issued |", "|---|---|---|---|---|"]
+    for (mnem, why), names in sorted(what.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+        out.append(f"| {mnem} | {why} | {', '.join(sorted(threads[mnem, why]))} | {len(names)} | "
+                   f"{issues[mnem, why]} |")
+    if values:
+        out += ["", "### Field values (non-zero fields of each unimplemented instruction word)", "",
+                "| instruction | fields | variants |", "|---|---|---|"]
+    for mnem in sorted(values):
+        for fields, names in sorted(values[mnem].items(), key=lambda kv: -len(kv[1])):
+            out.append(f"| {mnem} | {fields} | {len(names)} |")
+    differs = [r for r in rows if r.ttsim == "DIFFERS"]
+    if differs:
+        out += ["", "### Completes, but differs from ttsim (ttsim's result is the reference)", "",
+                "| variant | ttemu vs ttsim | ttemu vs golden | ttsim vs golden |", "|---|---|---|---|"]
+        out += [f"| {r.variant.name} | {r.detail} | {r.golden} | {r.ttsim_golden} |" for r in differs]
+    warned = collections.defaultdict(set)
+    for r in rows:
+        for w in r.warnings:
+            warned[re.sub(r"pushed by [^)]*", "pushed by ...", w)].add(r.variant.name)
+    if warned:
+        out += ["", "### Warnings ttemu gives on this code (a check real Tenstorrent code trips is suspect)", "",
+                "| warning | variants |", "|---|---|"]
+        out += [f"| {w} | {len(n)} |" for w, n in sorted(warned.items(), key=lambda kv: -len(kv[1]))]
+    ends = collections.Counter(r.dry_end for r in stopped)
+    out += ["", "Dry runs ended: " + ", ".join(f"{k or '-'} {n}" for k, n in ends.most_common()) + ".", "",
+            "### Per variant", "", "| variant | first stop (ttemu's message) | dry run: instructions met | dry run ends |",
+            "|---|---|---|---|"]
+    for r in stopped:
+        met = sorted({f"{m}" + (" (cfg)" if "field" in w else "") for _, m, _, w in r.dry})
+        out.append(f"| {r.variant.name} | `{r.ttemu}` | {', '.join(met)} | {r.dry_end} |")
+    return "\n".join(out)
+
+
+def _stop_key(msg):
+    """A stop without where it happened: 'unimplemented: trisc0 pc 0x...: t0: ttunpacr 0,1,...
+    (pushed by mop): why' -> 'unimplemented: UNPACR: why'; 'unimplemented: trisc2 pc 0x...:
+    t2 PACR ...' -> 'unimplemented: PACR ...'."""
+    m = re.match(r"([\w ]+: )?\w+ pc 0x[0-9a-f]+: t\d: tt(\w+)[^:]*: (.*)", msg)
+    if m:
+        return f"{m.group(1) or ''}{m.group(2).upper()}: {m.group(3)}"
+    return re.sub(r"\w+ pc 0x[0-9a-f]+: (t\d )?", "", msg)
+
+
+def default_oracle(arch="wormhole_b0"):
+    p = pathlib.Path(os.environ.get("TTEMU_TTSIM_DIR", "/tmp/ttemu-ttsim-oracle")) / TARGETS[arch].ttsim
     return str(p) if p.exists() else None
 
 
@@ -841,18 +1230,24 @@ def main(argv=None):
     ap.add_argument("-k", dest="select", action="append", default=[], help="variants whose name contains this")
     ap.add_argument("--ci", action="store_true", help="only the variants CI runs")
     ap.add_argument("--slow", action="store_true", help="also the variants that take minutes")
-    ap.add_argument("--oracle", default=None, help="libttsim_wh.so (default: /tmp/ttemu-ttsim-oracle's, if built)")
+    ap.add_argument("--arch", default="wormhole_b0", choices=sorted(TARGETS), help="the chip to build for")
+    ap.add_argument("--oracle", default=None,
+                    help="libttsim_wh.so / libttsim_bh.so (default: /tmp/ttemu-ttsim-oracle's, if built)")
     ap.add_argument("--no-oracle", action="store_true")
+    ap.add_argument("--split", action="store_true",
+                    help="run ttsim and ttemu each on their own, then compare (the default for blackhole)")
     ap.add_argument("--keep", default=None, help="work directory to keep (default: a temporary one)")
     ap.add_argument("--markdown", action="store_true")
     ap.add_argument("--list", action="store_true")
+    ap.add_argument("--inventory", action="store_true",
+                    help="also where ttemu stops, aggregated by instruction / configuration field (Markdown)")
     a = ap.parse_args(argv)
-    vs = [v for v in catalogue() if (not a.ci or v.ci) and (a.slow or not v.slow)
+    vs = [v for v in catalogue(a.arch) if (not a.ci or v.ci) and (a.slow or not v.slow)
           and (not a.select or any(s in v.name for s in a.select))]
     if a.list:
         print("\n".join(v.name for v in vs))
         return 0
-    oracle = None if a.no_oracle else (a.oracle or default_oracle())
+    oracle = None if a.no_oracle else (a.oracle or default_oracle(a.arch))
     work = pathlib.Path(a.keep) if a.keep else pathlib.Path(tempfile.mkdtemp(prefix="ttemu-llk-corpus-"))
     try:
         tree = Tree(work)
@@ -862,15 +1257,29 @@ def main(argv=None):
     out_dir = work / "manifests"
     out_dir.mkdir(exist_ok=True)
     rows = []
+    split = a.split or a.arch != "wormhole_b0"
     for v in vs:
-        r = run_variant(tree, v, oracle, out_dir)
+        if split:
+            r = run_split(tree, v, oracle, out_dir, dry=a.inventory)
+            print(f"{v.name}: built {r.built}, ttsim {r.ttsim_run}, ttsim vs golden {r.ttsim_golden}, "
+                  f"ttemu {r.ttemu}, ttemu vs ttsim {r.ttsim}, {r.seconds:.1f} s"
+                  + (f" ({r.detail})" if r.detail else ""), file=sys.stderr)
+        else:
+            r = run_variant(tree, v, oracle, out_dir)
+            print(f"{v.name}: built {r.built}, ttsim {r.ttsim}, golden {r.golden}, {r.seconds:.1f} s"
+                  + (f" ({r.detail})" if r.detail else ""), file=sys.stderr)
         rows.append(r)
-        print(f"{v.name}: built {r.built}, ttsim {r.ttsim}, golden {r.golden}, {r.seconds:.1f} s"
-              + (f" ({r.detail})" if r.detail else ""), file=sys.stderr)
-    print(table(rows, a.markdown))
+    print(table(rows, a.markdown, split))
+    if a.inventory:
+        print("\n" + inventory(rows))
     if not a.keep:
         shutil.rmtree(work, ignore_errors=True)
-    bad = [r for r in rows if r.ttsim == "DIFFERS" or r.golden.startswith("differs") or r.golden.startswith("ttemu")]
+    if split:  # a ttemu stop is what is left to build, not a failure; a wrong result is
+        bad = [r for r in rows if r.built != "yes" or r.ttsim == "DIFFERS"
+               or r.golden.startswith("differs") or r.ttsim_golden.startswith("differs")]
+    else:
+        bad = [r for r in rows if r.ttsim == "DIFFERS" or r.golden.startswith("differs")
+               or r.golden.startswith("ttemu")]
     return 1 if bad else 0
 
 

@@ -55,10 +55,10 @@ def shft2(issue, mod, vd=0, vc=0, imm=0):
 # ----------------------------------------------------------------------------- the table
 def test_access_table_covers_every_vector_unit_instruction():
     """Every SFP* mnemonic of the Wormhole B0 table has an entry, as do the Blackhole-only
-    instructions implemented (SFPGT, SFPLE), and nothing else does."""
+    instructions (SFPGT, SFPLE, SFPMUL24, SFPARECIP), and nothing else does."""
     sfp = {s.mnemonic for s in WH if s.unit == "sfpu"}
     assert sfp == {s.mnemonic for s in WH if s.mnemonic.startswith("SFP")}
-    assert set(H.LREG_ACCESS) == sfp | {"SFPGT", "SFPLE"}
+    assert set(H.LREG_ACCESS) == sfp | {"SFPGT", "SFPLE", "SFPMUL24", "SFPARECIP"}
 
 
 WH_MNEMONICS = {s.mnemonic for s in WH}

@@ -18,7 +18,8 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared" / "isa"
 DOCS = ROOT.parent / "isadoc" / "WormholeB0" / "TensixTile" / "TensixCoprocessor"
 GENERATED = ("ttemu/isa/tables/__init__.py", "ttemu/isa/tables/wormhole_b0.py",
-             "ttemu/isa/tables/blackhole.py", "firmware/include/ttemu_tensix.h")
+             "ttemu/isa/tables/blackhole.py", "firmware/include/ttemu_tensix.h",
+             "firmware/include/blackhole/ttemu_tensix.h")
 
 ALL_SPECS = [(arch, s.mnemonic) for arch in ARCHES for s in get_table(arch)]
 
@@ -252,13 +253,17 @@ def test_blocked_by():
 
 
 def test_blackhole_masks_follow_the_same_rules():
+    """Blackhole's STALLWAIT.md "Block mask" table: as Wormhole's, except that SEMWAIT
+    and the new STREAMWAIT are held by every bit; CFGSHIFTMASK / STREAMWRCFG by B7."""
     wh, bh = get_table("wormhole_b0"), get_table("blackhole")
     for s in bh:
-        if s.mnemonic in wh.by_mnemonic:
+        if s.mnemonic in wh.by_mnemonic and s.mnemonic != "SEMWAIT":
             w = wh.spec(s.mnemonic)
             assert (s.unit, s.block_mask, s.nop_rule) == (w.unit, w.block_mask, w.nop_rule), s.mnemonic
-    assert bh.spec("STREAMWAIT").block_mask == 1 << 1
+    assert bh.spec("SEMWAIT").block_mask == 0x1FF and wh.spec("SEMWAIT").block_mask == 1 << 1
+    assert bh.spec("STREAMWAIT").block_mask == 0x1FF
     assert bh.spec("CFGSHIFTMASK").block_mask == 1 << 7
+    assert bh.spec("STREAMWRCFG").block_mask == 1 << 7
 
 
 # ---------------------------------------------------------------- source disagreements

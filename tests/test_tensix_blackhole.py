@@ -31,21 +31,17 @@ def test_zeroacc_fields_map_onto_wormhole_semantics(mode, use32, rows):
     assert np.array_equal(bh.tensix.dst.bits, wh.tensix.dst.bits)
 
 
-def test_zeroacc_row_modes_need_blackhole_address_modifiers():
-    """Modes 0 and 1 apply an ADDR_MOD, whose Blackhole configuration layout the
-    Wormhole implementation does not know: the run stops, naming the field."""
+def test_zeroacc_row_modes_apply_the_three_bit_addr_mod():
+    """Modes 0 and 1 apply an ADDR_MOD: on Blackhole the AddrMod field names the slot
+    itself (three bits, no ADDR_MOD_SET_Base: ttsim's Blackhole ApplyAddrMod)."""
     tile, issue = make("blackhole")
-    with pytest.raises(Unimplemented, match="ADDR_MOD"):
-        issue(1, "ZEROACC", clear_mode=1, where=0)
+    index, shift, _ = tile.tensix.config.thread_fields["ADDR_MOD_DST_SEC3_DestIncr"]
+    tile.tensix.config.thread_set_word(1, index, 4 << shift)
+    issue(1, "ZEROACC", clear_mode=1, where=0, addr_mode=3)
+    assert tile.tensix.rwcs.rwc[1].Dst == 4
 
 
-def test_zeroacc_clear_zero_flags_is_not_modelled():
-    tile, issue = make("blackhole")
-    with pytest.raises(Unimplemented, match="clear_zero_flags"):
-        issue(1, "ZEROACC", clear_mode=1, use_32_bit_mode=1, clear_zero_flags=1)
-
-
-@pytest.mark.parametrize("mnemonic", ["PACR", "UNPACR", "SFPLOAD", "SFPMAD", "STREAMWAIT"])
+@pytest.mark.parametrize("mnemonic", ["PACR_SETREG", "MOVDBGB2D"])
 def test_blackhole_instructions_that_differ_stop_as_unimplemented(mnemonic):
     tile, issue = make("blackhole")
     with pytest.raises(Unimplemented, match=mnemonic):

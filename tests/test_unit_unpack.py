@@ -794,5 +794,5 @@ def test_unpacr_nop_delay_and_unmodelled_forms():
     assert np.array_equal(tile.tensix.src.data["A"], before)
     with pytest.raises(Unimplemented, match="NoOp=0x0"):
         nop(issue, 0, 0)  # UNP_POP: overlay message clearing
-    with pytest.raises(Unimplemented, match="NoOp=0x9"):
-        nop(issue, 0, 0b1001)  # clear both banks
+    with pytest.raises(Unimplemented, match="NoOp=0x3"):
+        nop(issue, 0, 0b011)  # UNP_POP with the stream id in the instruction

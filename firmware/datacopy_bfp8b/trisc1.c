@@ -1,20 +1,10 @@
 /* datacopy_bfp8b, math (TRISC1 -> T1): per tile, take a free Dst half (16-bit Dst,
  * halves alternate), MOVA2D the 64 SrcA rows into it, give SrcA back, post the half
  * to pack (MATH_PACK). */
-#include "llk_math.h"
-#include "llk_params.h"
+#include "llk_kernels.h"
 
 int main(void)
 {
-    uint32_t tiles = LLK_PARAMS_PTR->tiles;
-
-    llk_math_init();
-    llk_math_copy_init();
-    for (uint32_t i = 0; i < tiles; ++i) {
-        llk_math_dst_acquire(i & 1u, 0);
-        llk_math_copy_tile();
-        llk_math_dst_release();
-    }
-    llk_done(LLK_MAILBOX_MATH);
+    llk_kernel_copy_math(0);
     return 0;
 }

@@ -2,22 +2,10 @@
  * (halves alternate), mark it undefined (ZEROACC: read as zero), Dst += SrcA * SrcB
  * with ELWMUL in all four fidelity phases (one MOP: 4 x 8 instructions of 8 rows),
  * both Src banks back to the unpackers, post the half to pack. */
-#include "llk_math.h"
-#include "llk_params.h"
-
-#define OP LLK_ELW_MUL
+#include "llk_kernels.h"
 
 int main(void)
 {
-    uint32_t tiles = LLK_PARAMS_PTR->tiles;
-
-    llk_math_init();
-    llk_math_eltwise_init(OP);
-    for (uint32_t i = 0; i < tiles; ++i) {
-        llk_math_dst_acquire(i & 1u, 1);
-        llk_math_eltwise_tile(OP, i & 1u);
-        llk_math_dst_release();
-    }
-    llk_done(LLK_MAILBOX_MATH);
+    llk_kernel_eltwise_math(LLK_ELW_MUL, 0);
     return 0;
 }

@@ -19,10 +19,10 @@ int main(void)
         uint32_t half = i & 1u;
         llk_math_dst_acquire(half, dst32);
         if (op == 3) {
-            tte_push(TTE_ZEROACC(2u /* ZEROACC_MODE_HALF_OF_DST */, 0, half));
+            llk_math_dst_zero_half(half, dst32);
             llk_matmul_tile(LLK_FLIP_SRCA | LLK_FLIP_SRCB);
         } else {
-            llk_math_eltwise_tile((enum llk_eltwise_op)op, half);
+            llk_math_eltwise_tile((enum llk_eltwise_op)op, half, dst32);
         }
         llk_math_dst_release();
     }

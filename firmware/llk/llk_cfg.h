@@ -23,13 +23,14 @@
  * the unpack thread owns the ALU format word (1, Dstacc included) and the unpacker
  * words, the pack thread owns the packer words; the math thread writes only its own
  * ThreadConfig; word 0 (format overrides) is never written. Every RISC-V write here
- * stores a whole word, and only words tt-llk's Wormhole code writes.
+ * stores a whole word, and only words tt-llk's code for the arch writes.
  */
 #ifndef LLK_CFG_H
 #define LLK_CFG_H
 
 #include <stdint.h>
 
+#include "llk_arch.h"
 #include "llk_sync.h"
 #include "ttemu_cfg.h"
 #include "ttemu_tensix.h"
@@ -64,24 +65,7 @@
 #define LLK_STALL_CFG 0x080u
 #define LLK_STALL_SFPU 0x100u
 
-/* STALLWAIT condition bits on Wormhole B0 (STALLWAIT.md "Condition mask", C0..C14;
- * Blackhole numbers them differently): keep waiting while ... */
-#define LLK_WAIT_THCON 0x0001u     /* C0: the Scalar Unit has memory requests of this thread */
-#define LLK_WAIT_UNPACK0 0x0002u   /* C1: unpacker 0 runs an instruction of this thread */
-#define LLK_WAIT_UNPACK1 0x0004u   /* C2: unpacker 1 runs an instruction of this thread */
-#define LLK_WAIT_PACK0 0x0008u     /* C3..C6: packer 0..3 runs an instruction of this thread */
-#define LLK_WAIT_PACK1 0x0010u
-#define LLK_WAIT_PACK2 0x0020u
-#define LLK_WAIT_PACK3 0x0040u
-#define LLK_WAIT_PACK 0x0078u      /* any packer */
-#define LLK_WAIT_MATH 0x0080u      /* C7: the Matrix Unit runs an instruction of this thread */
-#define LLK_WAIT_SRCA_CLR 0x0100u  /* C8: unpacker 0's SrcA bank not owned by the unpackers */
-#define LLK_WAIT_SRCB_CLR 0x0200u  /* C9 */
-#define LLK_WAIT_SRCA_VLD 0x0400u  /* C10: the Matrix Unit's SrcA bank not owned by it */
-#define LLK_WAIT_SRCB_VLD 0x0800u  /* C11 */
-#define LLK_WAIT_XMOV 0x1000u      /* C12: mover requests outstanding */
-#define LLK_WAIT_TRISC_CFG 0x2000u /* C13: a RISC-V store to config/GPRs is still on its way */
-#define LLK_WAIT_SFPU 0x4000u      /* C14: the Vector Unit runs an instruction of this thread */
+/* STALLWAIT condition bits LLK_WAIT_*: per arch, in llk_arch.h. */
 
 /* Which ADC sets a SETADC* instruction writes (CntSetMask bits U0, U1, PK; ADCs.md,
  * MiscellaneousUnit.md): unpacker 0, unpacker 1, the packers, of the issuing thread. */

@@ -5,6 +5,7 @@
 #ifndef LLK_KERNELS_H
 #define LLK_KERNELS_H
 
+#include "llk_math.h"
 #include "llk_pack.h"
 #include "llk_params.h"
 #include "llk_unpack.h"
@@ -56,6 +57,46 @@ static inline void llk_kernel_unpack_to_dst(uint32_t fmt)
         llk_unpack_dst_release();
     }
     llk_done(LLK_MAILBOX_UNPACK);
+}
+
+/* A kernel's own per-tile instructions, pushed after the Dst half is acquired and
+ * before the tile's operation (tile index i); NULL for none. */
+typedef void (*llk_tile_hook)(uint32_t i);
+
+/* Math (T1): per tile, a free half of the 16-bit Dst, SrcA copied into it (MOVA2D),
+ * SrcA back to the unpacker, the half posted to pack. */
+static inline void llk_kernel_copy_math(llk_tile_hook before)
+{
+    uint32_t tiles = LLK_PARAMS_PTR->tiles;
+
+    llk_math_init();
+    llk_math_copy_init();
+    for (uint32_t i = 0; i < tiles; ++i) {
+        llk_math_dst_acquire(i & 1u, 0);
+        if (before)
+            before(i);
+        llk_math_copy_tile();
+        llk_math_dst_release();
+    }
+    llk_done(LLK_MAILBOX_MATH);
+}
+
+/* Math (T1): per tile, a free half of the 32-bit Dst = SrcA op SrcB, both Src banks
+ * back, the half posted to pack. */
+static inline void llk_kernel_eltwise_math(enum llk_eltwise_op op, llk_tile_hook before)
+{
+    uint32_t tiles = LLK_PARAMS_PTR->tiles;
+
+    llk_math_init();
+    llk_math_eltwise_init(op);
+    for (uint32_t i = 0; i < tiles; ++i) {
+        llk_math_dst_acquire(i & 1u, 1);
+        if (before)
+            before(i);
+        llk_math_eltwise_tile(op, i & 1u, 1);
+        llk_math_dst_release();
+    }
+    llk_done(LLK_MAILBOX_MATH);
 }
 
 /* Pack (T2): per tile, wait for math's half of Dst (halves alternate; dst_fmt in a

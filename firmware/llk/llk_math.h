@@ -47,49 +47,6 @@
 
 enum llk_eltwise_op { LLK_ELW_ADD, LLK_ELW_SUB, LLK_ELW_MUL };
 
-/* Address modifiers, RWCs, and the MATH_PACK semaphore (max 2: two Dst halves).
- * Call once at the start of the math thread. */
-static inline void llk_math_init(void)
-{
-    llk_setc16(TTE_THCFG_ADDR_MOD_SET_Base_IDX, 0);
-    llk_setc16(TTE_THCFG_FIDELITY_BASE_Phase_IDX, 0);
-    llk_setc16(TTE_THCFG_CLR_DVALID_SrcA_Disable_IDX, 0);
-    /* 0: keep */
-    llk_setc16(TTE_THCFG_ADDR_MOD_AB_SEC0_SrcAIncr_IDX, 0);
-    llk_setc16(TTE_THCFG_ADDR_MOD_DST_SEC0_DestIncr_IDX, 0);
-    /* 1: next 8 rows */
-    llk_setc16(TTE_THCFG_ADDR_MOD_AB_SEC1_SrcAIncr_IDX,
-               LLK_THCFG_FIELD(ADDR_MOD_AB_SEC1_SrcAIncr, 8) | LLK_THCFG_FIELD(ADDR_MOD_AB_SEC1_SrcBIncr, 8));
-    llk_setc16(TTE_THCFG_ADDR_MOD_DST_SEC1_DestIncr_IDX, LLK_THCFG_FIELD(ADDR_MOD_DST_SEC1_DestIncr, 8));
-    /* 2: back to row 0, next fidelity phase */
-    llk_setc16(TTE_THCFG_ADDR_MOD_AB_SEC2_SrcAIncr_IDX,
-               LLK_THCFG_FIELD(ADDR_MOD_AB_SEC2_SrcAClear, 1) | LLK_THCFG_FIELD(ADDR_MOD_AB_SEC2_SrcBClear, 1));
-    llk_setc16(TTE_THCFG_ADDR_MOD_DST_SEC2_DestIncr_IDX,
-               LLK_THCFG_FIELD(ADDR_MOD_DST_SEC2_DestClear, 1) | LLK_THCFG_FIELD(ADDR_MOD_DST_SEC2_FidelityIncr, 1));
-    /* 3: back to row 0, fidelity phase 0 */
-    llk_setc16(TTE_THCFG_ADDR_MOD_AB_SEC3_SrcAIncr_IDX,
-               LLK_THCFG_FIELD(ADDR_MOD_AB_SEC3_SrcAClear, 1) | LLK_THCFG_FIELD(ADDR_MOD_AB_SEC3_SrcBClear, 1));
-    llk_setc16(TTE_THCFG_ADDR_MOD_DST_SEC3_DestIncr_IDX,
-               LLK_THCFG_FIELD(ADDR_MOD_DST_SEC3_DestClear, 1) | LLK_THCFG_FIELD(ADDR_MOD_DST_SEC3_FidelityClear, 1));
-    /* RWCs (SrcA, SrcB, Dst, fidelity) = 0 */
-    tte_push(TTE_SETRWC(0, 0, 0, 0, 0, 0xF));
-    llk_sem_init(LLK_SEM_MATH_PACK, 2, 0);
-}
-
-/* Wait for a free Dst half (MATH_PACK below max), then point the FPU at it. */
-static inline void llk_math_dst_acquire(uint32_t half, int dst32)
-{
-    llk_sem_wait_room(LLK_STALL_SYNC | LLK_STALL_MATH | LLK_STALL_SFPU, LLK_SEM_MATH_PACK);
-    tte_push(TTE_STALLWAIT(LLK_STALL_CFG, LLK_WAIT_MATH | LLK_WAIT_SFPU));
-    llk_setc16(TTE_THCFG_DEST_TARGET_REG_CFG_MATH_Offset_IDX, llk_dst_half_row(half, dst32));
-}
-
-/* The half is complete: post MATH_PACK once the FPU has finished writing it. */
-static inline void llk_math_dst_release(void)
-{
-    llk_sem_post_after(LLK_SEM_MATH_PACK, LLK_WAIT_MATH | LLK_WAIT_SFPU);
-}
-
 /* --- address modifiers and the Dst offset, for operations with their own walks -- */
 
 /* Fields of one address-modifier slot (RWCs.md ApplyAddrMod; ThreadConfig
@@ -109,7 +66,7 @@ static inline void llk_math_dst_release(void)
 #define LLK_AM_FIDELITY_INCR(n) LLK_THCFG_FIELD(ADDR_MOD_DST_SEC0_FidelityIncr, n)
 #define LLK_AM_FIDELITY_CLEAR LLK_THCFG_FIELD(ADDR_MOD_DST_SEC0_FidelityClear, 1)
 
-/* Reprogram address-modifier slot `slot` (0..3 while ADDR_MOD_SET_Base = 0): `ab` =
+/* Reprogram address-modifier slot `slot` (0..3; llk_arch.h places the words): `ab` =
  * LLK_AM_SRCA_* | LLK_AM_SRCB_*, `dst` = LLK_AM_DST_* | LLK_AM_FIDELITY_*. SETC16 runs
  * in order with this thread's instructions, so call it before the instructions that
  * use the slot and after those that used the old value (or put a STALLWAIT on
@@ -117,8 +74,50 @@ static inline void llk_math_dst_release(void)
  * llk_math_init's LLK_AM_* meanings until they are programmed again. */
 static inline void llk_math_set_addr_mod(uint32_t slot, uint32_t ab, uint32_t dst)
 {
-    llk_setc16(TTE_THCFG_ADDR_MOD_AB_SEC0_SrcAIncr_IDX + 2u * slot, ab);
-    llk_setc16(TTE_THCFG_ADDR_MOD_DST_SEC0_DestIncr_IDX + slot, dst);
+    llk_setc16(LLK_THCFG_ADDR_MOD_AB_IDX(slot), ab);
+    llk_setc16(LLK_THCFG_ADDR_MOD_DST_IDX(slot), dst);
+}
+
+/* --- the Dst offset, for operations with their own walks -------------------------- */
+
+/* Address modifiers, RWCs, and the MATH_PACK semaphore (max 2: two Dst halves).
+ * Call once at the start of the math thread. */
+static inline void llk_math_init(void)
+{
+    llk_arch_math_thcfg_init();
+    llk_setc16(TTE_THCFG_CLR_DVALID_SrcA_Disable_IDX, 0);
+    /* 0: keep */
+    llk_math_set_addr_mod(LLK_AM_KEEP, 0, 0);
+    /* 1: next 8 rows */
+    llk_math_set_addr_mod(LLK_AM_NEXT8, LLK_AM_SRCA_INCR(8) | LLK_AM_SRCB_INCR(8), LLK_AM_DST_INCR(8));
+    /* 2: back to row 0, next fidelity phase */
+    llk_math_set_addr_mod(LLK_AM_PHASE, LLK_AM_SRCA_CLEAR | LLK_AM_SRCB_CLEAR, LLK_AM_DST_CLEAR | LLK_AM_FIDELITY_INCR(1));
+    /* 3: back to row 0, fidelity phase 0 */
+    llk_math_set_addr_mod(LLK_AM_RESET, LLK_AM_SRCA_CLEAR | LLK_AM_SRCB_CLEAR, LLK_AM_DST_CLEAR | LLK_AM_FIDELITY_CLEAR);
+    /* RWCs (SrcA, SrcB, Dst, fidelity) = 0 */
+    tte_push(TTE_SETRWC(0, 0, 0, 0, 0, 0xF));
+    llk_sem_init(LLK_SEM_MATH_PACK, 2, 0);
+}
+
+/* Wait for a free Dst half (MATH_PACK below max), then point the FPU at it. */
+static inline void llk_math_dst_acquire(uint32_t half, int dst32)
+{
+    llk_sem_wait_room(LLK_STALL_SYNC | LLK_STALL_MATH | LLK_STALL_SFPU, LLK_SEM_MATH_PACK);
+    tte_push(TTE_STALLWAIT(LLK_STALL_CFG, LLK_WAIT_MATH | LLK_WAIT_SFPU));
+    llk_setc16(TTE_THCFG_DEST_TARGET_REG_CFG_MATH_Offset_IDX, llk_dst_half_row(half, dst32));
+}
+
+/* The half is complete: post MATH_PACK once the FPU has finished writing it. */
+static inline void llk_math_dst_release(void)
+{
+    llk_sem_post_after(LLK_SEM_MATH_PACK, LLK_WAIT_MATH | LLK_WAIT_SFPU);
+}
+
+/* Mark Dst half `half` (of a 16- or 32-bit Dst) undefined (ZEROACC: the FPU then
+ * reads it as zero), in order with this thread's instructions. */
+static inline void llk_math_dst_zero_half(uint32_t half, int dst32)
+{
+    tte_push(LLK_ZEROACC_HALF(half & 1u, dst32));
 }
 
 /* Point the FPU at Dst row `row` (DEST_TARGET_REG_CFG_MATH_Offset; 32-bit rows in
@@ -201,14 +200,14 @@ static inline void llk_math_eltwise_init(enum llk_eltwise_op op)
     llk_mop_program(&m);
 }
 
-/* One tile: Dst half `half` (acquired) = SrcA op SrcB; both Src banks go back to the
+/* One tile: Dst half `half` (acquired; dst32 as given to llk_math_dst_acquire) = SrcA op SrcB; both Src banks go back to the
  * unpackers. ELWMUL accumulates, so the half is first marked undefined (ZEROACC: the
  * FPU then reads it as zero). After ELWMUL's four LLK_AM_PHASE steps the fidelity
  * phase is back at 0 (it is 2 bits wide). */
-static inline void llk_math_eltwise_tile(enum llk_eltwise_op op, uint32_t half)
+static inline void llk_math_eltwise_tile(enum llk_eltwise_op op, uint32_t half, int dst32)
 {
     if (op == LLK_ELW_MUL)
-        tte_push(TTE_ZEROACC(2u /* ZEROACC_MODE_HALF_OF_DST */, 0, half & 1u));
+        llk_math_dst_zero_half(half, dst32);
     LLK_MOP_RUN();
 }
 

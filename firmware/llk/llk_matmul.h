@@ -142,4 +142,22 @@ static inline void llk_kernel_matmul_unpack(uint32_t fmt, int dst32)
     llk_done(LLK_MAILBOX_UNPACK);
 }
 
+/* The math thread of a tile-by-tile product: per tile pair, a free half of the 16- or
+ * 32-bit Dst, marked undefined, Dst += SrcB @ SrcA over `phases` fidelity phases (with
+ * DOTPV instead of MVMUL when dotpv != 0), both Src banks back, the half posted. */
+static inline void llk_kernel_matmul_math(uint32_t phases, int dst32, int dotpv)
+{
+    uint32_t tiles = LLK_PARAMS_PTR->tiles;
+
+    llk_math_init();
+    llk_matmul_init_with(phases, dotpv);
+    for (uint32_t i = 0; i < tiles; ++i) {
+        llk_math_dst_acquire(i & 1u, dst32);
+        llk_math_dst_zero_half(i & 1u, dst32);
+        llk_matmul_tile(LLK_FLIP_SRCA | LLK_FLIP_SRCB);
+        llk_math_dst_release();
+    }
+    llk_done(LLK_MAILBOX_MATH);
+}
+
 #endif

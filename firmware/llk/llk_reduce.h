@@ -237,7 +237,7 @@ static inline void llk_reduce_init(enum llk_reduce_dim dim, enum llk_reduce_op o
             tte_push(TTE_MOVB2D(0, 16u + i, LLK_RD_AM_KEEP, 4u, LLK_RD_SCRATCH_ROW + i));
         for (uint32_t i = 0; i < 16u; i += 4u)
             tte_push(TTE_MOVD2A(0, i, LLK_RD_AM_KEEP, 2u, LLK_RD_SCRATCH_ROW + i));
-        tte_push(TTE_ZEROACC(0u /* ZEROACC_MODE_ONE_ROW */, LLK_RD_AM_KEEP, 0));
+        tte_push(LLK_ZEROACC_ROW(0, LLK_RD_AM_KEEP));
         tte_push(TTE_GMPOOL(0, 1, LLK_RD_AM_LAST, 0, 0));
         m.end_op0 = TTE_REPLAY(LLK_RD_REPLAY_TAIL, LLK_RD_TAIL_LEN_SCALAR, 0, 0);
     }
@@ -248,7 +248,7 @@ static inline void llk_reduce_init(enum llk_reduce_dim dim, enum llk_reduce_op o
  * reset the RWCs and give the input's Src bank back. */
 static inline void llk_reduce_tile(enum llk_reduce_dim dim, enum llk_reduce_op op, uint32_t half)
 {
-    tte_push(TTE_ZEROACC(2u /* ZEROACC_MODE_HALF_OF_DST */, 0, half & 1u));
+    llk_math_dst_zero_half(half, llk_reduce_dst32(op));
     LLK_MOP_RUN();
     tte_push(TTE_SETRWC(llk_reduce_input_unpacker(dim, op) ? LLK_FLIP_SRCB : LLK_FLIP_SRCA, 0, 0, 0, 0, 0xF));
 }

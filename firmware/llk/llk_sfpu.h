@@ -173,8 +173,7 @@ static inline void llk_sfpu_record(const uint32_t *body, uint32_t n)
 static inline void llk_sfpu_tile_init(uint32_t n)
 {
     tte_push(TTE_STALLWAIT(LLK_STALL_CFG, LLK_WAIT_MATH | LLK_WAIT_SFPU));
-    llk_setc16(TTE_THCFG_ADDR_MOD_AB_SEC0_SrcAIncr_IDX + 2u * LLK_AM_KEEP, 0);
-    llk_setc16(TTE_THCFG_ADDR_MOD_DST_SEC0_DestIncr_IDX + LLK_AM_KEEP, 0);
+    llk_math_set_addr_mod(LLK_AM_KEEP, 0, 0);
     uint32_t replay = TTE_REPLAY(LLK_SFPU_REPLAY_START, n + 1u, 0, 0);
     struct llk_mop_t1 m = {
         .outer = 1, .inner = LLK_SFPU_GROUPS / 4u,

@@ -54,11 +54,12 @@
 #define LLK_TILE_DIM 32u
 /* UNPACR AddrMode bits: (Ch1YInc << 6) | (Ch1ZInc << 4) | (Ch0YInc << 2) | Ch0ZInc. */
 #define LLK_UNPACR_CH1_Y_INC1 (1u << 6)
+#define LLK_UNPACR_CH0_Z_INC 1u
+#define LLK_UNPACR_CH01_Z_INC ((1u << 4) | 1u)
 /* SETADCXY BitMask bits: X0, Y0, X1, Y1. */
 #define LLK_ADC_MASK_Y0 2u
 #define LLK_ADC_MASK_Y1 8u
-/* PACR AddrMode of the untilize rows: ADDR_MOD_PACK_SEC1. */
-#define LLK_PACK_AM_ROW 1u
+/* PACR AddrMode of the untilize rows: LLK_PACK_AM_ROW (llk_arch.h). */
 
 /* Bytes of one row-major datum of fmt (Float32 / Float16_b). */
 static inline uint32_t llk_rm_datum_bytes(uint32_t fmt)
@@ -82,12 +83,22 @@ static inline void llk_tilize_unpack_config(uint32_t fmt, int to_dst, uint32_t r
     uint32_t unit = llk_unpack_out_unit(fmt);
 
     llk_unpack_config(0, fmt, fmt, to_dst);
-    /* Then what differs from whole tiles: tilize mode with RowStride = row_bytes, face
-     * outputs 256 datums apart (channel-1 Y stride), 256 datums per UNPACR. */
+    /* Then what differs from whole tiles: tilize mode with RowStride = row_bytes ... */
     llk_unpack_write_reg2(0, fmt, 0, 1, row_bytes);
-    llk_cfg_write(TTE_CFG_UNP0_ADDR_CTRL_XY_REG_1_Ystride_IDX,
-                  LLK_CFG_FIELD(UNP0_ADDR_CTRL_XY_REG_1_Ystride, LLK_FACE_DATUMS * unit));
-    tte_push(TTE_SETADCXX(LLK_ADC_UNP0, LLK_FACE_DATUMS - 1u, 0));
+    if (LLK_TILIZE_WHOLE_TILE) {
+        /* ... and one UNPACR per tile (llk_arch.h): X spans the whole tile (XDim and
+         * Tile_x_dim_cntx0/1 = 1024 datums), ZDim = 1, ADC X 0..1023. */
+        uint32_t d = LLK_UNP_DESCRIPTOR(0);
+        llk_cfg_write(d + 0u, (fmt & 0xFu) | (1u << 4) /* IsUncompressed */ | (LLK_TILE_DATUMS << 16) /* XDim */);
+        llk_cfg_write(d + 1u, 1u | (1u << 16)); /* YDim = 1, ZDim = 1 */
+        llk_cfg_write(TTE_CFG_THCON_SEC0_REG5_Tile_x_dim_cntx0_IDX, LLK_TILE_DATUMS | (LLK_TILE_DATUMS << 16));
+        tte_push(TTE_SETADCXX(LLK_ADC_UNP0, LLK_TILE_DATUMS - 1u, 0));
+    } else {
+        /* ... face outputs 256 datums apart (channel-1 Y stride), 256 datums per UNPACR. */
+        llk_cfg_write(TTE_CFG_UNP0_ADDR_CTRL_XY_REG_1_Ystride_IDX,
+                      LLK_CFG_FIELD(UNP0_ADDR_CTRL_XY_REG_1_Ystride, LLK_FACE_DATUMS * unit));
+        tte_push(TTE_SETADCXX(LLK_ADC_UNP0, LLK_FACE_DATUMS - 1u, 0));
+    }
     llk_cfg_fence_riscv(LLK_STALL_UNPACK);
 }
 
@@ -102,12 +113,70 @@ static inline void llk_tilize_unpack_tile(uint32_t tl, uint32_t row_bytes, uint3
 
     if (to_dst)
         llk_unpack_dst_row(dst_row);
+    if (LLK_TILIZE_WHOLE_TILE) {
+        tte_push(TTE_SETADCZW(LLK_ADC_UNP0, 0, 0, 0, 0, 0xF));
+        llk_tt_cfg_write(LLK_UNP_BASE(0), (tl >> 4) - 1u, LLK_WAIT_UNPACK0);
+        tte_push(LLK_UNPACR(0, to_dst ? LLK_UNPACR_CH01_Z_INC : LLK_UNPACR_CH0_Z_INC, /* FlipSrc */ to_dst ? 0u : 1u));
+        return;
+    }
     tte_push(TTE_SETADCXY(LLK_ADC_UNP0, 0, 0, 0, 0, LLK_ADC_MASK_Y1));
     for (uint32_t f = 0; f < 4u; ++f) {
         uint32_t addr = tl + (f >> 1) * LLK_FACE_DIM * row_bytes + (f & 1u) * half_row_bytes;
         llk_tt_cfg_write(LLK_UNP_BASE(0), (addr >> 4) - 1u, LLK_WAIT_UNPACK0);
         tte_push(LLK_UNPACR(0, LLK_UNPACR_CH1_Y_INC1, /* FlipSrc */ (!to_dst && f == 3u) ? 1u : 0u));
     }
+}
+
+/* --- tilize: pack thread ----------------------------------------------------------- */
+
+/* Where the tilize unpack writes a whole tile per UNPACR (LLK_TILIZE_WHOLE_TILE), Src
+ * and Dst hold the tile row by row: Dst row 2r is tile row r's columns 0..15 (face 0
+ * or 2), row 2r + 1 its columns 16..31 (face 1 or 3). The packer puts the faces back
+ * together, as tt-llk's Blackhole PackMode::Tilize: per half tile (Z), face 0 from
+ * the even rows (read interfaces 0 and 2: two rows per PACR, Y += 4), face 1 from
+ * the odd rows (interfaces 1 and 3), Z += 1 is 32 Dst rows. Elsewhere the tile is in
+ * face order already and these are llk_pack_config / llk_pack_tile. */
+#define LLK_PACK_INTF_EVEN 0x5u /* read interfaces 0 and 2 */
+#define LLK_PACK_INTF_ODD 0xAu  /* read interfaces 1 and 3 */
+#define LLK_PACK_AM_YCLR LLK_PACK_AM_ROW /* Y = 0 (between the two faces of a half) */
+
+static inline void llk_tilize_pack_config(uint32_t dst_fmt, uint32_t out_fmt)
+{
+    if (!LLK_TILIZE_WHOLE_TILE) {
+        llk_pack_config(dst_fmt, out_fmt);
+        return;
+    }
+    uint32_t src = llk_pack_src_fmt(out_fmt);
+    uint32_t x = llk_tile_bytes(src) / LLK_TILE_DATUMS;
+
+    llk_pack_config_with(dst_fmt == LLK_FMT_FLOAT32, src, x, out_fmt);
+    llk_cfg_write(TTE_CFG_PCK0_ADDR_CTRL_ZW_REG_0_Zstride_IDX,
+                  LLK_CFG_FIELD(PCK0_ADDR_CTRL_ZW_REG_0_Zstride, 2u * LLK_FACE_DATUMS * x) |
+                  LLK_CFG_FIELD(PCK0_ADDR_CTRL_ZW_REG_0_Wstride, 4u * LLK_FACE_DATUMS * x));
+    llk_setc16(LLK_THCFG_ADDR_MOD_PACK_IDX(LLK_PACK_AM_YCLR), LLK_THCFG_FIELD(ADDR_MOD_PACK_SEC0_YsrcClear, 1));
+    llk_cfg_fence_riscv(LLK_STALL_PACK | LLK_STALL_TDMA);
+}
+
+static inline void llk_tilize_pack_tile(uint32_t dst_row, uint32_t l1_addr)
+{
+    if (!LLK_TILIZE_WHOLE_TILE) {
+        llk_pack_tile(dst_row, l1_addr);
+        return;
+    }
+    llk_tt_cfg_write(TTE_CFG_DEST_TARGET_REG_CFG_PACK_SEC0_Offset_IDX,
+                     LLK_CFG_FIELD(DEST_TARGET_REG_CFG_PACK_SEC0_Offset, dst_row), LLK_WAIT_PACK);
+    llk_tt_cfg_write(TTE_CFG_THCON_SEC0_REG1_L1_Dest_addr_IDX, (l1_addr >> 4) - 1u, LLK_WAIT_PACK);
+    for (uint32_t half = 0; half < 2u; ++half)
+        for (uint32_t face = 0; face < 2u; ++face)
+            for (uint32_t k = 0; k < LLK_FACE_DIM / 2u; ++k) {
+                int face_end = k == LLK_FACE_DIM / 2u - 1u;
+                int tile_end = face_end && face == 1u && half == 1u;
+                uint32_t am = !face_end ? LLK_PACK_AM_ROWS : face == 0 ? LLK_PACK_AM_YCLR
+                                                         : half == 0 ? LLK_PACK_AM_FACE : LLK_PACK_AM_TILE;
+                /* Concat on all but the last PACR of each half, as tt-llk's replay */
+                tte_push(LLK_PACR_INTF(am, face ? LLK_PACK_INTF_ODD : LLK_PACK_INTF_EVEN,
+                                       /* Concat */ (face_end && face == 1u) ? 0u : 1u, tile_end ? 1u : 0u));
+            }
 }
 
 /* --- untilize: pack thread --------------------------------------------------------- */
@@ -118,7 +187,7 @@ static inline void llk_tilize_unpack_tile(uint32_t tl, uint32_t row_bytes, uint3
 static inline void llk_untilize_pack_config(uint32_t dst_fmt, uint32_t out_fmt)
 {
     llk_pack_config(dst_fmt, out_fmt);
-    llk_setc16(TTE_THCFG_ADDR_MOD_PACK_SEC0_YsrcIncr_IDX + LLK_PACK_AM_ROW,
+    llk_setc16(LLK_THCFG_ADDR_MOD_PACK_IDX(LLK_PACK_AM_ROW),
                LLK_THCFG_FIELD(ADDR_MOD_PACK_SEC0_YsrcIncr, 1));
     tte_push(TTE_SETADCXX(LLK_ADC_PACK, LLK_FACE_DIM - 1u, 0));
     llk_cfg_fence_riscv(LLK_STALL_PACK | LLK_STALL_TDMA);
@@ -138,7 +207,7 @@ static inline void llk_untilize_pack_tile(uint32_t dst_row, uint32_t tl, uint32_
         uint32_t addr = tl + (f >> 1) * LLK_FACE_DIM * row_bytes + (f & 1u) * half_row_bytes;
         for (uint32_t r = 0; r < LLK_FACE_DIM; ++r, addr += row_bytes) {
             llk_tt_cfg_write(TTE_CFG_THCON_SEC0_REG1_L1_Dest_addr_IDX, (addr >> 4) - 1u, LLK_WAIT_PACK);
-            tte_push(TTE_PACR(LLK_PACK_AM_ROW, 0, /* packer 0 */ 1, 0, 0, 0, /* Last */ 1));
+            tte_push(LLK_PACR_ROW(LLK_PACK_AM_ROW, /* Last */ 1));
         }
     }
 }

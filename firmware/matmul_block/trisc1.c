@@ -19,7 +19,7 @@ int main(void)
     for (uint32_t m = 0; m < M; ++m) {
         uint32_t half = m & 1u;
         llk_math_dst_acquire(half, DST32);
-        tte_push(TTE_ZEROACC(2u /* ZEROACC_MODE_HALF_OF_DST */, 0, half));
+        llk_math_dst_zero_half(half, DST32);
         for (uint32_t k = 0; k < K; ++k)
             for (uint32_t n = 0; n < N; ++n) {
                 llk_math_dst_offset(llk_dst_half_row(half, DST32) + LLK_TILE_ROWS * n);

@@ -5,23 +5,9 @@
  * because ttsim does not implement DOTPV (tests/test_kernels_ttsim.py pins its
  * refusal); ttemu checks it against numpy. */
 #include "llk_matmul.h"
-#include "llk_params.h"
-
-#define PHASES 1
-#define DST32 0
 
 int main(void)
 {
-    uint32_t tiles = LLK_PARAMS_PTR->tiles;
-
-    llk_math_init();
-    llk_matmul_init_with(PHASES, 1);
-    for (uint32_t i = 0; i < tiles; ++i) {
-        llk_math_dst_acquire(i & 1u, DST32);
-        tte_push(TTE_ZEROACC(2u /* ZEROACC_MODE_HALF_OF_DST */, 0, i & 1u));
-        llk_matmul_tile(LLK_FLIP_SRCA | LLK_FLIP_SRCB);
-        llk_math_dst_release();
-    }
-    llk_done(LLK_MAILBOX_MATH);
+    llk_kernel_matmul_math(/* phases */ 1, /* dst32 */ 0, /* dotpv */ 1);
     return 0;
 }

@@ -8,32 +8,14 @@ int main(void)
     volatile const struct llk_params *p = LLK_PARAMS_PTR;
     uint32_t out = p->out, tiles = p->tiles, out_bytes = p->in1 >> 16;
     uint32_t inter = p->k & 0xFFu, out_fmt = (p->k >> 8) & 0xFFu, dst32 = (p->k >> 16) & 1u;
-    static const uint8_t reg1[4] = {
-        TTE_CFG_THCON_SEC0_REG1_Row_start_section_size_IDX, TTE_CFG_THCON_SEC0_REG8_Row_start_section_size_IDX,
-        TTE_CFG_THCON_SEC1_REG1_Row_start_section_size_IDX, TTE_CFG_THCON_SEC1_REG8_Row_start_section_size_IDX,
-    };
 
-    /* llk_pack_config's words (the Float32 / Float16_b case: the same strides), then
-     * the formats asked for: In_data_format = the intermediate, which need not be
-     * llk_pack_src_fmt(out_fmt) here. */
-    uint32_t x = p->k >> 24;  /* bytes per datum of the intermediate (Dst read strides) */
-
-    llk_pack_config(dst32 ? LLK_FMT_FLOAT32 : LLK_FMT_FLOAT16_B, LLK_FMT_FLOAT16_B);
-    llk_cfg_write(TTE_CFG_PCK0_ADDR_CTRL_XY_REG_0_Xstride_IDX,
-                  LLK_CFG_FIELD(PCK0_ADDR_CTRL_XY_REG_0_Xstride, x) |
-                  LLK_CFG_FIELD(PCK0_ADDR_CTRL_XY_REG_0_Ystride, LLK_FACE_DIM * x));
-    llk_cfg_write(TTE_CFG_PCK0_ADDR_CTRL_ZW_REG_0_Zstride_IDX,
-                  LLK_CFG_FIELD(PCK0_ADDR_CTRL_ZW_REG_0_Zstride, LLK_FACE_DATUMS * x) |
-                  LLK_CFG_FIELD(PCK0_ADDR_CTRL_ZW_REG_0_Wstride, 4u * LLK_FACE_DATUMS * x));
-    for (uint32_t i = 0; i < 4u; ++i)
-        llk_cfg_write(reg1[i] + 2u, LLK_CFG_FIELD(THCON_SEC0_REG1_Disable_zero_compress, 1) |
-                                        LLK_CFG_FIELD(THCON_SEC0_REG1_Out_data_format, out_fmt) |
-                                        LLK_CFG_FIELD(THCON_SEC0_REG1_In_data_format, inter));
-    /* params.k bit 20: L1 accumulation (Pack_L1_Acc of all four packers, word 3 of
-     * each REG1 block, as tt-llk's reconfigure_packer_l1_acc). */
+    /* llk_pack_config with the formats asked for: In_data_format = the intermediate,
+     * which need not be llk_pack_src_fmt(out_fmt) here, and its datum size for the Dst
+     * read strides. */
+    llk_pack_config_with((int)dst32, inter, p->k >> 24, out_fmt);
+    /* params.k bit 20: L1 accumulation */
     if ((p->k >> 20) & 1u)
-        for (uint32_t i = 0; i < 4u; ++i)
-            llk_cfg_write(reg1[i] + 3u, LLK_CFG_FIELD(THCON_SEC0_REG1_Pack_L1_Acc, 1));
+        llk_pack_set_l1_acc(1);
     /* PCK_DEST_RD_CTRL: Read_32b_data, then Read_unsigned, Read_int8 (Read_raw) and
      * Round_10b_mant from params.k bits 17..19. */
     llk_cfg_write(TTE_CFG_PCK_DEST_RD_CTRL_Read_32b_data_IDX,

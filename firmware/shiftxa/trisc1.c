@@ -6,24 +6,19 @@
  * which the copy then overwrites) comes first. A kernel of its own because ttsim does
  * not implement SHIFTXA (tests/test_kernels_ttsim.py pins its refusal); ttemu is
  * checked against numpy. */
-#include "llk_math.h"
-#include "llk_params.h"
+#include "llk_kernels.h"
 
 #define SHIFTXA_RIGHT 2u
 
+static void shift_face0(uint32_t i)
+{
+    (void)i;
+    tte_push(TTE_MOVA2D(0, 0, LLK_AM_KEEP, LLK_MOVA2D_8ROWS, 0));
+    tte_push(TTE_SHIFTXA(0, SHIFTXA_RIGHT));
+}
+
 int main(void)
 {
-    uint32_t tiles = LLK_PARAMS_PTR->tiles;
-
-    llk_math_init();
-    llk_math_copy_init();
-    for (uint32_t i = 0; i < tiles; ++i) {
-        llk_math_dst_acquire(i & 1u, 0);
-        tte_push(TTE_MOVA2D(0, 0, LLK_AM_KEEP, LLK_MOVA2D_8ROWS, 0));
-        tte_push(TTE_SHIFTXA(0, SHIFTXA_RIGHT));
-        llk_math_copy_tile();
-        llk_math_dst_release();
-    }
-    llk_done(LLK_MAILBOX_MATH);
+    llk_kernel_copy_math(shift_face0);
     return 0;
 }

@@ -9,7 +9,7 @@ the same source (8 KiB for B/NC, 4 KiB for the TRISCs at 0xFFB00000).
 
 from ..errors import Unimplemented
 from ..riscv import ext as _ext
-from .spec import ArchSpec, CoreSpec, Csr, NocSpec, Region, ResetPC
+from .spec import ArchSpec, CoreSpec, Csr, NocSpec, PackerSpec, Region, ResetPC, UnpackerSpec
 from .tables import blackhole_tile as _tile
 
 _DBG = 0xFFB12000
@@ -132,12 +132,12 @@ NOC = NocSpec(
 def _zeroacc(f):
     """ZEROACC: Blackhole's ``where`` is Wormhole's Imm10 (wider), ``clear_mode`` bits
     20:19 the Mode, bit 18 ``use_32_bit_mode`` Wormhole's UseDst32b (clear_mode bit 2);
-    ``addr_mode`` (bits 16:14) selects an ADDR_MOD slot as Wormhole's AddrMode does.
-    ``clear_zero_flags`` (bit 17) has no Wormhole counterpart."""
-    if f["clear_zero_flags"] or f["clear_mode"] >> 2:
-        raise Unimplemented(f"ZEROACC clear_zero_flags={f['clear_zero_flags']} clear_mode={f['clear_mode']} "
-                            "(Blackhole-only ZEROACC modes) is not modelled")
-    return {"dst": f["where"], "AddrMode": f["addr_mode"], "clear_mode": f["use_32_bit_mode"] << 2 | f["clear_mode"]}
+    ``addr_mode`` (bits 16:14) selects one of the eight ADDR_MOD slots;
+    ``clear_zero_flags`` (bit 17) is Wormhole's Revert (ttsim: rows keep their contents
+    and become valid). Bits 23:21 of ``clear_mode`` (beyond tt-llk's
+    ``is_valid(clear_mode, 5)`` use) are not a mode: the implementation sees bits 1:0."""
+    return {"dst": f["where"], "AddrMode": f["addr_mode"], "clear_mode": f["use_32_bit_mode"] << 2 | f["clear_mode"] & 3,
+            "Revert": f["clear_zero_flags"]}
 
 
 def _rename(**names):
@@ -147,7 +147,47 @@ def _rename(**names):
     return adapt
 
 
+def _unpacr_nop(f):
+    """UNPACR_NOP: Blackhole's fields (assembly.yaml; tt-llk's TT_OP_UNPACR_NOP) onto
+    Wormhole's NoOp encoding (tt-llk's Wormhole p_unpacr_nop), which the implementation
+    follows. ``Unpack_Pop`` 2 (UNP_NOP) is 0b010. ``Unpack_Pop`` 1 (UNP_CLR_SRC) is
+    0b001 | ``Src_ClrVal_Ctrl`` 1 (negative infinity) << 2 | ``Bank_Clr_Ctrl`` (all
+    banks) << 3 | ``Stall_Clr_Cntrl`` (wait for the unpacker's own bank) << 4 |
+    ``Set_Dvalid`` << 6. ``Clr_to1_fmt_Ctrl`` 3 ("sets dvalid of Src Regs, but NOP in
+    all other respects") is 0b111. UNP_POP (overlay messages), clearing to 1 or to
+    ``UNP{u}_NOP_REG_CLR_VAL``, and the undocumented bits stop the run as
+    unimplemented."""
+    u = f["Unpacker_Select"]
+    pop, clr, fmt1 = f["Unpack_Pop"], f["Src_ClrVal_Ctrl"], f["Clr_to1_fmt_Ctrl"]
+    rest = {k: f[k] for k in ("Bank_Clr_Ctrl", "Stall_Clr_Cntrl", "Set_Dvalid", "Msg_Clr_Cnt", "Stream_Id")}
+
+    def unmodelled(what):
+        return Unimplemented(f"UNPACR_NOP {what} (Unpack_Pop={pop} Src_ClrVal_Ctrl={clr} Clr_to1_fmt_Ctrl={fmt1} "
+                             + " ".join(f"{k}={v}" for k, v in rest.items()) + ") is not modelled")
+
+    if fmt1 == 3:
+        if clr or any(rest.values()):
+            raise unmodelled("set-dvalid flavour with other fields")
+        return {"Unpack_block_selection": u, "NoOp": 0b111}
+    if fmt1:
+        raise unmodelled("Clr_to1_fmt_Ctrl 1..2 (clear to 1)")
+    if rest["Msg_Clr_Cnt"] or rest["Stream_Id"] or pop in (0, 3):
+        raise unmodelled("UNP_POP (overlay message clearing)")
+    if rest["Set_Dvalid"] > 1:
+        raise unmodelled("Set_Dvalid bits 11:9")
+    if pop == 2:
+        if clr or any(rest.values()):
+            raise unmodelled("UNP_NOP with other fields")
+        return {"Unpack_block_selection": u, "NoOp": 0b010}
+    if clr > 1:
+        raise unmodelled("Src_ClrVal_Ctrl 2 / 3 (clear to 1 / to UNP_NOP_REG_CLR_VAL)")
+    no_op = (0b001 | clr << 2 | rest["Bank_Clr_Ctrl"] << 3 | rest["Stall_Clr_Cntrl"] << 4
+             | rest["Set_Dvalid"] << 6)
+    return {"Unpack_block_selection": u, "NoOp": no_op}
+
+
 TENSIX_FIELD_ADAPTERS = {
+    "UNPACR_NOP": _unpacr_nop,
     "ZEROACC": _zeroacc,
     "MOVB2D": _rename(movb2d_instr_mod="instr_mod"),
     **{m: _rename(pool_addr_mode="addr_mode") for m in ("MPOOL3S1", "APOOL3S1", "MPOOL3S2", "APOOL3S2",
@@ -156,13 +196,72 @@ TENSIX_FIELD_ADAPTERS = {
 
 # Vector Unit instructions whose BlackholeA0 page is the Wormhole page ("The behavior
 # is identical between Wormhole and Blackhole", or the same text): the Wormhole
-# implementations serve them, with the Blackhole-only SFPGT / SFPLE. The rest of Blackhole's Vector Unit (SFPLOAD/SFPSTORE
-# formats, SFPMAD, SFPSHFT, SFPCAST, the new SFPMUL24/SFPARECIP...) differs.
+# implementations serve them, with the Blackhole-only SFPGT / SFPLE.
 SFPU_SHARED = frozenset({
     "SFPABS", "SFPCOMPC", "SFPCONFIG", "SFPDIVP2", "SFPENCC", "SFPEXEXP", "SFPEXMAN", "SFPIADD", "SFPLOADI",
     "SFPLZ", "SFPMOV", "SFPNOP", "SFPNOT", "SFPSETCC", "SFPSETEXP", "SFPSETMAN", "SFPSETSGN", "SFPTRANSP",
     "SFPXOR", "SFPGT", "SFPLE",
+    "SFPSWAP",  # the BlackholeA0 page adds only a scheduling caution for SFPLOADMACRO sequences
 })
+# The rest of the Vector Unit follows its BlackholeA0 page: mnemonic -> the method
+# (ttemu/tensix/units/sfpu/blackhole.py). SFPLOADMACRO's page differs only in the
+# sub-unit table (insn.CAN_EXECUTE lists the Blackhole-only instructions) and the AddrMod
+# width, so the Wormhole implementation serves, calling this arch's SFPLOAD / SFPSTORE.
+SFPU_VARIANTS = {m: "bh_" + m for m in (
+    "SFPLOAD", "SFPSTORE", "SFPMAD", "SFPADD", "SFPMUL", "SFPADDI", "SFPMULI", "SFPLUT", "SFPLUTFP32",
+    "SFPMUL24", "SFPARECIP", "SFPCAST", "SFPSHFT", "SFPSHFT2", "SFP_STOCH_RND", "SFPAND", "SFPOR",
+    "SFPPUSHC", "SFPPOPC")}
+SFPU_VARIANTS["SFPLOADMACRO"] = "x_SFPLOADMACRO"
+# Operands the Blackhole table (assembly.yaml) makes wider than the BlackholeA0 page's
+# encoding: the page's bits only (SFPLUTFP32's bits 19:16 are Mod1Mirror, read only by
+# the scheduling logic; VA and VC are u4; Imm10 is bits 9:0, AddrMod bits 15:13).
+SFPU_FIELD_MASKS = {
+    "SFPLUTFP32": {"lreg_dest": 0xF},
+    "SFPCAST": {"lreg_src_c": 0xF},
+    "SFPMAD": {"lreg_src_a": 0xF}, "SFPADD": {"lreg_src_a": 0xF}, "SFPMUL": {"lreg_src_a": 0xF},
+    "SFPMUL24": {"lreg_src_a": 0xF},
+    "SFPLOAD": {"dest_reg_addr": 0x3FF}, "SFPSTORE": {"dest_reg_addr": 0x3FF},
+    "SFPLOADMACRO": {"dest_reg_addr": 0x3FF},
+    "SFP_STOCH_RND": {"rnd_mode": 0x3},
+}
+# SFPMAD.md (BlackholeA0) "Instruction scheduling": hardware stalls a thread whose next
+# Vector Unit instruction reads what an MAD sub-unit instruction writes (SFPADD, SFPMUL,
+# SFPADDI, SFPMULI, SFPLUT, SFPLUTFP32, SFPMUL24 "as per SFPMAD"), and SFPSHFT2.md stalls
+# anything but SFPNOP after Mod1 2, 3, 4; neither applies inside SFPLOADMACRO sequences.
+SFPU_INTERLOCKED = frozenset({"SFPMAD", "SFPADD", "SFPMUL", "SFPADDI", "SFPMULI", "SFPLUT", "SFPLUTFP32",
+                              "SFPMUL24", "SFPSHFT2"})
+
+# The packers: one packer (tt-llk cpack_common.h NUM_PACKERS = 1; its configuration is
+# THCON_SEC0_REG1_*, the only THCON packer section ttsim's Blackhole model reads) with
+# four Dst read interfaces (assembly.yaml PACR ReadIntfSel: "Bit mask to select up to 4
+# Dest Read intf", 0 = all four; interface k reads Dst row base + k: tt-llk llk_pack.h,
+# ttsim). No Pack_limit_address / Pack_fifo_size (absent from Blackhole's Config). The
+# channel-1 YZW address is in bytes (tt-llk's fast untilize programs a byte row stride;
+# ttsim adds YZW_Addr >> 4). Dst rows go through Adj16 / Adj32 with
+# DEST_ACCESS_CFG_remap_addrs / swizzle_32b (BlackholeA0 Dst.md: they "also affect how
+# packers address Dst"). DstAccessMode 1 (strided, "[0,8,16,24]" in storage rows) reads
+# Dst rows base + 16k with both set, as tt-llk's untilize sets them
+# (_llk_math_reconfig_remap_: "stride of 16") and ttsim reads them. Two conversions
+# Wormhole lacks (tt-llk's configure_pack sets them; ttsim's Blackhole packer has them):
+# Round_10b_mant with an FP16 Dstacc rounds an FP32 Dst (or widens a BF16 Dst) to FP16,
+# and Pac_LF8_4b_exp makes the FP8 output E4M3 (tt-llk's Fp8_e4m3).
+PACKERS = PackerSpec(
+    sections=("THCON_SEC0_REG1_",),
+    limit_sections=None,
+    read_interfaces=4,
+    interface_rows=(1, 16),
+    out_yzw_shift=4,
+    dst_access_cfg=("DEST_ACCESS_CFG_remap_addrs", "DEST_ACCESS_CFG_swizzle_32b"),
+    fp16_round10=True,
+    fp8_e4m3_field="Pac_LF8_4b_exp",
+)
+# The unpackers (no BlackholeA0 UNPACR page: the Wormhole pages apply except for these
+# facts, from tt-llk's Blackhole unpacker code and ttsim's Blackhole model): an unpacker
+# reads 32 datums per L1 row for formats wider than 8 bits (tt-llk's Blackhole tilize
+# reads a whole 32-wide tile row per RowStride, "whole-tile unpacking"); FP8 input is
+# E4M3 while THCON_SEC{u}_REG1_Unp_LF8_4b_exp is set (tt-llk's Fp8_e4m3); an E5M2 datum
+# with exponent and mantissa all ones becomes an FP16 mantissa of all ones (ttsim).
+UNPACKER = UnpackerSpec(row_datums_wide=32, fp8_e4m3_field="THCON_SEC{u}_REG1_Unp_LF8_4b_exp", fp8_max_to_ones=True)
 
 ARCH = ArchSpec(
     name="blackhole",
@@ -188,5 +287,26 @@ ARCH = ArchSpec(
     tensix_field_adapters=TENSIX_FIELD_ADAPTERS,
     tensix_adapt_to="wormhole_b0",
     sfpu_shared=SFPU_SHARED,
+    sfpu_variants=SFPU_VARIANTS,
+    sfpu_field_masks=SFPU_FIELD_MASKS,
+    sfpu_interlocked=SFPU_INTERLOCKED,
+    addr_mod_bits=3,
     cfg_layout_native=False,
+    # BlackholeA0 BackendConfiguration.md, tt-metal blackhole cfg_defines.h: CFG_STATE_SIZE
+    # 56, THD_STATE_SIZE 68, GLOBAL_CFGREG_BASE_ADDR32 180 (tt-llk writes words 209..220:
+    # SCRATCH_SEC*, DEST_ACCESS_CFG, which SFPLOAD / SFPSTORE read); ConfigDualWrite after Config
+    cfg_bank_words=224,
+    thread_cfg_words=68,
+    cfg_global_base=180,
+    cfg_dual_write=True,
+    # tt-llk's Blackhole datacopy clears Dst zero flags face by face (ZEROACC CLR_16 with
+    # clear_zero_flags, budabackend#2730)
+    zeroacc_revert_modes=frozenset({0, 1}),
+    # BlackholeA0 ATGETM.md: "Blackhole only has four mutexes" (index 1 does not exist)
+    mutexes=(0, 2, 3, 4),
+    # STREAMWAIT.md C0 / C1: STREAM_CURR_PHASE_REG_INDEX, STREAM_NUM_MSGS_RECEIVED_REG_INDEX
+    # (tt-metal blackhole noc_overlay_parameters.h)
+    streamwait_regs=(29, 259),
+    packers=PACKERS,
+    unpacker=UNPACKER,
 )

@@ -85,6 +85,51 @@ class NocSpec:
 
 
 @dataclass(frozen=True)
+class PackerSpec:
+    """The packers (Packers/README.md) as data.
+
+    ``sections``: the Config name prefix of each packer's THCON fields
+    (``Packers[i].Config``); their number is the number of packers a PACR's packer mask
+    selects from. ``limit_sections``: the prefix of each packer's ``Pack_limit_address`` /
+    ``Pack_fifo_size`` (None: the arch has no such output wrap). ``read_interfaces``: the
+    Dst read interfaces of a packer: a PACR reads its datum range from each interface
+    its interface mask selects, interface k ``k * interface_rows[DstAccessMode]`` Dst rows
+    after the first, and packs them one after the other. ``out_yzw_shift``: the output
+    address generator adds ``(YZW_Addr & ~0xf) >> out_yzw_shift`` (16-byte units) to the
+    L1 address. ``dst_access_cfg``: the Config fields ``(remap_addrs, swizzle_32b)`` that
+    permute how Dst rows map to storage for the packers too (BlackholeA0 Dst.md; None:
+    the arch has none); strided reads (``interface_rows[1]``) need both set.
+    The defaults are the Wormhole pages'."""
+
+    sections: tuple = ("THCON_SEC0_REG1_", "THCON_SEC0_REG8_", "THCON_SEC1_REG1_", "THCON_SEC1_REG8_")
+    limit_sections: tuple | None = ("THCON_SEC0_REG9_Pack_0_2_", "THCON_SEC0_REG9_Pack_1_3_",
+                                    "THCON_SEC1_REG9_Pack_0_2_", "THCON_SEC1_REG9_Pack_1_3_")
+    read_interfaces: int = 1
+    interface_rows: tuple = (1,)
+    out_yzw_shift: int = 0
+    dst_access_cfg: tuple | None = None
+    fp16_round10: bool = False
+    fp8_e4m3_field: str | None = None
+
+
+@dataclass(frozen=True)
+class UnpackerSpec:
+    """The unpackers' parameters that differ between arches; the defaults are the
+    Wormhole pages' model (UNPACR_Regular.md).
+
+    ``row_datums_wide``: datums an unpacker reads per L1 row (before RowStride moves to
+    the next row) for input formats wider than 8 bits; formats of 8 bits or fewer
+    read 16. ``fp8_e4m3_field``: the Config field (``{u}``: the unpacker) that makes
+    FP8 input E4M3 instead of E5M2, or None where FP8 is always E5M2.
+    ``fp8_max_to_ones``: an E5M2 datum whose exponent and mantissa are all ones
+    becomes an FP16 with an all-ones mantissa (not the FP8's bits shifted up)."""
+
+    row_datums_wide: int = 16
+    fp8_e4m3_field: str | None = None
+    fp8_max_to_ones: bool = False
+
+
+@dataclass(frozen=True)
 class ArchSpec:
     name: str
     riscv_arch_hint: str  # substring of the ELF's RISC-V arch attribute naming this arch
@@ -116,6 +161,9 @@ class ArchSpec:
     cfg_bank_words: int = 188
     thread_cfg_words: int = 57
     cfg_global_base: int = 152
+    # Blackhole maps ConfigDualWrite (one bank's worth of words; a write lands in both
+    # banks, a read returns bank 0) between Config[1] and ThreadConfig
+    cfg_dual_write: bool = False
     noc: NocSpec | None = None
     # Tensix instructions whose fields this arch's table names or packs differently from
     # the implementations' parameters (written after the Wormhole ISA pages): mnemonic ->
@@ -126,10 +174,34 @@ class ArchSpec:
     # Vector Unit (SFPU) instructions the Wormhole implementations serve on this arch
     # (None: all of them, as on Wormhole itself)
     sfpu_shared: frozenset | None = None
+    # Vector Unit instructions whose page on this arch differs from Wormhole's: mnemonic ->
+    # the VectorUnit method (``bh_<MNEMONIC>`` ...) that implements this arch's page
+    sfpu_variants: dict = field(default_factory=dict)
+    # Vector Unit fields this arch's table makes wider than the page's encoding: mnemonic ->
+    # {field name: mask of the bits the page gives that operand}
+    sfpu_field_masks: dict = field(default_factory=dict)
+    # Vector Unit instructions whose "on the next cycle" read rules the hardware enforces
+    # itself (automatic stalling) when a thread issues them; SFPLOADMACRO-scheduled ones
+    # still leave it to software
+    sfpu_interlocked: frozenset = frozenset()
+    # width of the instructions' AddrMod field: 2 (an ADDR_MOD slot 0..3, +4 with
+    # ExtraAddrModBit / ADDR_MOD_SET_Base) or 3 (the slot 0..7 itself)
+    addr_mod_bits: int = 2
     # False when the Tensix implementations (written after the Wormhole pages) may name
     # configuration fields this arch's layout lacks: such a read stops the run as
     # unimplemented, naming the field, instead of failing inside ttemu
     cfg_layout_native: bool = True
+    # ZEROACC modes in which its Revert bit (Blackhole: clear_zero_flags) is defined:
+    # ZEROACC.md names ONE_ROW (0); elsewhere it is undefined behaviour (a warning)
+    zeroacc_revert_modes: frozenset = frozenset({0})
+    # Sync Unit mutex indices (ATGETM.md; any other index waits forever)
+    mutexes: tuple = (0, 2, 3, 4, 5, 6, 7)
+    # STREAMWAIT condition registers (NoC overlay stream register indices of C0, C1);
+    # empty where the arch has no STREAMWAIT
+    streamwait_regs: tuple = ()
+    # the packers (PACR): how many, their configuration, their Dst read interfaces
+    packers: PackerSpec = field(default_factory=PackerSpec)
+    unpacker: UnpackerSpec = field(default_factory=UnpackerSpec)
 
     @property
     def local_window(self) -> int:

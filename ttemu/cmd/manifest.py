@@ -130,7 +130,31 @@ def generate(spec, shape, seed):
     raise ValueError(kind)
 
 
-def load(path: str, seed_override: int | None = None) -> Manifest:
+def _cores_for(cores, arch, path):
+    """[cores] maps core names to ELF paths; a sub-table named for an arch
+    (``[cores.blackhole]``) gives that arch's ELFs instead, used when the run is for
+    that arch (``--arch`` or the manifest's ``arch``)."""
+    from ..arch import ARCH_NAMES
+
+    if not isinstance(cores, dict) or not cores:
+        raise BadInput(_where(path, "[cores] must map core names to ELF paths"))
+    plain = {k: v for k, v in cores.items() if not isinstance(v, dict)}
+    per_arch = {k: v for k, v in cores.items() if isinstance(v, dict)}
+    for name, table in per_arch.items():
+        if name not in ARCH_NAMES:
+            raise BadInput(_where(path, f"[cores.{name}]: unknown arch (one of {', '.join(ARCH_NAMES)})"))
+        if not table:
+            raise BadInput(_where(path, f"[cores.{name}] must map core names to ELF paths"))
+    chosen = per_arch.get(arch, plain)
+    if not chosen:
+        raise BadInput(_where(path, f"[cores] has no ELFs for {arch or 'the default arch'} "
+                                    f"(only [cores.{'], [cores.'.join(sorted(per_arch))}])"))
+    return chosen
+
+
+def load(path: str, seed_override: int | None = None, arch: str | None = None) -> Manifest:
+    """``arch`` (the run's ``--arch``, else the manifest's own) selects the
+    ``[cores.<arch>]`` table when the manifest has one."""
     try:
         with open(path, "rb") as f:
             doc = tomllib.load(f)
@@ -150,10 +174,7 @@ def load(path: str, seed_override: int | None = None) -> Manifest:
     m = Manifest(path=path, name=doc.get("name", os.path.splitext(os.path.basename(path))[0]), raw=doc)
     m.arch = doc.get("arch")
     m.seed = int(doc.get("seed", 0)) if seed_override is None else seed_override
-    cores = doc.get("cores", {})
-    if not isinstance(cores, dict) or not cores:
-        raise BadInput(_where(path, "[cores] must map core names to ELF paths"))
-    for core, elf in cores.items():
+    for core, elf in _cores_for(doc.get("cores", {}), arch or m.arch, path).items():
         if core not in CORES:
             raise BadInput(_where(path, f"[cores]: unknown core {core!r} (one of {', '.join(CORES)})"))
         m.cores.append((core, rel(elf)))

@@ -69,7 +69,7 @@ class Session:
         if len(positional) == 1 and positional[0].endswith(".toml"):
             from . import manifest
 
-            man = self.manifest = manifest.load(positional[0], o.seed)
+            man = self.manifest = manifest.load(positional[0], o.seed, o.arch)
             positional = []
             given = {c for c, _ in core_elfs}
             core_elfs = [(c, p) for c, p in man.cores if c not in given] + core_elfs

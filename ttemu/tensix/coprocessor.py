@@ -59,7 +59,7 @@ class Coprocessor:
         self.config = ConfigSpace(tile.arch, tile.arch.region("tensix_cfg").base)
         self.gprs = GPRs(tile, tile.arch.region("tensix_regfile").base)
         self.adcs = ADCs()
-        self.rwcs = RWCs(self.config)
+        self.rwcs = RWCs(self.config, tile.arch.addr_mod_bits)
         self.dst = Dst()
         self.dst.on_aliased_write = lambda: tile.warn(
             "Dst16 write while DBG_FEATURE_DISABLE bit 11 is set: hardware writes unspecified values to the "
@@ -95,6 +95,9 @@ class Coprocessor:
         # bound to its handler (see dispatch_entry); the table is per coprocessor.
         self.dispatch = {}
         self._params = {}  # opcode -> its handler's parameter names (see _params)
+        # the STALLWAIT condition bit "Matrix Unit busy" (Wormhole C7, Blackhole C4)
+        self._fpu_busy_bit = next((bit for bit, kind, arg, _ in tile.arch.stallwait_conditions
+                                   if kind == "busy" and arg == "math"), 7)
         self.prefer_after_release = None
         self.issuing = None  # the TensixThread whose instruction is executing (set by its pump)
         self.pcbufs = [deque(), deque(), deque()]  # PCBuf[i]: RISCV B -> RISCV T_i
@@ -158,7 +161,8 @@ class Coprocessor:
         the instruction (or it is a frontend instruction, which never reaches a unit);
         the handler is called ``handler(thread, *args)``, or ``handler(thread, **kwargs)``
         when its parameters are not exactly the instruction's fields; ``fence`` marks a
-        STALLWAIT with block bit B8 (SFPU) and condition C7 (FPU busy)."""
+        STALLWAIT with block bit B8 (SFPU) and the Matrix Unit busy condition (C7 on
+        Wormhole, C4 on Blackhole)."""
         spec, fields = self.table.decode(word)
         handler = args = kwargs = None
         fence = False
@@ -173,7 +177,7 @@ class Coprocessor:
                 else:
                     kwargs = dict(fields)
             if spec.mnemonic == "STALLWAIT":
-                fence = bool((fields["stall_res"] >> 8) & (fields["wait_res"] >> 7) & 1)
+                fence = bool((fields["stall_res"] >> 8) & (fields["wait_res"] >> self._fpu_busy_bit) & 1)
         entry = (spec, handler, args, kwargs, fence)
         if len(self.dispatch) >= 1 << 16:
             self.dispatch.clear()
@@ -260,6 +264,19 @@ class Coprocessor:
             return False  # RISC-V accesses complete synchronously
         raise ValueError(kind)
 
+    def stream_reg(self, thread, stream_select, index) -> int:
+        """``NOC_STREAM_READ_REG(StreamIndex, index)`` with StreamIndex = ThreadConfig
+        STREAM_ID_SYNC_SEC[stream_select].BankSel (BlackholeA0 STREAMWAIT.md /
+        STREAMWRCFG.md): a read of the tile's NoC overlay stream register (a register
+        the overlay does not model stops the run there)."""
+        stream = self.config.thread_get(thread, f"STREAM_ID_SYNC_SEC{stream_select}_BankSel")
+        region = self.arch.region("noc_overlay")
+        addr = region.base + stream * 0x1000 + 4 * index
+        entry = self.tile.router.lookup(addr)
+        if entry is None or entry[1] is None:
+            raise Unimplemented(f"NoC overlay stream {stream} register {index} (0x{addr:08x}) is not modelled")
+        return entry[1].read(None, addr, 4)
+
     def any_unit_busy(self, thread) -> bool:
         return any(u.busy(thread) for u in self.units)
 
@@ -291,16 +308,21 @@ def _adapted(fn, adapt, target):
     """``fn`` called with the arch's fields mapped by ``adapt`` (ArchSpec.tensix_field_adapters);
     while it runs, the thread's instruction word is the same instruction encoded as
     ``target`` (the arch the implementation was written for) encodes it, for the few
-    bits implementations read from the raw word."""
-    from ..isa.table import _encode
+    bits implementations read from the raw word: each value the target has a field for,
+    cut to that field's width (a Blackhole AddrMod of 4..7 has no Wormhole encoding; the
+    implementation gets it whole through its keyword argument)."""
+    known = {f.name: f for f in target.fields}
+    base = target.opcode << 24
 
     def call(t, **fields):
         kwargs = adapt(fields)
         word = getattr(t, "word", None)
-        try:
-            t.word = _encode(target, kwargs, span=False)
-        except ValueError as e:
-            raise Unimplemented(f"{e}: beyond what the implementation covers") from None
+        raw = base
+        for name, value in kwargs.items():
+            f = known.get(name)
+            if f is not None:
+                raw |= (value & f.mask) << f.lo
+        t.word = raw
         try:
             return fn(t, **kwargs)
         finally:

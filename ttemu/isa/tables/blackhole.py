@@ -904,14 +904,14 @@ INSTRUCTIONS = (
         'unit': 'sync', 'ex_resource': 'SYNC', 'instrn_type': 'LOCAL_CREGS',
         'fields': (('wait_sem_cond', 0, 2, 2), ('sem_sel', 2, 13, 13), ('stall_res', 15, 9, 9)),
         'operands': ('stall_res', 'sem_sel', 'wait_sem_cond'),
-        'block_mask': 0x002, 'nop_rule': False, 'doc': None,
+        'block_mask': 0x1FF, 'nop_rule': False, 'doc': None,
     },
     {
         'mnemonic': 'STREAMWAIT', 'asm_name': 'ttstreamwait', 'opcode': 0xA7,
         'unit': 'sync', 'ex_resource': 'SYNC', 'instrn_type': 'LOCAL_CREGS',
         'fields': (('wait_stream_sel', 0, 3, 3), ('target_sel', 3, 1, 1), ('target_value', 4, 11, 11), ('stall_res', 15, 9, 9)),
         'operands': ('stall_res', 'target_value', 'target_sel', 'wait_stream_sel'),
-        'block_mask': 0x002, 'nop_rule': False, 'doc': None,
+        'block_mask': 0x1FF, 'nop_rule': False, 'doc': None,
     },
     {
         'mnemonic': 'WRCFG', 'asm_name': 'ttwrcfg', 'opcode': 0xB0,

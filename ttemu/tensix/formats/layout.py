@@ -365,8 +365,27 @@ def fp32_from_dst16_fp16(dst16, enable_fp16a_inf=False) -> np.ndarray:
     return ((sign << 31) | (exp8.astype(U32) << 23) | (man.astype(U32) << 13)).astype(U32)
 
 
+def _by_table(name, fn, key_bits=16):
+    """``fn`` evaluated on every ``key_bits``-bit pattern (uint32 [2**key_bits]), built on
+    first use: a conversion whose result depends on 16 bits becomes one gather."""
+    t = _TABLES.get(name)
+    if t is None:
+        t = _TABLES[name] = np.ascontiguousarray(fn(np.arange(1 << key_bits, dtype=U32)), dtype=U32)
+        t.setflags(write=False)
+    return t
+
+
+_TABLES: dict = {}  # constant lookup tables of _by_table
+
+
 def fp32_from_dst16_bf16(dst16) -> np.ndarray:
-    """SFPLOAD ``MOD0_FMT_BF16``: ``UnshuffleBF16(x) << 16`` (SFPLOAD.md)."""
+    """SFPLOAD ``MOD0_FMT_BF16``: ``UnshuffleBF16(x) << 16`` (SFPLOAD.md); by table
+    (:func:`fp32_from_dst16_bf16_plain` on all 16-bit patterns)."""
+    return _by_table("fp32_from_dst16_bf16", fp32_from_dst16_bf16_plain)[u32(dst16) & 0xFFFF]
+
+
+def fp32_from_dst16_bf16_plain(dst16) -> np.ndarray:
+    """:func:`fp32_from_dst16_bf16` computed."""
     return dst16_to_bf16(dst16) << 16
 
 
@@ -399,7 +418,14 @@ def fp32_to_dst16_fp16(fp32) -> np.ndarray:
 
 
 def fp32_to_dst16_bf16(fp32) -> np.ndarray:
-    """SFPSTORE ``MOD0_FMT_BF16``: ``BF16Shuffle(ToBF16(x))``."""
+    """SFPSTORE ``MOD0_FMT_BF16``: ``BF16Shuffle(ToBF16(x))``. The result depends on the
+    high 16 bits only (the flush tests the exponent), so it is one gather
+    (:func:`fp32_to_dst16_bf16_plain` on all of them)."""
+    return _by_table("fp32_to_dst16_bf16", lambda h: fp32_to_dst16_bf16_plain(h << 16))[u32(fp32) >> 16]
+
+
+def fp32_to_dst16_bf16_plain(fp32) -> np.ndarray:
+    """:func:`fp32_to_dst16_bf16` computed."""
     return dst16_from_bf16(fp32_to_bf16_sfpstore(fp32))
 
 

@@ -314,3 +314,15 @@ def encode_from_fp32(
     v = packer_early(dst32_from_fp32(x), Repr.DST32_FP32, inter, mode, random=early_random)
     datums, exps = packer_late(v, inter, fmt, random=late_random, bfp_overflow=bfp_overflow)
     return encode_l1(datums, fmt, exps)
+
+
+def fp16_to_fp8_e4m3(fp16) -> np.ndarray:
+    """Blackhole's FP8 E4M3 output (``Out_data_format`` FP8 with ``Pac_LF8_4b_exp``; no
+    Wormhole page: tt-llk's Blackhole Fp8_e4m3, the arithmetic ttsim's Blackhole
+    packer's) from an FP16 intermediate: exponent rebiased by 8 (at or below 8: a zero
+    of the datum's sign; 24 and above: saturated to sign | 0x7f), mantissa truncated to
+    3 bits."""
+    v = u32(fp16).reshape(-1)
+    s, e, m = (v >> 15) & 1, (v >> 10) & 0x1F, v & 0x3FF
+    out = np.where(e <= 8, s << 7, np.where(e >= 24, (s << 7) | 0x7F, (s << 7) | ((e - 8) << 3) | (m >> 7)))
+    return out.astype(U32)

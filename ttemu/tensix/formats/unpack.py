@@ -27,7 +27,7 @@ from .layout import (
     u32,
 )
 
-__all__ = ["unpack_convert", "unpack_writes_dst32", "int8_to_fp16_overlay", "fp32_to_fp16_ttsim"]
+__all__ = ["unpack_convert", "unpack_writes_dst32", "int8_to_fp16_overlay", "fp8_to_fp16", "fp32_to_fp16_ttsim"]
 
 _F = DataFormat
 
@@ -59,6 +59,8 @@ def unpack_convert(
     to_dst: bool,
     exps=None,
     int8_unsigned: bool = False,
+    fp8_e4m3: bool = False,
+    fp8_max_to_ones: bool = False,
 ) -> np.ndarray:
     """Convert raw L1 datums as the unpacker does; returns uint32 register bits.
 
@@ -67,7 +69,8 @@ def unpack_convert(
     ``exps``: per-datum or per-16 shared exponents for BFP ``in_fmt``
     (already chosen by the caller, e.g. ``FORCE_SHARED_EXP``).
     ``int8_unsigned``: ``ALU_FORMAT_SPEC_REG0_Src[AB]Unsigned``; also implied
-    by ``in_fmt=UInt8``.
+    by ``in_fmt=UInt8``.  ``fp8_e4m3`` / ``fp8_max_to_ones``: Blackhole's FP8
+    variants (:func:`fp8_to_fp16`; ``ArchSpec.unpacker``).
 
     Follows UNPACR_Regular.md ``FormatConversion``:
 
@@ -108,7 +111,7 @@ def unpack_convert(
         if in_fmt is not out_fmt:
             raise ub("input and output formats must be equal unless the input is FP32")
         if in_fmt is _F.Fp8:
-            x, kind = (x & 0xFF) << 8, "fp16"
+            x, kind = fp8_to_fp16(x, e4m3=fp8_e4m3, max_to_ones=fp8_max_to_ones), "fp16"
         elif in_fmt in (_F.Bfp8_b, _F.Bfp4_b, _F.Bfp2_b):
             if exps is None:
                 raise ValueError("BFP unpack needs exponents")
@@ -143,6 +146,33 @@ def unpack_convert(
     if kind == "bf16":
         return dst16_from_bf16(x) if to_dst else src_from_bf16(x)
     return dst16_from_fp16(x) if to_dst else src_from_fp16(x)
+
+
+def fp8_to_fp16(x, *, e4m3: bool = False, max_to_ones: bool = False) -> np.ndarray:
+    """FP8 L1 datums -> the FP16 bit patterns the unpackers write (before the Src /
+    Dst layout).
+
+    E5M2 (UNPACR_Regular.md, ``case FP8``): the datum is the high byte of an FP16.
+    ``max_to_ones`` (Blackhole): a datum whose exponent and mantissa are all ones
+    (0x7F / 0xFF) instead fills the FP16 mantissa with ones (0x7FFF / 0xFFFF).
+    ``e4m3`` (Blackhole's ``Unp_LF8_4b_exp``; tt-llk's Fp8_e4m3): sign, 4-bit
+    exponent, 3-bit mantissa; a nonzero exponent is rebiased by 8 (bias 7 -> 15), a
+    zero exponent stays zero with the mantissa kept (a denormal bit pattern), and
+    exponent 15 with mantissa 7 (E4M3's NaN) also fills the low mantissa bits with
+    ones. Facts: tt-llk Blackhole cunpack_common.h (the config bit and the format),
+    ttsim's Blackhole unpacker (the bit mapping; there is no BlackholeA0 page)."""
+    x = u32(x).reshape(-1) & 0xFF
+    if e4m3:
+        sign = (x & 0x80) << 8
+        e = (x >> 3) & 15
+        m = x & 7
+        pad = np.where((e == 15) & (m == 7), U32(0x7F), U32(0))
+        e = np.where(e != 0, e + 8, 0)
+        return (sign | (e << 10) | (m << 7) | pad).astype(U32)
+    out = x << 8
+    if max_to_ones:
+        out = np.where((x & 0x7F) == 0x7F, out | 0xFF, out)
+    return out.astype(U32)
 
 
 def fp32_to_fp16_ttsim(x) -> np.ndarray:

@@ -1,4 +1,4 @@
-"""Wait gate (one per thread): the latched STALLWAIT / SEMWAIT.
+"""Wait gate (one per thread): the latched STALLWAIT / SEMWAIT (Blackhole: STREAMWAIT).
 
 tt-isa-documentation WormholeB0/TensixTile/TensixCoprocessor/STALLWAIT.md and
 SEMWAIT.md: the latched wait holds every instruction its block mask selects (as the
@@ -7,6 +7,11 @@ reaches the gate nothing behind it passes; the latch is forgotten as soon as eve
 selected condition is met. The coprocessor re-evaluates latches after every issued
 instruction and every RISC-V semaphore access, which is how "re-evaluated every cycle"
 looks in a synchronous model.
+
+Blackhole's STREAMWAIT (BlackholeA0 STREAMWAIT.md) latches one NoC overlay stream
+condition: keep waiting while the selected stream's register (C0: current phase, C1:
+messages received; ``ArchSpec.streamwait_regs`` gives their register indices) is below
+the target value.
 
 The condition bits are per-arch data (``ArchSpec.stallwait_conditions``): each bit
 names a kind and an argument that the coprocessor answers through its busy/ownership
@@ -21,10 +26,11 @@ STALL_ON_MAX = 2
 
 class WaitGate:
     def __init__(self):
-        self.opcode = None  # None, "STALLWAIT" or "SEMWAIT"
+        self.opcode = None  # None, "STALLWAIT", "SEMWAIT" or "STREAMWAIT"
         self.block_mask = 0
         self.cond_mask = 0
         self.sem_mask = 0
+        self.stream = (0, 0)  # STREAMWAIT: (StreamSelect, TargetValue)
         self.pending = 0  # STALLWAIT condition bits that held at the latest holds()
 
     def latch_stallwait(self, block_mask: int, cond_mask: int) -> None:
@@ -38,6 +44,17 @@ class WaitGate:
         self.block_mask = block_mask
         self.cond_mask = cond_mask
         self.sem_mask = sem_mask
+
+    def latch_streamwait(self, block_mask: int, cond_index: int, target: int, stream_select: int) -> None:
+        self.opcode = "STREAMWAIT"
+        self.block_mask = block_mask
+        self.cond_mask = 1 << cond_index
+        self.sem_mask = 0
+        self.stream = (stream_select, target)
+
+    def _stream_value(self, cop, thread) -> int:
+        index = cop.arch.streamwait_regs[self.cond_mask >> 1]
+        return cop.stream_reg(thread, self.stream[0], index)
 
     def release(self) -> None:
         self.opcode = None
@@ -56,6 +73,8 @@ class WaitGate:
         if self.opcode == "SEMWAIT":
             return ("SEMWAIT", self.cond_mask, tuple((i, sem.value, sem.max) for i, sem
                                                      in enumerate(cop.sync.semaphores) if (self.sem_mask >> i) & 1))
+        if self.opcode == "STREAMWAIT":
+            return ("STREAMWAIT", self.cond_mask, (self.stream[0], self.pending, self.stream[1]))
         return (self.opcode, self.cond_mask, self.pending)
 
     def holds(self, cop, thread) -> bool:
@@ -73,10 +92,18 @@ class WaitGate:
                     pending |= 1 << bit
             self.pending = pending  # for hold_state
             return pending != 0
+        if self.opcode == "STREAMWAIT":
+            self.pending = self._stream_value(cop, thread)  # for hold_state
+            return self.pending < self.stream[1]
         return False
 
-    def refresh(self, cop, thread) -> None:
-        """Forget the latched wait if its conditions are all met now."""
+    def refresh(self, cop, thread, blocked: bool = False) -> None:
+        """Forget the latched wait if its conditions are all met now. A latched
+        STREAMWAIT is only evaluated while an instruction waits at this gate (``blocked``:
+        one just arrived; or the thread holds one): until then nothing observable depends
+        on it, and its NoC overlay stream registers are read only when something does."""
+        if self.opcode == "STREAMWAIT" and not blocked and cop.threads[thread].held is None:
+            return
         if self.opcode is not None and not self.holds(cop, thread):
             self.opcode = None
 
@@ -93,6 +120,11 @@ def _waiting(arch, state) -> list:
                 out.append(f"sem{i} STALL_ON_ZERO (value {value}, max {top})")
             if cond_mask & STALL_ON_MAX and value >= top:
                 out.append(f"sem{i} STALL_ON_MAX (value {value}, max {top})")
+    elif opcode == "STREAMWAIT":
+        select, value, target = snap
+        what = "current phase" if cond_mask == 1 else "messages received"
+        if value < target:
+            out.append(f"C{cond_mask >> 1} stream select {select} {what} {value} < {target}")
     elif opcode == "STALLWAIT":
         for bit, _, _, label in arch.stallwait_conditions:
             if (snap >> bit) & 1:

@@ -143,7 +143,7 @@ class TensixThread:
             if spec is None:
                 raise GuestFault(f"t{self.index}: 0x{word:08x} (pushed by {item[1]}) is not a Tensix instruction")
             if gate.opcode is not None and spec.blocked_by(gate.block_mask):
-                gate.refresh(cop, self.index)
+                gate.refresh(cop, self.index, blocked=True)
                 if gate.opcode is not None:
                     self._hold(item, (word, gate.hold_state(cop), None))
                     return moved

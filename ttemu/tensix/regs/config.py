@@ -3,7 +3,10 @@ two banks) and ``ThreadConfig[3][THD_STATE_SIZE]`` (16-bit, per thread).
 
 tt-isa-documentation WormholeB0/TensixTile/TensixCoprocessor/BackendConfiguration.md.
 RISC-V sees both at TENSIX_CFG_BASE: Config bank 0, Config bank 1, then ThreadConfig
-entries of 16 bytes each (a 16-bit value and padding). RISC-V may read with any load
+entries of 16 bytes each (a 16-bit value and padding). Blackhole
+(BlackholeA0/TensixTile/TensixCoprocessor/BackendConfiguration.md, ``ArchSpec.cfg_dual_write``)
+has ``ConfigDualWrite`` between them: a write there lands in both banks, a read
+returns bank 0. RISC-V may read with any load
 width but write only ``Config`` and only with ``sw``. Writes to words at or above
 GLOBAL_CFGREG_BASE_ADDR32 land in both banks.
 
@@ -58,7 +61,8 @@ class ConfigSpace(Device):
         self.thread_cfg = np.zeros((3, self.thread_words), dtype=np.uint16)
         self.thread_version = 0  # bumped by every ThreadConfig write (for caches of derived values)
         self.version = 0  # bumped by every Config word write (write_word)
-        self.thread_base = base + 8 * self.bank_words
+        self.dual_base = base + 8 * self.bank_words  # ConfigDualWrite (when the arch has it)
+        self.thread_base = self.dual_base + (4 * self.bank_words if arch.cfg_dual_write else 0)
         self.end = self.thread_base + 3 * self.thread_words * 16
         self.listeners = []  # callables(bank, index, value) after a Config word write
 
@@ -110,6 +114,8 @@ class ConfigSpace(Device):
     def read(self, core, addr, width):
         if addr < self.thread_base:
             off = addr - self.base
+            if addr >= self.dual_base:
+                off -= self.dual_base - self.base  # ConfigDualWrite reads Config[0]
             word = int(self.cfg.reshape(-1)[off >> 2])
             return (word >> ((off & 3) * 8)) & ((1 << (8 * width)) - 1)
         if addr < self.end:
@@ -131,6 +137,12 @@ class ConfigSpace(Device):
         if addr >= self.thread_base:
             raise GuestFault(f"store to 0x{addr:08x}: RISC-V cannot write ThreadConfig (push SETC16)")
         off = (addr - self.base) >> 2
+        if addr >= self.dual_base:
+            index = (addr - self.dual_base) >> 2
+            self.write_word(0, index, value)
+            if index < self.global_base:
+                self.write_word(1, index, value)
+            return True
         self.write_word(off // self.bank_words, off % self.bank_words, value)
         return True
 

@@ -20,9 +20,24 @@ ROWS = 1024
 COLS = 16
 
 
-def adj_rows(rows):
-    """AdjRow for an array of Dst32b row indices (10-bit)."""
+def adj16(rows, remap=False):
+    """``Adj16`` (BlackholeA0 Dst.md): the storage row of Dst16b rows; with
+    ``Config.DEST_ACCESS_CFG_remap_addrs`` (Blackhole) rows are permuted within each
+    group of 64, otherwise (and on Wormhole) the identity."""
     rows = np.asarray(rows, dtype=np.int64) & 0x3FF
+    if remap:
+        rows = (rows & 0x3C7) ^ ((rows & 0x030) >> 1) ^ ((rows & 0x008) << 2)
+    return rows
+
+
+def adj_rows(rows, remap=False, swizzle=False):
+    """AdjRow (``Adj32``) for an array of Dst32b row indices (10-bit): the storage row
+    of the high halves (the low halves are 8 rows further). ``remap`` / ``swizzle``:
+    Blackhole's ``Config.DEST_ACCESS_CFG_remap_addrs`` / ``swizzle_32b`` (BlackholeA0
+    Dst.md), both off on Wormhole."""
+    rows = adj16(rows, remap)
+    if swizzle:
+        rows = (rows & 0x3F3) ^ ((rows & 0x018) >> 1) ^ ((rows & 0x004) << 1)
     return ((rows & 0x1F8) << 1) | (rows & 0x207)
 
 

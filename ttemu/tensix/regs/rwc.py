@@ -5,11 +5,21 @@ tt-isa-documentation WormholeB0/TensixTile/TensixCoprocessor/RWCs.md. The AddrMo
 tables live in ThreadConfig (ADDR_MOD_AB_SEC<i>, ADDR_MOD_DST_SEC<i>,
 ADDR_MOD_BIAS_SEC<i>, selected by the instruction's two AddrMod bits plus 4 when
 ExtraAddrModBit or ADDR_MOD_SET_Base is set).
+
+Blackhole (``ArchSpec.addr_mod_bits`` = 3): there is no RWCs page for Blackhole; its
+instructions carry a three-bit AddrMod (assembly.yaml: addr_mode at bits 16:14, tt-llk's
+ckernel_addrmod.h ADDR_MOD_0..7 written straight into ADDR_MOD_*_SEC0..7) and its
+ThreadConfig has no ADDR_MOD_SET_Base (BH cfg_defines.h), so the three bits select the
+slot by themselves. How ExtraAddrModBit would combine with them is not documented
+(tt-llk's Blackhole code never sets ADDR_MOD_BIAS; ttsim refuses a non-zero bias), so
+an AddrMod applied while it is set stops the run.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from ...errors import Unimplemented
 
 
 @dataclass
@@ -22,11 +32,13 @@ class RWC:
     SrcB_Cr: int = 0
     FidelityPhase: int = 0  # uint2
     ExtraAddrModBit: int = 0  # uint1
+    Sp: int = 0  # uint10, Blackhole only (the Vector Unit's stack pointer: SFPLOAD / SFPSTORE.md)
 
 
 class RWCs:
-    def __init__(self, config):
+    def __init__(self, config, addr_mod_bits: int = 2):
         self.config = config
+        self.addr_mod_bits = addr_mod_bits  # ArchSpec.addr_mod_bits
         self.rwc = [RWC(), RWC(), RWC()]
         self._mods = {}  # (thread, index) -> decoded AddrMod fields
         self._version = -1
@@ -57,9 +69,16 @@ class RWCs:
     def apply_addr_mod(self, thread: int, addr_mod: int, update_fidelity: bool = True) -> None:
         """ApplyAddrMod (RWCs.md)."""
         r = self.rwc[thread]
-        index = addr_mod & 3
-        if r.ExtraAddrModBit or self.config.thread_get(thread, "ADDR_MOD_SET_Base"):
-            index += 4
+        if self.addr_mod_bits == 3:
+            index = addr_mod & 7
+            if r.ExtraAddrModBit:
+                raise Unimplemented(f"ADDR_MOD_{index} applied with the ADDR_MOD bias bit set (ExtraAddrModBit, "
+                                    "from an earlier BiasIncr): how it combines with a three-bit AddrMod is not "
+                                    "documented for Blackhole")
+        else:
+            index = addr_mod & 3
+            if r.ExtraAddrModBit or self.config.thread_get(thread, "ADDR_MOD_SET_Base"):
+                index += 4
         (a_clear, a_cr, a_incr, b_clear, b_cr, b_incr, d_clear, d_ctocr, d_cr, d_incr,
          f_clear, f_incr, bias_clear, bias_incr) = self._addr_mod(thread, index)
         if a_clear:

@@ -28,6 +28,9 @@ class SrcState:
         self.math_bank = {"A": 0, "B": 0}
         # Unpackers[0].SrcRow[thread] (SrcA) / Unpackers[1].SrcRow[thread] (SrcB)
         self.src_row = {"A": [0, 0, 0], "B": [0, 0, 0]}
+        # the OutDataFormat code (4 bits) each bank was last handed to the Matrix Unit
+        # with, by UNPACR / UNPACR_NOP (Blackhole's Matrix Unit reads a bank's format here)
+        self.fmt = {"A": [0, 0], "B": [0, 0]}
 
     def owned_by(self, which: str, client: str) -> bool:
         """Does the bank ``client`` currently uses for Src``which`` allow ``client``?"""

@@ -1,4 +1,6 @@
-"""Configuration Unit: SETC16, WRCFG, RDCFG, RMWCIB.
+"""Configuration Unit: SETC16, WRCFG, RDCFG, RMWCIB; on Blackhole also CFGSHIFTMASK and
+STREAMWRCFG (BlackholeA0/TensixTile/TensixCoprocessor/CFGSHIFTMASK.md, STREAMWRCFG.md;
+the Blackhole WRCFG / RDCFG / RMWCIB / SETC16 pages have the Wormhole functional models).
 
 tt-isa-documentation WormholeB0/TensixTile/TensixCoprocessor/ConfigurationUnit.md,
 BackendConfiguration.md and the page of each instruction (cited in each method).
@@ -26,9 +28,7 @@ from . import Unit, op
 #: Instructions of this unit not implemented yet (each stops a run as unimplemented).
 PENDING = frozenset()
 #: Blackhole-only instructions of this unit, not implemented.
-PENDING_BLACKHOLE = frozenset({
-    'CFGSHIFTMASK', 'STREAMWRCFG'
-})
+PENDING_BLACKHOLE = frozenset()
 
 
 class ConfigUnit(Unit):
@@ -86,6 +86,11 @@ class ConfigUnit(Unit):
             return
         bank = cfg.bank_of(t.index)
         regs = self.cop.gprs[t.index]
+        if GprAddress >= len(regs):
+            self.cop.undefined("WRCFG GprAddress>=64",
+                               f"GPR index {GprAddress} >= {len(regs)} (undefined); ttemu uses GprAddress & 63 "
+                               "(ttsim decodes the field as bits 21:16)")
+            GprAddress &= 63
         if wr128b:
             for k in range(4):
                 cfg.write_word(bank, (CfgReg & ~3) + k, regs[(GprAddress & ~3) + k])
@@ -151,3 +156,70 @@ class ConfigUnit(Unit):
     def RMWCIB3(self, t, CfgRegAddr, Data, Mask):
         """RMWCIB.md with Index1 = 3."""
         self._rmwcib(t, 3, CfgRegAddr, Data, Mask)
+
+    # -- Blackhole ---------------------------------------------------------------------
+    @op
+    def CFGSHIFTMASK(self, t, CfgReg, scratch_sel, right_cshift_amt, mask_width, operation,
+                     disable_mask_on_old_val):
+        """CFGSHIFTMASK.md (BlackholeA0): Config[StateID][CfgIndex] op= the scratch value
+        ``SCRATCH_SEC[ScratchIndex < 3 ? ScratchIndex : CurrentThread].val``, masked to
+        MaskWidth + 1 bits and rotated right by RotateAmt; MaskMode = 0 first clears the
+        rotated mask's bits of the old value. AluMode: 0 or, 1 and, 2 xor, 3 add, 4..6 the
+        same with the scratch value inverted, 7 subtract. A rotation by 0 leaves the value
+        (the page's ``rotr`` shifts by 32 there). CfgIndex >= CFG_STATE_SIZE*4 is undefined.
+
+        Fields: disable_mask_on_old_val = MaskMode, operation = AluMode, mask_width =
+        MaskWidth, right_cshift_amt = RotateAmt, scratch_sel = ScratchIndex, CfgReg =
+        CfgIndex. tt-llk's Blackhole tilize / untilize add a per-thread stride to an
+        address this way (MaskMode 1, AluMode 3, MaskWidth 31, RotateAmt 0)."""
+        cfg = self.cop.config
+        if CfgReg >= cfg.bank_words:
+            self.cop.undefined("CFGSHIFTMASK CfgIndex>=CFG_STATE_SIZE*4",
+                               f"index {CfgReg} >= CFG_STATE_SIZE*4 ({cfg.bank_words}) (CFGSHIFTMASK.md: "
+                               "undefined); no register is there, ttemu discards the write")
+            return
+        scratch = cfg.get(f"SCRATCH_SEC{scratch_sel if scratch_sel < 3 else t.index}_val")
+        mask = ((2 << mask_width) - 1) & 0xFFFFFFFF
+        value = _rotr(scratch & mask, right_cshift_amt)
+        bank = cfg.bank_of(t.index)
+        old = cfg.word(CfgReg, bank)
+        if disable_mask_on_old_val == 0:
+            old &= ~_rotr(mask, right_cshift_amt) & 0xFFFFFFFF
+        if operation >= 4 and operation != 7:
+            value = ~value & 0xFFFFFFFF
+        kind = operation & 3
+        if operation == 7:
+            new = old - value
+        elif kind == 0:
+            new = old | value
+        elif kind == 1:
+            new = old & value
+        elif kind == 2:
+            new = old ^ value
+        else:
+            new = old + value
+        cfg.write_word(bank, CfgReg, new & 0xFFFFFFFF)
+
+    @op
+    def STREAMWRCFG(self, t, CfgReg, StreamRegAddr, stream_id_sel):
+        """STREAMWRCFG.md (BlackholeA0): Config[StateID][CfgIndex] =
+        NOC_STREAM_READ_REG(ThreadConfig STREAM_ID_SYNC_SEC[StreamSelect].BankSel,
+        RegIndex); CfgIndex >= CFG_STATE_SIZE*4 is undefined. NoC overlay registers
+        ttemu does not model stop the run (mmio/overlay.py).
+
+        Fields: CfgReg = CfgIndex, StreamRegAddr = RegIndex, stream_id_sel = StreamSelect
+        (assembly.yaml gives it bits 23:21; the page's u2: bit 23 is ignored)."""
+        cfg = self.cop.config
+        if CfgReg >= cfg.bank_words:
+            self.cop.undefined("STREAMWRCFG CfgIndex>=CFG_STATE_SIZE*4",
+                               f"index {CfgReg} >= CFG_STATE_SIZE*4 ({cfg.bank_words}) (STREAMWRCFG.md: "
+                               "undefined); no register is there, ttemu discards the write")
+            return
+        value = self.cop.stream_reg(t.index, stream_id_sel & 3, StreamRegAddr)
+        cfg.write_word(cfg.bank_of(t.index), CfgReg, value)
+
+
+def _rotr(x, amt):
+    """CFGSHIFTMASK.md ``rotr``: rotate a 32-bit value right by ``amt`` (0..31)."""
+    amt &= 31
+    return ((x >> amt) | (x << (32 - amt))) & 0xFFFFFFFF if amt else x

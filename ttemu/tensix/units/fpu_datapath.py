@@ -92,6 +92,67 @@ def accumulate(terms, ed, ds, fp32_acc, exp8):
     """Sum the partial sums ``terms`` [(exp, 2 x man25), ...] (man signed, 2**23 per unit
     of exp, i.e. the Dst mantissa's scale; doubled) and the Dst values (``ed``, ``ds``: see
     :func:`dst_decode`), returning FP32-layout result bits (uint32), see the module
+    docstring; :func:`accumulate_plain` step by step, here the Dst value and the terms
+    stacked so each step is one array operation for all of them.
+
+    Alignment by d places is ``(2 x + 2**d) >> (d + 1)``, with 2 x given (= floor(x / 2**d + 1/2): half
+    towards +inf for the signed sums; for Dst, applied to the magnitude: half away from
+    zero), exact to 0 from 31 places on; d is capped at 40 to stay in int64."""
+    n = len(terms) + 1
+    ev = np.empty((2, n) + np.shape(ed), I64)
+    ev[0, 0] = ed
+    ev[1, 0] = ds
+    for i, (et, vt) in enumerate(terms, 1):
+        ev[0, i] = et
+        ev[1, i] = vt
+    e_all, v_all = ev
+    emax = np.maximum.reduce(e_all)  # (ufunc methods: no Python-level wrapper)
+    d1 = np.subtract(emax + 1, e_all, out=e_all)  # d + 1
+    np.minimum(d1, 41, out=d1)
+    neg = ds >> 63  # -1 for a negative Dst: half away from zero is (2x + 2**d - 1) >> ...
+    v_all += _POW2H[d1]
+    v_all[0] += neg
+    v_all >>= d1
+    if not fp32_acc:
+        v_all += 4096
+        v_all[0] += neg
+        v_all &= ~0x1FFF
+    total = np.add.reduce(v_all)
+    mag = np.abs(total)
+    nb = np.frexp(mag)[1].astype(I64)  # bit length; 32 - nb = clz(mag) in 32 bits
+    keep = 0 if fp32_acc else (16 if exp8 else 13)
+    if fp32_acc:  # -1 renormalises as if 28 bits long (Wormhole)
+        nb[total == -1] = 28
+    # normalise to 24 bits (exponent emax + nb - 24), keep 24 - keep of them, round half
+    # away from zero (magnitude half up), put back at 24 bits
+    k = nb + keep  # 0 only where mag == 0 (result 0; _POW2[-1] harmless)
+    man = mag << 24
+    man += _POW2[k - 1]
+    man >>= k
+    if keep:
+        man <<= keep
+    e = emax + nb
+    e += man >> 24
+    e -= 24
+    zero = (mag == 0) | (np.minimum(emax, e) <= 0)
+    man &= 0x7FFFFF
+    if fp32_acc or exp8:
+        over = e >= 255
+        out = (e << 23) | man
+        out[over] = 255 << 23
+    else:
+        over = e >= 32
+        out = (e << 23) | man
+        out[over] = (31 << 23) | (0x3FF << 13)
+    out |= (total >> 32) & 0x80000000
+    out[zero] = 0
+    return out.astype(_U32)
+
+
+def accumulate_plain(terms, ed, ds, fp32_acc, exp8):
+    """The plain form of :func:`accumulate` (tests compare the two). Sum the partial sums ``terms`` [(exp, 2 x man25), ...] (man signed, 2**23 per unit
+    of exp, i.e. the Dst mantissa's scale; doubled) and the Dst values (``ed``, ``ds``: see
+    :func:`dst_decode`), returning FP32-layout result bits (uint32), see the module
     docstring.
 
     Alignment by d places is ``(2 x + 2**d) >> (d + 1)``, with 2 x given (= floor(x / 2**d + 1/2): half
@@ -199,25 +260,50 @@ _INV_POW2[:1100] = np.ldexp(1.0, -np.arange(1100))
 
 def _value_table(fp16, bf16, operand, part):
     """float64[2**19]: every Src bit pattern -> its signed fidelity-phase bits (SrcA: 5,
-    SrcB: 7) times 2**exponent (0 for a zero operand), built on first use (4 MiB)."""
+    SrcB: 7) times 2**exponent (0 for a zero operand), built on first use (4 MiB): as
+    [sign, mantissa, exponent] = (+-bits[mantissa]) x 2**exponent, an outer product
+    (:func:`_value_table_plain` the same, element by element)."""
     key = (fp16, bf16, operand, part)
     t = _TABLES.get(key)
     if t is None:
-        s, e, m, _ = src_parts(np.arange(1 << 19), fp16)
+        man = np.arange(1 << 10, dtype=I64) | 0x400
         if bf16:
-            m = m & 0x7F8
-        bits = srca_bits(m, part) if operand == "A" else srcb_bits(m, part << 1)
-        t = _TABLES[key] = np.where(s == 1, -bits, bits) * np.ldexp(1.0, e)
+            man &= 0x7F8
+        bits = srca_bits(man, part) if operand == "A" else srcb_bits(man, part << 1)
+        e = np.arange(256, dtype=I64) & (0x1F if fp16 else 0xFF)
+        scale = np.ldexp(1.0, e)
+        t = np.empty((2, 1 << 10, 256))
+        np.multiply.outer(bits, scale, out=t[0])
+        np.multiply.outer(-bits, scale, out=t[1])
+        t[:, :, e == 0] = 0.0  # a zero operand (exponent 0)
+        t = _TABLES[key] = t.reshape(-1)
     return t
+
+
+def _value_table_plain(fp16, bf16, operand, part):
+    """:func:`_value_table` from :func:`src_parts` of every pattern (tests compare them)."""
+    s, e, m, _ = src_parts(np.arange(1 << 19), fp16)
+    if bf16:
+        m = m & 0x7F8
+    bits = srca_bits(m, part) if operand == "A" else srcb_bits(m, part << 1)
+    return np.where(s == 1, -bits, bits) * np.ldexp(1.0, e)
 
 
 def _exp_table(fp16):
-    """int16[2**19]: every Src bit pattern -> its exponent, _ZERO_EXP for a zero."""
+    """int16[2**19]: every Src bit pattern -> its exponent, _ZERO_EXP for a zero (the low
+    8 bits decide: one 256-entry row repeated)."""
     t = _TABLES.get(fp16)
     if t is None:
-        _, e, _, z = src_parts(np.arange(1 << 19), fp16)
-        t = _TABLES[fp16] = np.where(z, _ZERO_EXP, e).astype(np.int16)
+        e = np.arange(256, dtype=np.int16) & (0x1F if fp16 else 0xFF)
+        e[e == 0] = _ZERO_EXP
+        t = _TABLES[fp16] = np.tile(e, 1 << 11)
     return t
+
+
+def _exp_table_plain(fp16):
+    """:func:`_exp_table` from :func:`src_parts` (tests compare them)."""
+    _, e, _, z = src_parts(np.arange(1 << 19), fp16)
+    return np.where(z, _ZERO_EXP, e).astype(np.int16)
 
 
 def dot(a, b, fp16, bf16, fp32_acc, phase):
@@ -227,7 +313,36 @@ def dot(a, b, fp16, bf16, fp32_acc, phase):
     Products are formed in float64 (5 x 7 bits times a power of two: exact) and scaled
     by 2**-(the group's largest ea + eb), so rounding to the group's unit is rounding to
     an integer: ``trunc(x + copysign(0.5, x))``, half away from zero (exact: the scaled
-    terms have at most ~40 significant bits; beyond that they are < 1/2 and give 0)."""
+    terms have at most ~40 significant bits; beyond that they are < 1/2 and give 0).
+    Arrays are laid out [k, i, j] (k, the summed index, outermost), so the per-group
+    maximum and sum are element-wise operations over whole [i, j] planes."""
+    ex = _exp_table(fp16)
+    bt = b.T
+    n = bt.shape[1]
+    x = np.empty((16, n, 16))
+    np.multiply(_value_table(fp16, bf16, "B", phase >> 1)[bt][:, :, None],
+                _value_table(fp16, bf16, "A", phase & 1)[a][:, None, :], out=x)
+    e = np.empty((16, n, 16), np.int16)
+    np.add(ex[bt][:, :, None], ex[a][:, None, :], out=e)
+    x = x.reshape(2, 8, n, 16)
+    emx = np.maximum.reduce(e.reshape(2, 8, n, 16), axis=1)  # [group, i, j]
+    x *= _INV_POW2[emx][:, None]
+    x += np.copysign(0.5, x)
+    sums = np.add.reduce(np.trunc(x, out=x), axis=1)
+    adj = prod_adj(fp32_acc, phase, not fp16)
+    esop = emx.astype(I64)
+    esop += adj
+    zte = max(adj, 0)
+    if zte > 0:  # a group of zero products takes the zero products' exponent
+        esop[emx < _ZERO_EXP // 2] = zte
+    sums *= 16384.0  # doubled, see accumulate (<< 14; exact)
+    sums[esop <= 0] = 0.0
+    man = sums.astype(I64)
+    return (esop[0], man[0]), (esop[1], man[1])
+
+
+def dot_plain(a, b, fp16, bf16, fp32_acc, phase):
+    """:func:`dot` step by step on [i, j, group, k] arrays (tests compare the two)."""
     ex = _exp_table(fp16)
     fa = _value_table(fp16, bf16, "A", phase & 1)[a].T   # [j, k]
     fb = _value_table(fp16, bf16, "B", phase >> 1)[b]    # [i, k]

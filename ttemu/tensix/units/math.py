@@ -27,6 +27,16 @@ fusing and precision may differ; denormals flush to zero; NaN/Inf are not IEEE):
 * Integer "8" x integer "8" -> integer "32" is exact with the documented magnitude
   masks per phase and saturation at +-(2**31-1).
 
+Blackhole (no Matrix Unit pages: the Wormhole pages apply, with what tt-llk's Blackhole
+code and ttsim's Blackhole model show; ``ttemu/arch/blackhole.py``): the instructions'
+three-bit AddrMod names the ADDR_MOD slot (regs/rwc.py); ZEROACC's Blackhole fields and
+16-row mode relative to the Dst half (``ZEROACC``); SrcA's format is the one the
+unpacker wrote into the bank unless ThreadConfig DISABLE_IMPLIED_SRCA_FMT_Base is set
+(``_implied_fmt``); Dst rows go through Dst.md's Blackhole ``Adj16`` / ``Adj32``
+(regs/dst.py) while Config DEST_ACCESS_CFG_remap_addrs / swizzle_32b are set (``_remap``;
+ttsim ignores them: "XXX handle Adj16/Adj32 on BH"), as the packers and SFPLOAD /
+SFPSTORE do.
+
 ``ZEROACC`` marks rows undefined: they are written with zeros (what packers and
 most FPU instructions read) and remembered, so that ``GMPOOL`` reads them as minus
 infinity (all bits set). The mark of a DstBits row is dropped when the Matrix Unit
@@ -41,7 +51,7 @@ import numpy as np
 
 from ...errors import Unimplemented
 from ..formats import layout as L
-from ..regs.dst import adj_rows
+from ..regs.dst import adj16, adj_rows
 from . import Unit, Wait, op
 from . import fpu_datapath as FD
 
@@ -138,6 +148,10 @@ class MatrixUnit(Unit):
         # Per thread: (config versions, bank, SrcAStyle, UseDst32b, Dst row base,
         # fidelity phase base), see _view.
         self._views = [None, None, None]
+        # Dst.md (BlackholeA0) remapping: (remap_addrs, swizzle_32b) at Config version
+        self._has_remap = "DEST_ACCESS_CFG_remap_addrs" in cfg.fields
+        self._rm = (0, 0)
+        self._rm_version = -1
 
     def _view(self, ti, mnemonic):
         """``(bank, style, use32, dst_base, fid_base)`` of thread ``ti``: its Config bank,
@@ -145,14 +159,15 @@ class MatrixUnit(Unit):
         FIDELITY_BASE_Phase, recomputed only after a Config or ThreadConfig write."""
         cfg = self.cop.config
         v = self._views[ti]
-        if v is not None and v[0] == cfg.version and v[1] == cfg.thread_version:
+        implied = self._implied_fmt(ti, "A")
+        if v is not None and v[0] == cfg.version and v[1] == cfg.thread_version and v[3] == implied:
             return v[2]
         bank = self._tc(ti, "CFG_STATE_ID_StateID")
         style, use32 = self._styles(ti, bank, mnemonic)
         out = (bank, style, use32,
                self._tc(ti, "DEST_TARGET_REG_CFG_MATH_Offset") + self._c(bank, "DEST_REGW_BASE_Base"),
                self._tc(ti, "FIDELITY_BASE_Phase"))
-        self._views[ti] = (cfg.version, cfg.thread_version, out)
+        self._views[ti] = (cfg.version, cfg.thread_version, out, implied)
         return out
 
     def _log_dst_write(self, kind, row, n):
@@ -172,15 +187,35 @@ class MatrixUnit(Unit):
         index, shift, width = self._tf[name]
         return (int(self.cop.config.thread_cfg[ti, index]) >> shift) & ((1 << width) - 1)
 
-    def _srca_fmt(self, bank, mnemonic):
+    def _srca_fmt(self, bank, mnemonic, ti=None, which="A"):
+        """The SrcA data format: ALU_FORMAT_SPEC_REG_SrcA_val when overridden, else the
+        implied format of the Matrix Unit's Src``which`` bank (Blackhole, see
+        ``_implied_fmt``), else ALU_FORMAT_SPEC_REG0_SrcA."""
         if self._c(bank, "ALU_FORMAT_SPEC_REG_SrcA_override"):
             fmt = self._c(bank, "ALU_FORMAT_SPEC_REG_SrcA_val")
         else:
-            fmt = self._c(bank, "ALU_FORMAT_SPEC_REG0_SrcA")
+            fmt = self._implied_fmt(ti, which)
+            if fmt is None:
+                fmt = self._c(bank, "ALU_FORMAT_SPEC_REG0_SrcA")
         if fmt in (12, 13):
             raise Unimplemented(f"{mnemonic}: SrcA data format code {fmt} is not assigned to any format; "
                                 "nothing documents what the Matrix Unit does with it")
         return fmt
+
+    def _implied_fmt(self, ti, which):
+        """Blackhole's implied Src format: while ThreadConfig DISABLE_IMPLIED_SRCA_FMT_Base
+        is clear (a field only Blackhole's configuration has), the Matrix Unit takes the
+        SrcA format from the data format the unpacker last wrote into the bank it reads
+        (``SrcState.fmt``; MOVB2D reads SrcB's, as ttsim does); tt-llk's Blackhole
+        datacopy sets the field to make "manual SrcA format switches take effect". None
+        where it does not apply or no unpacker recorded a format."""
+        tf = self.cop.config.thread_fields
+        if ti is None or "DISABLE_IMPLIED_SRCA_FMT_Base" not in tf:
+            return None
+        if self.cop.config.thread_get(ti, "DISABLE_IMPLIED_SRCA_FMT_Base"):
+            return None
+        src = self.cop.src
+        return src.fmt[which][src.math_bank[which]]
 
     @staticmethod
     def _style_of(fmt):
@@ -196,7 +231,7 @@ class MatrixUnit(Unit):
             return FP16, False
         if self._c(bank, "ALU_ACC_CTRL_INT8_math_enabled"):
             return INT8, True
-        return (self._style_of(self._srca_fmt(bank, mnemonic)),
+        return (self._style_of(self._srca_fmt(bank, mnemonic, ti)),
                 bool(self._c(bank, "ALU_ACC_CTRL_Fp32_enabled")))
 
     def _dst_row(self, ti, bank, row):
@@ -243,15 +278,42 @@ class MatrixUnit(Unit):
     # consecutive DstBits rows (high halves) and the 8 after them (low halves), so the
     # usual blocks are two slices; anything else goes through cop.dst.read32/write32.
     # Every write goes through _forget16 / _forget32, which also log it (dst_log).
+    def _remap(self):
+        """(remap_addrs, swizzle_32b) of Config DEST_ACCESS_CFG, or None when both are
+        clear or the arch has no such fields (then Dst rows map as on Wormhole)."""
+        if not self._has_remap:
+            return None
+        cfg = self.cop.config
+        if self._rm_version != cfg.version:
+            self._rm_version = cfg.version
+            self._rm = (cfg.get("DEST_ACCESS_CFG_remap_addrs"), cfg.get("DEST_ACCESS_CFG_swizzle_32b"))
+        return self._rm if any(self._rm) else None
+
+    def _rows16(self, row, n, write=False, alias=True):
+        """DstBits rows of Dst16b rows ``row``.. (Adj16; with ``alias``, the aliased-Dst16
+        mode of Dst.map16 too)."""
+        rm = self._remap()
+        rows = np.arange(row, row + n) & 0x3FF
+        if rm is not None:
+            rows = adj16(rows, rm[0])
+        return self.cop.dst.map16(rows, write) if alias else rows
+
+    def _rows32(self, row, n):
+        """DstBits rows of the high halves of Dst32b rows ``row``.. (Adj32)."""
+        rm = self._remap()
+        if rm is None:
+            return adj_rows(np.arange(row, row + n))
+        return adj_rows(np.arange(row, row + n), *rm)
+
     def _forget16(self, row, n):
         self._log_dst_write("16", row, n)
         if self._marks and self._any_marked():
-            self.undefined[np.arange(row, row + n) & 0x3FF] = False
+            self.undefined[self._rows16(row, n, alias=False)] = False
 
     def _forget32(self, row, n):
         self._log_dst_write("32", row, n)
         if self._marks and self._any_marked():
-            adj = adj_rows(np.arange(row, row + n))
+            adj = self._rows32(row, n)
             self.undefined[adj] = False
             self.undefined[adj + 8] = False
 
@@ -260,58 +322,61 @@ class MatrixUnit(Unit):
         return self._marks
 
     def _read16(self, row, n):
-        if row + n <= 1024 and not self.cop.dst.aliased16:
+        if row + n <= 1024 and not self.cop.dst.aliased16 and self._remap() is None:
             return self.cop.dst.bits[row:row + n]
-        return self.cop.dst.read16(row, n)
+        return self.cop.dst.bits[self._rows16(row, n)]
 
     def _write16(self, row, vals):
         vals = np.asarray(vals, dtype=np.uint16).reshape(-1, 16)
         n = vals.shape[0]
-        if row + n <= 1024 and not self.cop.dst.aliased16:
+        if row + n <= 1024 and not self.cop.dst.aliased16 and self._remap() is None:
             self.cop.dst.bits[row:row + n] = vals
         else:
-            self.cop.dst.write16(row, vals)
+            self.cop.dst.bits[self._rows16(row, n, write=True)] = vals
         self._forget16(row, n)
 
     def _read32(self, row, n):
         """Dst32b rows (Dst storage layout) as uint32."""
-        if (row & 7) + n <= 8:
+        bits = self.cop.dst.bits
+        if (row & 7) + n <= 8 and self._remap() is None:
             a = ((row & 0x1F8) << 1) | (row & 0x207)
-            bits = self.cop.dst.bits
             return (bits[a:a + n].astype(U32) << U32(16)) | bits[a + 8:a + 8 + n]
-        return self.cop.dst.read32(row, n)
+        adj = self._rows32(row, n)
+        return (bits[adj].astype(U32) << U32(16)) | bits[adj + 8]
 
     def _write32(self, row, vals):
         vals = np.asarray(vals, dtype=U32).reshape(-1, 16)
         n = vals.shape[0]
-        if (row & 7) + n <= 8:
+        bits = self.cop.dst.bits
+        if (row & 7) + n <= 8 and self._remap() is None:
             a = ((row & 0x1F8) << 1) | (row & 0x207)
-            bits = self.cop.dst.bits
             bits[a:a + n] = vals >> U32(16)
             bits[a + 8:a + 8 + n] = vals & U32(0xFFFF)
         else:
-            self.cop.dst.write32(row, vals)
+            adj = self._rows32(row, n)
+            bits[adj] = (vals >> U32(16)).astype(np.uint16)
+            bits[adj + 8] = (vals & U32(0xFFFF)).astype(np.uint16)
         self._forget32(row, n)
 
     def _read_ieee32(self, row, n):
         """Dst32b rows as IEEE-layout FP32 / sign-magnitude INT32 bits (UnshuffleFP32)."""
-        if (row & 7) + n <= 8:
+        if (row & 7) + n <= 8 and self._remap() is None:
             a = ((row & 0x1F8) << 1) | (row & 0x207)
             bits = self.cop.dst.bits
             return _UNSHUF_BF16[bits[a:a + n]] | bits[a + 8:a + 8 + n]
-        return L.dst32_to_fp32(self.cop.dst.read32(row, n))
+        return L.dst32_to_fp32(self._read32(row, n))
 
     def _write_ieee32(self, row, ieee):
         ieee = np.asarray(ieee, dtype=U32).reshape(-1, 16)
         n = ieee.shape[0]
-        if (row & 7) + n <= 8:
+        if (row & 7) + n <= 8 and self._remap() is None:
             a = ((row & 0x1F8) << 1) | (row & 0x207)
             bits = self.cop.dst.bits
             bits[a:a + n] = _SHUF_BF16[ieee >> U32(16)]
             bits[a + 8:a + 8 + n] = ieee & U32(0xFFFF)
+            self._forget32(row, n)
         else:
-            self.cop.dst.write32(row, L.dst32_from_fp32(ieee))
-        self._forget32(row, n)
+            self._write32(row, L.dst32_from_fp32(ieee))
 
     def _undefined_rows(self, rows):
         """Which DstBits ``rows`` are still undefined (marked by ZEROACC, still zero)."""
@@ -330,7 +395,7 @@ class MatrixUnit(Unit):
         fp16 = style == FP16
         if not add_dst:
             ed = ds = _ZEROS16[:nrows]
-        elif use32 and (row & 7) + nrows <= 8:
+        elif use32 and (row & 7) + nrows <= 8 and self._remap() is None:
             a = ((row & 0x1F8) << 1) | (row & 0x207)
             bits = self.cop.dst.bits
             h = bits[a:a + nrows]
@@ -528,7 +593,7 @@ class MatrixUnit(Unit):
         elif self._c(bank, "ALU_ACC_CTRL_INT8_math_enabled"):
             a_style, d_style, use32 = INT8, INT32, True
         else:
-            fmt = self._srca_fmt(bank, "GMPOOL")
+            fmt = self._srca_fmt(bank, "GMPOOL", ti)
             use32 = bool(self._c(bank, "ALU_ACC_CTRL_Fp32_enabled"))
             a_style = self._style_of(fmt)
             if a_style == TF32:
@@ -546,14 +611,14 @@ class MatrixUnit(Unit):
         # Dst: the first row, read with undefined rows as all bits set.
         dstb = cop.dst
         if use32:
-            adj = adj_rows(np.arange(dst_row, dst_row + 4))
+            adj = self._rows32(dst_row, 4)
             hi = dstb.bits[adj].astype(np.int64)
             lo = dstb.bits[adj + 8].astype(np.int64)
             hi = np.where(self._undefined_rows(adj)[:, None], 0xFFFF, hi)
             lo = np.where(self._undefined_rows(adj + 8)[:, None], 0xFFFF, lo)
             dvals = (hi << 16) | lo
         else:
-            rows = np.arange(dst_row, dst_row + 4)
+            rows = self._rows16(dst_row, 4, alias=False)
             d16 = dstb.bits[rows].astype(np.int64)
             d16 = np.where(self._undefined_rows(rows)[:, None], 0xFFFF, d16)
             dvals = d16 << 16
@@ -648,7 +713,7 @@ class MatrixUnit(Unit):
         """Common tail of MOVA2D.md / MOVB2D.md: flush, RemoveLowMantissa /
         RemoveHighExponent, the TF32 and UseDst32bLo paths, LaneConfig blocking."""
         ti = t.index
-        fmt = self._srca_fmt(bank, mnemonic)
+        fmt = self._srca_fmt(bank, mnemonic, ti, "B" if mnemonic == "MOVB2D" else "A")
         use8 = not self._tc(ti, "FP16A_FORCE_Enable") and fmt in _FMT_8B_EXP
         x = src_vals.astype(U32)
         if not self._c(bank, "ALU_ACC_CTRL_Zero_Flag_disabled_src"):
@@ -754,7 +819,7 @@ class MatrixUnit(Unit):
         if self._tc(ti, "FP16A_FORCE_Enable"):
             use32, style = False, FP16
         else:
-            fmt = self._srca_fmt(bank, mnemonic)
+            fmt = self._srca_fmt(bank, mnemonic, ti, which)
             use32 = bool(self._c(bank, "ALU_ACC_CTRL_Fp32_enabled")
                          or self._c(bank, "ALU_ACC_CTRL_INT8_math_enabled"))
             style = self._style_of(fmt)
@@ -856,24 +921,41 @@ class MatrixUnit(Unit):
     # Clearing
     # =====================================================================================
     @op
-    def ZEROACC(self, t, clear_mode, AddrMode, dst):
+    def ZEROACC(self, t, clear_mode, AddrMode, dst, Revert=None):
         """Mark 1 / 16 / 512 / 1024 rows of Dst undefined (ZEROACC.md).
 
         Fields: clear_mode = UseDst32b<<2 | Mode, dst = Imm10. Undefined rows are
         written with zeros and remembered for GMPOOL (module docstring). The Revert bit
-        (bit 18, Bits32_ZEROACC) is not a table field: it is read from ``t.word`` when
-        the frontend provides it, and is undefined behaviour outside ONE_ROW mode.
+        (bit 18, Bits32_ZEROACC) is not a Wormhole table field: it is read from ``t.word``
+        when the frontend provides it (``Revert`` None); Blackhole's ``clear_zero_flags``
+        (bit 17) comes in as ``Revert`` (ttsim treats it as the page's Revert: the rows
+        keep their contents and lose the undefined mark). Revert is undefined behaviour
+        outside the modes of ``ArchSpec.zeroacc_revert_modes`` (the page: ONE_ROW;
+        Blackhole adds 16_ROWS, which tt-llk's Blackhole datacopy issues after unpacking
+        to Dst, budabackend#2730).
         AddrMod applies in modes 0 and 1 only (mode 1 with Imm10 = 0xff only applies
         AddrMod).
+
+        ZEROACC_MODE_16_ROWS relative to the Dst half (Blackhole: the configuration has
+        ``DEST_ACCESS_CFG_zeroacc_absolute_tile_mode``; tt-llk's cfg comment "the ZEROACC
+        CLR_16 mode ... will be relative to the half of dest as selected by" the thread's
+        Dst offset unless that bit is set): while the bit is clear, Imm10 moves to the
+        upper half (+32 blocks of 16 rows; +16 blocks of 16 Dst32b rows) when
+        DEST_TARGET_REG_CFG_MATH_Offset + RWC.Dst has bit 9 set (bits 9:8 in 32-bit
+        mode), as ttsim does. tt-llk measured silicon select the half from offset +
+        Imm10 instead (llk_math_eltwise_binary.h, tt-metal#53693); where the two differ
+        ttemu follows ttsim and warns.
         """
         cop = self.cop
         ti = t.index
         mode = clear_mode & 3
         use32 = bool(clear_mode & 4)
-        revert = mode != 0 and ((getattr(t, "word", None) or 0) >> 18) & 1
-        if revert:
+        if Revert is None:
+            Revert = ((getattr(t, "word", None) or 0) >> 18) & 1
+        revert = bool(Revert)
+        if revert and mode not in cop.arch.zeroacc_revert_modes:
             cop.undefined("ZEROACC Revert",
-                          "Revert (bit 18) set outside ZEROACC_MODE_ONE_ROW (ZEROACC.md: undefined; \"all "
+                          f"Revert / clear_zero_flags set in ZEROACC mode {mode} (ZEROACC.md: undefined; \"all "
                           "assignments of Undefined are instead un-assigning Undefined\"); ttemu clears the "
                           "rows' undefined mark and leaves their contents")
         rows = None
@@ -881,17 +963,17 @@ class MatrixUnit(Unit):
             bank = self._tc(ti, "CFG_STATE_ID_StateID")
             row = self._dst_row(ti, bank, dst) & 0x3FF
             if self._c(bank, "ALU_ACC_CTRL_Fp32_enabled") or self._c(bank, "ALU_ACC_CTRL_INT8_math_enabled"):
-                adj = int(adj_rows([row])[0])
+                adj = int(self._rows32(row, 1)[0])
                 rows = np.array([adj, adj + 8])
             else:
-                rows = np.array([row])
+                rows = self._rows16(row, 1, alias=False)
         elif mode == 1:  # ZEROACC_MODE_16_ROWS
-            imm = dst & 0xFF
+            imm = (dst & 0xFF) + self._zeroacc_half(ti, dst & 0xFF, use32)
             if use32 and imm < 32:
-                adj = adj_rows(np.arange(imm * 16, imm * 16 + 16))
+                adj = self._rows32(imm * 16, 16)
                 rows = np.concatenate([adj, adj + 8])
             elif not use32 and imm < 64:
-                rows = np.arange(imm * 16, imm * 16 + 16)
+                rows = self._rows16(imm * 16, 16, alias=False)
         elif mode == 2:  # ZEROACC_MODE_HALF_OF_DST
             rows = np.arange(512, 1024) if dst & 1 else np.arange(0, 512)
         else:  # ZEROACC_MODE_ALL_OF_DST
@@ -906,6 +988,26 @@ class MatrixUnit(Unit):
         if mode in (0, 1):
             cop.rwcs.apply_addr_mod(ti, AddrMode)
         return None
+
+    def _zeroacc_half(self, ti, imm, use32):
+        """Blocks ZEROACC_MODE_16_ROWS adds to Imm10 for the Dst half the thread's offset
+        selects (0 where the configuration has no relative tile mode or it is off)."""
+        cfg = self.cop.config
+        if "DEST_ACCESS_CFG_zeroacc_absolute_tile_mode" not in cfg.fields or imm == 0xFF:
+            return 0
+        bank = self._tc(ti, "CFG_STATE_ID_StateID")
+        if cfg.get("DEST_ACCESS_CFG_zeroacc_absolute_tile_mode", bank):
+            return 0
+        offset = self._tc(ti, "DEST_TARGET_REG_CFG_MATH_Offset") + self.cop.rwcs[ti].Dst
+        if use32:
+            return 16 if offset & 0x300 else 0
+        if not offset & 0x200 and offset + imm >= 0x200:
+            self.cop.undefined("ZEROACC 16_ROWS half",
+                               f"ZEROACC 16_ROWS block {imm} with Dst offset {offset}: offset + block reaches "
+                               "512, where Blackhole silicon clears the block in the other Dst half (tt-llk "
+                               "llk_math_eltwise_binary.h, tt-metal#53693); ttemu clears it in the half the "
+                               "offset selects, as ttsim does")
+        return 32 if offset & 0x200 else 0
 
     @op
     def ZEROSRC(self, t, zero_val, write_mode, bank_mask, src_mask):
@@ -1013,8 +1115,9 @@ class MatrixUnit(Unit):
         if clear_dvalid:
             raise Unimplemented(f"{mnemonic}: ClearDvalid={clear_dvalid} on a legacy instruction "
                                 "(the documentation only says it computes Dst += 0)")
-        if addr_mode > 3:
-            raise Unimplemented(f"{mnemonic}: AddrMod field 0x{addr_mode:x} has bits beyond the two "
+        bits = self.cop.arch.addr_mod_bits
+        if addr_mode >> bits:
+            raise Unimplemented(f"{mnemonic}: AddrMod field 0x{addr_mode:x} has bits beyond the {bits} "
                                 "AddrMod bits the documentation describes")
         self.cop.rwcs.apply_addr_mod(t.index, addr_mode)
 
@@ -1087,7 +1190,7 @@ class MatrixUnit(Unit):
 
         Fields: clear_ab_vld = FlipSrcB<<1 | FlipSrcA; rwc_cr = DstCtoCr<<3 | DstCr<<2 |
         SrcBCr<<1 | SrcACr; rwc_d / rwc_b / rwc_a = DstVal / SrcBVal / SrcAVal (4 bits);
-        BitMask = Fidelity<<3 | Dst<<2 | SrcB<<1 | SrcA.
+        BitMask = Fidelity<<3 | Dst<<2 | SrcB<<1 | SrcA (Blackhole: SFPU Sp << 4).
         """
         ti = t.index
         r = self.cop.rwcs[ti]
@@ -1107,6 +1210,8 @@ class MatrixUnit(Unit):
             r.Dst = r.Dst_Cr = v & 0x3FF
         if BitMask & 8:
             r.FidelityPhase = 0
+        if BitMask & 16:  # Blackhole's six-bit BitMask: "SFPU SP", set from rwc_d:rwc_b:rwc_a (assembly.yaml)
+            r.Sp = rwc_a | rwc_b << 4 | rwc_d << 8
         self._flip(ti, clear_ab_vld)
         return None
 

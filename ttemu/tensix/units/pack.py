@@ -69,26 +69,27 @@ from ..formats import (
     DataFormat,
     EarlyMode,
     Intermediate,
+    Repr,
     early_from_config,
     exponent_threshold,
+    fp16_to_fp8_e4m3,
     from_hw_code,
     is_bfp,
     packer_early,
     packer_late,
+    round10_tf32,
+    tf32_to_fp16,
+    to_fp16_round10,
     write_datums,
 )
 from ..regs.adc import PACKERS
-from ..regs.dst import adj_rows
+from ..regs.dst import adj16, adj_rows
 from . import Unit, op
 
 #: Instructions of this unit not implemented yet (each stops a run as unimplemented).
 #: TBUFCMD has no page in the ISA documentation.
 PENDING = frozenset({'TBUFCMD'})
 
-L1_BYTES = 1464 * 1024
-PACKER_SEC = ("THCON_SEC0_REG1_", "THCON_SEC0_REG8_", "THCON_SEC1_REG1_", "THCON_SEC1_REG8_")
-LIMIT_SEC = ("THCON_SEC0_REG9_Pack_0_2_", "THCON_SEC0_REG9_Pack_1_3_",
-             "THCON_SEC1_REG9_Pack_0_2_", "THCON_SEC1_REG9_Pack_1_3_")
 #: PACR.md: the documented PackerMask values (0 means packer 0).
 VALID_MASKS = (0b0001, 0b0010, 0b0100, 0b1000, 0b0011, 0b1100, 0b1111)
 METADATA_FIFO_DEPTH = 16
@@ -104,6 +105,8 @@ LATE_FROM = {
     _F.Int32: _I.INT32, _F.UInt16: _I.INT16, _F.Int8: _I.INT8,
 }
 _FP16_RELU_CODES = (_F.Float16, _F.Fp8, _F.Bfp8, _F.Bfp4, _F.Bfp2)
+#: The early "mode" of Blackhole's Round_10b_mant conversion to FP16 (to_fp16_round10).
+ROUND10 = "round10"
 
 
 @dataclass
@@ -298,19 +301,49 @@ class Packers(Unit):
 
     # -- PACR ----------------------------------------------------------------------------
     @op
-    def PACR(self, t, AddrMode, ZeroWrite, PackSel, OvrdThreadId, Concat, Flush, Last):
+    def PACR(self, t, AddrMode, ZeroWrite, OvrdThreadId, Concat, Flush, Last, PackSel=0, ReadIntfSel=None,
+             AddrCntContext=None, CtxtCtrl=0, DstAccessMode=0, RowPadZero=0, CfgContext=0):
         """PACR.md with Packers/InputAddressGenerator.md, OutputAddressGenerator.md and
         the pipeline pages (see the module docstring). ``Concat`` only matters with
-        compression, which is not modelled."""
+        compression, which is not modelled.
+
+        The packers are data (``ArchSpec.packers``): Wormhole's PACR selects packers
+        with ``PackSel``; Blackhole's one packer reads through up to four Dst read
+        interfaces, selected by ``ReadIntfSel`` (0: all four; assembly.yaml), each reading
+        the datum range from its own Dst row, packed one after the other; with
+        ``OvrdThreadId`` its ADC is ``AddrCntContext`` (an instruction field there).
+        ``DstAccessMode`` 1 (strided) puts the interfaces ``interface_rows[1]`` rows apart
+        (with the Dst remap configuration set, as tt-llk's untilize has it). Blackhole's
+        ``CtxtCtrl``, ``CfgContext`` and ``RowPadZero`` are described only by
+        assembly.yaml's one-line notes (ttsim refuses them too): non-zero values stop the
+        run as unimplemented."""
         cop = self.cop
         cfg = cop.config
+        spec = cop.arch.packers
         thread = t.index
+        for name, value in (("CtxtCtrl", CtxtCtrl), ("CfgContext", CfgContext), ("RowPadZero", RowPadZero)):
+            if value:
+                raise Unimplemented(f"t{thread} PACR {name}={value} is not modelled (no functional description "
+                                    "beyond assembly.yaml)")
         bank = cfg.bank_of(thread)
+        remap = (cfg.get(spec.dst_access_cfg[0], bank), cfg.get(spec.dst_access_cfg[1], bank)) \
+            if spec.dst_access_cfg else (0, 0)
+        if DstAccessMode >= len(spec.interface_rows) or (DstAccessMode and not all(remap)):
+            raise Unimplemented(f"t{thread} PACR DstAccessMode={DstAccessMode} (strided Dst reads) is not modelled"
+                                + (" without DEST_ACCESS_CFG_remap_addrs and swizzle_32b" if spec.dst_access_cfg
+                                   else ""))
+        n_packers = len(spec.sections)
         mask = PackSel or 1
-        if mask not in VALID_MASKS:
+        if mask not in VALID_MASKS or mask >> n_packers:
             cop.undefined(f"PACR PackerMask={PackSel:#06b}",
                           f"PackerMask {PackSel:#06b} is not one of the documented masks (PACR.md: undefined, work "
                           "goes to at least one packer of the mask); ttemu issues it to every packer in the mask")
+            mask &= (1 << n_packers) - 1
+        all_intf = (1 << spec.read_interfaces) - 1
+        intf = (ReadIntfSel or all_intf) & all_intf
+        # ZeroWrite with ReadIntfSel = 0 (assembly.yaml): "(x_end+1) ... is the total amount of
+        # data packed" instead of the range times the active interfaces
+        zero_special = bool(ZeroWrite) and ReadIntfSel == 0
 
         def g(name):
             return cfg.get(name, bank)
@@ -319,20 +352,21 @@ class Packers(Unit):
             raise Unimplemented(f"t{thread} PACR: stochastic rounding (ALU_ROUNDING_MODE_Packer_srnd_en) is not "
                                 "modelled")
         # Output address generator: Packer0InitialAddr (computed for packer 0 always).
-        p0_initial = (g(PACKER_SEC[0] + "L1_Dest_addr") + (0 if g(PACKER_SEC[0] + "Sub_l1_tile_header_size") else 1))
+        p0_initial = (g(spec.sections[0] + "L1_Dest_addr") + (0 if g(spec.sections[0] + "Sub_l1_tile_header_size")
+                                                             else 1))
         p0_initial &= 0xFFFFFFFF
-        adcs_in, adcs_out = set(), set()
-        for i in range(4):
+        adcs_in = set()
+        for i in range(n_packers):
             if not (mask >> i) & 1:
                 continue
             which_adc = thread
             if OvrdThreadId:
-                which_adc = g(PACKER_SEC[i] + "Addr_cnt_context")
+                which_adc = AddrCntContext if AddrCntContext is not None else g(spec.sections[i] + "Addr_cnt_context")
                 if which_adc == 3:
                     which_adc = 0
-            self._pack_one(t, i, g, bank, which_adc, p0_initial, bool(ZeroWrite), bool(Flush), bool(Last))
+            self._pack_one(t, i, g, bank, which_adc, p0_initial, bool(ZeroWrite), bool(Flush), bool(Last),
+                           intf, spec.interface_rows[DstAccessMode], zero_special, remap)
             adcs_in.add(which_adc)
-            adcs_out.add(which_adc)
         self._advance_adcs(thread, AddrMode, adcs_in)
         return None
 
@@ -360,12 +394,17 @@ class Packers(Unit):
                 else:
                     ch.set("Z", ch.Z + tg(f"Z{side}Incr"))
 
-    def _pack_one(self, t, i, g, bank, which_adc, p0_initial, zero_write, flush, last):
-        """One packer's share of a PACR: both address generators, then the pipeline."""
+    def _pack_one(self, t, i, g, bank, which_adc, p0_initial, zero_write, flush, last, intf=1, intf_rows=1,
+                  zero_special=False, remap=(0, 0)):
+        """One packer's share of a PACR: both address generators, then the pipeline.
+        ``intf``: the Dst read interfaces to read through (interface k starts
+        ``k * intf_rows`` rows after the input address); ``remap``: Dst.md's
+        (remap_addrs, swizzle_32b)."""
         cop = self.cop
         thread = t.index
         st = self.state[i]
-        pc = PACKER_SEC[i]
+        spec = cop.arch.packers
+        pc = spec.sections[i]
         what = f"t{thread} PACR (packer {i})"
 
         # ---- input address generator (Packers/InputAddressGenerator.md) ----
@@ -382,6 +421,10 @@ class Packers(Unit):
             if n < 0:
                 raise GuestFault(f"{what}: InputNumDatums = Channel[1].X - Channel[0].X + 1 is negative (it wraps "
                                  "around 2**32: billions of datums)")
+        interfaces = [k for k in range(spec.read_interfaces) if (intf >> k) & 1]
+        if zero_special:
+            interfaces = [0]
+            n = cop.adcs.channel(which_adc, PACKERS, 1).X + 1
         from_dst = not (zero_write or flush)
         if from_dst and i == 0 and g(pc + "Source_interface_selection") == 1:
             raise Unimplemented(f"{what}: packer 0 reading from L1 (Source_interface_selection = 1) is not "
@@ -391,6 +434,8 @@ class Packers(Unit):
             src_addr = ((addr // bpd) & ~xmask) + (adc.X & xmask)
             src_addr += g(f"DEST_TARGET_REG_CFG_PACK_SEC{i}_Offset") << 4
             src_addr &= 0x3FFF
+        dst_addrs = np.concatenate([src_addr + 16 * intf_rows * k + np.arange(n, dtype=np.int64)
+                                    for k in interfaces]) & 0x3FFF if interfaces else np.zeros(0, dtype=np.int64)
 
         # ---- output address generator (Packers/OutputAddressGenerator.md) ----
         out_addr = g(pc + "L1_Dest_addr") + (0 if g(pc + "Sub_l1_tile_header_size") else 1)
@@ -399,12 +444,14 @@ class Packers(Unit):
         oadc = cop.adcs.channel(which_adc, PACKERS, 1)
         yzw = (g("PCK0_ADDR_BASE_REG_1_Base") + oadc.Y * g("PCK0_ADDR_CTRL_XY_REG_1_Ystride")
                + oadc.Z * g("PCK0_ADDR_CTRL_ZW_REG_1_Zstride") + oadc.W * g("PCK0_ADDR_CTRL_ZW_REG_1_Wstride"))
-        out_addr += yzw & ~0xF
+        out_addr += (yzw & ~0xF) >> spec.out_yzw_shift
         if g(pc + "Add_l1_dest_addr_offset"):
             out_addr += self.l1_dest_addr_offset[i]
         out_addr &= 0xFFFFFFFF
-        if out_addr > g(LIMIT_SEC[i] + "limit_address") * 2 + 1:
-            out_addr = (out_addr - g(LIMIT_SEC[i] + "fifo_size") * 2) & 0xFFFFFFFF
+        if spec.limit_sections is not None:
+            lim = spec.limit_sections[i]
+            if out_addr > g(lim + "limit_address") * 2 + 1:
+                out_addr = (out_addr - g(lim + "fifo_size") * 2) & 0xFFFFFFFF
         if g("THCON_SEC0_REG1_All_pack_disable_zero_compress_ovrd"):
             no_compress = (g("THCON_SEC0_REG1_All_pack_disable_zero_compress") >> i) & 1
         else:
@@ -425,8 +472,8 @@ class Packers(Unit):
 
         # ---- the pipeline ----
         acc = bool(g(pc + "Pack_L1_Acc"))
-        if n:
-            self._pipeline(t, i, g, bank, what, n, from_dst, src_addr, in_code, out_fmt, acc)
+        if dst_addrs.size:
+            self._pipeline(t, i, g, bank, what, from_dst, dst_addrs, in_code, out_fmt, acc, remap)
         if last or flush:
             if st.pending is not None and st.pending.size:
                 self._flush_partial_block(t, i, st, acc, what)
@@ -462,6 +509,11 @@ class Packers(Unit):
         else:
             inter_code = g("ALU_FORMAT_SPEC_REG2_Dstacc")
         late_from = from_hw_code(in_code)
+        round10 = bool(g("PCK_DEST_RD_CTRL_Round_10b_mant"))
+        if (self.cop.arch.packers.fp16_round10 and round10 and (inter_code & 0xF) == _F.Float16
+                and not g("PCK_DEST_RD_CTRL_Read_int8")):
+            return read_32b, inter_code, late_from, (Repr.DST32_FP32 if read_32b else Repr.DST16_BF16), _I.FP16, \
+                ROUND10
         repr_, inter, mode = early_from_config(
             read_32b_data=read_32b, read_raw=bool(g("PCK_DEST_RD_CTRL_Read_int8")),
             round_10b_mant=bool(g("PCK_DEST_RD_CTRL_Round_10b_mant")),
@@ -469,16 +521,17 @@ class Packers(Unit):
             late_from=late_from, late_to=out_fmt)
         return read_32b, inter_code, late_from, repr_, inter, mode
 
-    def _pipeline(self, t, i, g, bank, what, n, from_dst, src_addr, in_code, out_fmt, acc):
+    def _pipeline(self, t, i, g, bank, what, from_dst, a, in_code, out_fmt, acc, remap=(0, 0)):
+        """The pipeline for the datums at Dst addresses ``a`` (row * 16 + column)."""
         cop = self.cop
         st = self.state[i]
-        pc = PACKER_SEC[i]
+        pc = cop.arch.packers.sections[i]
+        n = a.size
         read_32b, inter_code, late_from, repr_, inter, mode = self._early_config(g, in_code, out_fmt, what)
         late_inter = _late_source(inter, late_from)
 
         if from_dst:
             # Fetch from Dst (EdgeMasking.md FetchFromDst) and early conversion.
-            a = (src_addr + np.arange(n, dtype=np.int64)) & 0x3FFF
             row, col = a >> 4, a & 15
             bits = cop.dst.bits
             if read_32b:
@@ -486,17 +539,26 @@ class Packers(Unit):
                 # the mapping down to AdjRow can only yield 512 distinct values", which is what
                 # EdgeMasking.md's "Row will be reduced from 10 bits to 9" refers to): tt-llk's
                 # second Dst half starts at row 512 for the Matrix Unit and the packers alike
-                adj = adj_rows(row)
+                adj = adj_rows(row, *remap)
                 raw = (bits[adj, col].astype(U32) << 16) | bits[adj + 8, col].astype(U32)
             else:
-                raw = bits[row, col].astype(U32)
+                raw = bits[adj16(row, remap[0]), col].astype(U32)
             shift = 0
             if mode is EarlyMode.ROUND and inter in (_I.INT8, _I.UINT8) and g("INT_DESCALE_Enable"):
                 if g("INT_DESCALE_Mode"):
                     raise Unimplemented(f"{what}: INT_DESCALE_Mode = 1 (the ShiftAmount's z is not defined by "
                                         "Packers/FormatConversion.md)")
                 shift = g("INT_DESCALE_VALUES_SEC0_Value") & 31
-            v = packer_early(raw, repr_, inter, mode, shift=shift)
+            relu_done = False
+            if mode is ROUND10 and read_32b:
+                # ReLU applies to the rounded 19-bit value, its threshold aligned as a BF16's
+                # bits (ttsim's Blackhole packer; no page covers this conversion)
+                v = tf32_to_fp16(self._relu19(g, round10_tf32(raw)))
+                relu_done = True
+            elif mode is ROUND10:
+                v = to_fp16_round10(raw, repr_)
+            else:
+                v = packer_early(raw, repr_, inter, mode, shift=shift)
             keep_bit = self._edge_mask(i, g, n, col)
             if not keep_bit.all():
                 if g("PCK_EDGE_MODE_mode"):
@@ -507,7 +569,8 @@ class Packers(Unit):
                     v = np.where(keep_bit, v, U32(neg_inf)).astype(U32)
                 else:
                     v = np.where(keep_bit, v, U32(0)).astype(U32)
-            v = self._relu(g, inter_code, inter, v, what)
+            if not relu_done:
+                v = self._relu(g, inter_code, inter, v, what)
         else:
             v = np.zeros(n, dtype=U32)  # /dev/null
 
@@ -536,10 +599,19 @@ class Packers(Unit):
             datums, exps = packer_late(v, late_inter, out_fmt, bfp_overflow="saturate",
                                          undefined=self.cop.undefined)
             self._emit(t, i, st.exp, exps.astype(np.uint8), out_fmt, acc, what, exp_stream=True)
+        elif out_fmt is _F.Fp8 and self._e4m3(g, pc):
+            if late_inter is not _I.FP16:
+                raise UndefinedBehaviour(f"{what}: FP8 E4M3 output (Pac_LF8_4b_exp) from {late_inter.name} "
+                                         "(tt-llk feeds it FP16 only)")
+            datums = fp16_to_fp8_e4m3(v)
         else:
             datums, _ = packer_late(v, late_inter, out_fmt, bfp_overflow="saturate",
                                          undefined=self.cop.undefined)
         self._emit(t, i, st.data, write_datums(datums, out_fmt), out_fmt, acc, what)
+
+    def _e4m3(self, g, pc):
+        field = self.cop.arch.packers.fp8_e4m3_field
+        return bool(field and g(pc + field))
 
     def _flush_partial_block(self, t, i, st, acc, what):
         """Last/Flush with fewer than 16 datums of a BFP block: undefined (no page says how
@@ -637,6 +709,25 @@ class Packers(Unit):
             return np.where(le_t, U32(0), v).astype(U32)
         return np.where(le0, U32(0), np.where(gt_t, clamp, v)).astype(U32)
 
+    def _relu19(self, g, v):
+        """ReLU (ReLU.md's modes) on Round_10b_mant's 19-bit values (sign at bit 18): a
+        negative value becomes 0, then unsigned compares with ReluThreshold << 3."""
+        relu = g("STACC_RELU_ApplyRelu") & 3
+        if relu == 0:
+            return v
+        raw_thr = g("STACC_RELU_ReluThreshold") & 0xFFFF
+        if relu >= 2 and raw_thr & 0x8000:
+            self.cop.undefined(f"PACR ReLU mode {relu} negative threshold",
+                               f"ReLU threshold 0x{raw_thr:04x} is negative (ReLU.md: undefined); ttemu does what "
+                               "ttsim does: the threshold is compared as an unsigned bit pattern")
+        thr = U32(raw_thr << 3)
+        v = np.where(v & 0x40000, U32(0), v).astype(U32)
+        if relu == 2:
+            v = np.where(v <= thr, U32(0), v)
+        elif relu == 3:
+            v = np.where(v > thr, thr, v)
+        return v.astype(U32)
+
     def _histogram(self, i, inter, v):
         """ExponentHistogram.md ``Update`` for each datum."""
         if v.size == 0 or inter in (_I.INT8, _I.UINT8):
@@ -666,7 +757,7 @@ class Packers(Unit):
         chunk = np.frombuffer(bytes(stream.buf[:full]), dtype=np.uint8)
         del stream.buf[:full]
         addr = stream.byte_address
-        if addr < 0 or addr + full > L1_BYTES:
+        if addr < 0 or addr + full > self.cop.arch.l1_size:
             raise GuestFault(f"{what}: writes L1 bytes {addr:#x}..{addr + full - 1:#x}, beyond L1 (there is no "
                              "memory there)")
         tile = self.cop.tile
@@ -698,12 +789,13 @@ class Packers(Unit):
                                "which reads none of them")
         cfg = self.cop.config
         bank = cfg.bank_of(thread)
-        out0 = cfg.get(PACKER_SEC[0] + "Out_data_format", bank)
+        sections = self.cop.arch.packers.sections
+        out0 = cfg.get(sections[0] + "Out_data_format", bank)
         # Flush the output buffers of the packers (all four).
-        for i in range(4):
+        for i, sec in enumerate(sections):
             st = self.state[i]
-            out_fmt_code = cfg.get(PACKER_SEC[i] + "Out_data_format", bank)
-            acc = bool(cfg.get(PACKER_SEC[i] + "Pack_L1_Acc", bank))
+            out_fmt_code = cfg.get(sec + "Out_data_format", bank)
+            acc = bool(cfg.get(sec + "Pack_L1_Acc", bank))
             for s in (st.exp, st.data):
                 if s.buf:
                     s.buf.extend(bytes(16 - len(s.buf)))

@@ -1,7 +1,11 @@
 """Sync Unit: semaphores, mutexes, and the latching of STALLWAIT / SEMWAIT.
 
 tt-isa-documentation WormholeB0/TensixTile/TensixCoprocessor/SyncUnit.md, SEMINIT.md,
-SEMPOST.md, SEMGET.md, SEMWAIT.md, STALLWAIT.md, ATGETM.md, ATRELM.md.
+SEMPOST.md, SEMGET.md, SEMWAIT.md, STALLWAIT.md, ATGETM.md, ATRELM.md; Blackhole:
+BlackholeA0/TensixTile/TensixCoprocessor/ pages of the same names (four mutexes, STALLWAIT's
+13 condition bits with default 0x0F, SEMWAIT blocked by every block bit) and STREAMWAIT.md.
+Arch differences are data: ``ArchSpec.mutexes``, ``stallwait_conditions``,
+``stallwait_default``, ``streamwait_regs`` and the instruction table's block masks.
 """
 
 from __future__ import annotations
@@ -13,13 +17,7 @@ from . import Unit, Wait, op
 #: Instructions of this unit not implemented yet (each stops a run as unimplemented).
 PENDING = frozenset()
 #: Blackhole-only instructions of this unit, not implemented.
-PENDING_BLACKHOLE = frozenset({
-    'STREAMWAIT'
-})
-
-
-#: Mutex indices that exist (SyncUnit.md: index 0 and 2..7; 1 and >7 wait forever).
-MUTEXES = (0, 2, 3, 4, 5, 6, 7)
+PENDING_BLACKHOLE = frozenset()
 
 
 @dataclass
@@ -34,7 +32,9 @@ class SyncUnit(Unit):
     def __init__(self, cop):
         self.cop = cop
         self.semaphores = [Semaphore() for _ in range(8)]
-        self.mutex_holder = {i: None for i in MUTEXES}
+        # mutex indices that exist (ATGETM.md: Wormhole 0 and 2..7, Blackhole 0 and 2..4;
+        # any other index waits forever)
+        self.mutex_holder = {i: None for i in cop.arch.mutexes}
 
     # -- semaphores -----------------------------------------------------------------
     @op
@@ -75,11 +75,26 @@ class SyncUnit(Unit):
         else:  # SEMWAIT.md: a zero condition mask latches STALLWAIT's default wait
             t.gate.latch_stallwait(block, self.cop.arch.stallwait_default)
 
+    @op
+    def STREAMWAIT(self, t, stall_res, target_value, target_sel, wait_stream_sel):
+        """STREAMWAIT.md (BlackholeA0): latch a wait on one NoC overlay stream condition.
+        TargetValue = ThreadConfig STREAMWAIT_PHASE_HI_Val (C0) or
+        STREAMWAIT_NUM_MSGS_HI_Val (C1) << 10 | TargetValueLo; a zero block mask means
+        B6. Fields: stall_res = BlockMask, target_value = TargetValueLo, target_sel =
+        ConditionIndex, wait_stream_sel = StreamSelect (assembly.yaml gives it bits 2:0;
+        the page's u2: bit 2 is ignored)."""
+        hi = self.cop.config.thread_get(t.index, "STREAMWAIT_NUM_MSGS_HI_Val" if target_sel
+                                        else "STREAMWAIT_PHASE_HI_Val")
+        t.gate.latch_streamwait(stall_res or (1 << 6), target_sel, hi << 10 | target_value & 0x3FF,
+                                wait_stream_sel & 3)
+
     # -- mutexes --------------------------------------------------------------------
     def _bad_index(self, mnemonic, index):
-        """ATGETM.md / ATRELM.md: an invalid index (1, or > 7) waits forever."""
+        """ATGETM.md / ATRELM.md: an invalid index (1, or beyond the arch's mutexes)
+        waits forever."""
         if index not in self.mutex_holder:
-            return Wait(f"mutex {index}, which does not exist (indices 0 and 2-7; {mnemonic}.md: an invalid "
+            valid = ", ".join(str(i) for i in self.mutex_holder)
+            return Wait(f"mutex {index}, which does not exist (indices {valid}; {mnemonic}.md: an invalid "
                         "index waits forever)")
         return None
 

@@ -19,7 +19,7 @@ CfgContextId          ContextNumber
 AddrCntContextId      ContextADC
 OvrdThreadId          MultiContextMode
 SetDatValid           FlipSrc
-rareb_en              0
+rareb_en              0 (Wormhole; Blackhole's table has ``srcb_bcast`` there)
 ZeroWrite2            AllDatumsAreZero
 AutoIncContextID      UseContextCounter
 RowSearch             RowSearch
@@ -42,6 +42,9 @@ Model notes and decisions (where the pages leave a choice):
   have, so it changes nothing here, in any form.
 * ``rareb_en`` (bit 5, "srcb rarefy on uncompress_done", assembly.yaml) concerns
   compressed input, which is not modelled: setting it is undefined (a warning).
+  Blackhole's bit 5 is ``srcb_bcast`` ("broadcast starting row into adjacent 8 rows on
+  SrcB", Blackhole assembly.yaml); tt-llk's Blackhole code leaves it 0 and setting it
+  stops the run as unimplemented.
 * The instruction completes as it issues. It waits (``Wait``) before changing any state
   while it would write at least one datum and the bank the unpacker writes
   (``SrcA[Unpackers[0].SrcBank]`` for unpacker 0, also when unpacking to Dst;
@@ -55,6 +58,15 @@ Model notes and decisions (where the pages leave a choice):
   The flush-cache form is a no-op (the row-start cache is not modelled, as on the page).
 * Address units: every L1 address is tracked in sixteenths of a byte, so BFP4 / BFP2
   datum addresses and the exponent pointer (1/16 byte per datum) are exact integers.
+
+Blackhole (no BlackholeA0 UNPACR page: the Wormhole pages apply, with these
+differences as data, ``ArchSpec.unpacker`` and the arch's Config table): the
+configuration fields are read by name from the Blackhole layout (the tile descriptor
+at ``THCON_SEC{u}_REG0_TileDescriptor``); an unpacker reads 32 datums per L1 row for
+formats wider than 8 bits (tt-llk's Blackhole tilize reads a whole 32-datum tile row
+before RowStride); FP8 may be E4M3 (``THCON_SEC{u}_REG1_Unp_LF8_4b_exp``). When a
+bank is handed to the Matrix Unit, its OutDataFormat code is kept with it
+(``SrcState.fmt``): Blackhole's Matrix Unit reads a Src bank's format from there.
 """
 
 from __future__ import annotations
@@ -70,10 +82,6 @@ from . import Unit, Wait, op
 #: Instructions of this unit not implemented yet (each stops a run as unimplemented).
 PENDING = frozenset()
 
-#: L1 size in bytes (ReadL1Bytes: "Address must be in L1").
-L1_BYTES = 1464 * 1024
-#: Config word index of THCON_SEC[i]_REG0_TileDescriptor (128 bits: four words).
-DESCRIPTOR_WORD = (52, 92)
 _WHICH = ("A", "B")
 _F = DataFormat
 
@@ -136,6 +144,12 @@ class Unpackers(Unit):
 
     def __init__(self, cop):
         self.cop = cop
+        arch = cop.tile.arch
+        #: L1 size in bytes (ReadL1Bytes: "Address must be in L1").
+        self.l1_bytes = arch.l1_size
+        self.spec = arch.unpacker
+        #: Config word index of THCON_SEC[u]_REG0_TileDescriptor (128 bits: four words).
+        self.descriptor_word = tuple(cop.config.fields[f"THCON_SEC{u}_REG0_TileDescriptor"][0] for u in (0, 1))
         #: ``Unpackers[i].ContextCounter[thread]`` (uint3).
         self.context_counter = [[0, 0, 0], [0, 0, 0]]
         #: (thread, unpacker, bank, MultiContextMode, context) -> (config versions,
@@ -145,11 +159,15 @@ class Unpackers(Unit):
     # -- UNPACR: form dispatch --------------------------------------------------------
     @op
     def UNPACR(self, t, Unpack_block_selection, AddrMode, CfgContextCntInc, CfgContextId, AddrCntContextId,
-               OvrdThreadId, SetDatValid, rareb_en, ZeroWrite2, AutoIncContextID, RowSearch, SearchCacheFlush,
-               Last):
+               OvrdThreadId, SetDatValid, ZeroWrite2, AutoIncContextID, RowSearch, SearchCacheFlush,
+               Last, rareb_en=0, srcb_bcast=0):
         """UNPACR.md: three forms, chosen by CfgContextCntInc / SearchCacheFlush (see the
-        module docstring for the field mapping)."""
+        module docstring for the field mapping). ``rareb_en`` is Wormhole's bit 5,
+        ``srcb_bcast`` Blackhole's."""
         u = Unpack_block_selection
+        if srcb_bcast:
+            raise Unimplemented(f"t{t.index} UNPACR srcb_bcast=1 (broadcast SrcB's starting row into the 8 adjacent "
+                                "rows) is not modelled")
         if CfgContextCntInc:
             others = (AddrMode, CfgContextId, AddrCntContextId, OvrdThreadId, SetDatValid, rareb_en, ZeroWrite2,
                       AutoIncContextID, RowSearch, SearchCacheFlush)
@@ -183,15 +201,22 @@ class Unpackers(Unit):
 
         * ``UNP_ZEROSRC`` (0b001) / ``UNP_NEGINFSRC`` (0b101): once the bank the Matrix
           Unit uses is no longer handed to it ("stall clear until data ready is 0"),
-          the unpacker's current bank of SrcA (unpacker 0) or SrcB (unpacker 1) is
-          cleared to 0, or SrcA to all ones (negative infinity, as ZEROSRC.md's
-          NegativeInfSrcA); with bit 6 (``UNP_ZEROSRC_SET_DVALID``) the bank is then
-          handed to the Matrix Unit as below.
+          or with bit 4 (``UNP_ZEROSRC_STALL_RESET_WR_RDY``, "stall clear until write
+          ready is 1"; Blackhole's ``WAIT_LIKE_UNPACR``) once the unpacker's own bank
+          is no longer handed to it (as UNPACR waits), the unpacker's current bank of
+          SrcA (unpacker 0) or SrcB (unpacker 1) is cleared to 0, or SrcA to all ones
+          (negative infinity, as ZEROSRC.md's NegativeInfSrcA); with bit 3
+          (``UNP_ZEROSRC_RESET_ALL_BANKS``) both banks are cleared; with bit 6
+          (``UNP_ZEROSRC_SET_DVALID``) the unpacker's bank is then handed to the Matrix
+          Unit as below. Clearing both banks after waiting only for the unpacker's
+          own bank, while the other is handed to the Matrix Unit, is undefined (tt-llk:
+          "must not be paired"): a warning, and both are cleared.
         * ``UNP_SET_DVALID`` (0b111): the unpacker's current bank is handed to the Matrix
           Unit and the unpacker moves to the other bank (SETDVALID.md's flip).
         * ``UNP_NOP`` (0b010): a delay between unpacks; nothing else.
-        Other forms (``UNP_POP`` 0/3/4: overlay message clearing; bit 3, clear both
-        banks; bit 4, wait for write-ready) stop the run as unimplemented."""
+        Other forms (``UNP_POP`` 0/3/4: overlay message clearing) stop the run as
+        unimplemented. Blackhole's fields reach this encoding through its adapter
+        (ttemu/arch/blackhole.py)."""
         which = _WHICH[Unpack_block_selection]
         src = self.cop.src
         kind = NoOp & 0x7
@@ -199,12 +224,23 @@ class Unpackers(Unit):
             return None
         if kind == 0b111 and not NoOp >> 3:
             return self._hand_to_math(t, which)
-        if kind in (0b001, 0b101) and not NoOp & ~0b1000111:
+        if kind in (0b001, 0b101) and not NoOp & ~0b1011111:
             if kind == 0b101 and which == "B":
                 raise Unimplemented(f"t{t.index} UNPACR_NOP: negative-infinity clear of SrcB")
-            if src.allowed[which][src.math_bank[which]] == MATH:
-                return Wait(f"UNPACR_NOP: Src{which} bank {src.math_bank[which]} still handed to the Matrix Unit")
-            src.data[which][src.unpack_bank[which]][:] = 0x7FFFF if kind == 0b101 else 0
+            own_bank = bool(NoOp & 0b10000)
+            wait_bank = src.unpack_bank[which] if own_bank else src.math_bank[which]
+            if src.allowed[which][wait_bank] == MATH:
+                whose = "the unpacker's" if own_bank else "the Matrix Unit's"
+                return Wait(f"UNPACR_NOP: Src{which} bank {wait_bank} ({whose}) still handed to the Matrix Unit")
+            value = 0x7FFFF if kind == 0b101 else 0
+            if NoOp & 0b1000:
+                if MATH in src.allowed[which]:
+                    self.cop.undefined(f"UNPACR_NOP all banks Src{which} math",
+                                       f"clears both Src{which} banks while one is handed to the Matrix Unit; "
+                                       "both cleared")
+                src.data[which][:] = value
+            else:
+                src.data[which][src.unpack_bank[which]][:] = value
             if NoOp & 0b1000000:
                 return self._hand_to_math(t, which)
             return None
@@ -222,6 +258,8 @@ class Unpackers(Unit):
                                     "Matrix Unit; handed again")
         src.allowed[which][bank] = MATH
         src.unpack_bank[which] = bank ^ 1
+        u = _WHICH.index(which)
+        src.fmt[which][bank] = self.cop.config.tget(t.index, f"THCON_SEC{u}_REG2_Out_data_format")
         base = "SRCA_SET_Base" if which == "A" else "SRCB_SET_Base"
         src.src_row[which][t.index] = self.cop.config.thread_get(t.index, base) << 4
         return None
@@ -357,7 +395,8 @@ class Unpackers(Unit):
 
         # Datum addresses (sixteenths of a byte): row r starts at Wrap(start(r-1) + RowStride).
         idx = np.arange(n, dtype=np.int64)
-        nrows = _ceil_div(n, 16)
+        row_shift = v.row_shift
+        nrows = (n + (1 << row_shift) - 1) >> row_shift
         if fifo:
             starts = np.empty(nrows, dtype=np.int64)
             a = dat_u
@@ -366,7 +405,7 @@ class Unpackers(Unit):
                 a = wrap(a + row_stride_u)
         else:
             starts = dat_u + np.arange(nrows, dtype=np.int64) * row_stride_u
-        addr_u = starts[idx >> 4] + (idx & 15) * ds_u if n else idx
+        addr_u = starts[idx >> row_shift] + (idx & ((1 << row_shift) - 1)) * ds_u if n else idx
 
         # Exponent addresses: +1/16 byte per datum, Wrap at each 16-byte boundary.
         exp_bits = None
@@ -402,7 +441,8 @@ class Unpackers(Unit):
                                f"unpacker {u}: FP32 -> FP32 into Src{'AB'[u]} (UNPACR_Regular.md FormatConversion: "
                                "undefined; ttsim refuses it); ttemu converts as FP32 -> TF32")
             conv_out = _F.Tf32
-        values = unpack_convert(raw, in_fmt, conv_out, to_dst=to_dst, exps=exp_bits, int8_unsigned=bool(unsigned))
+        values = unpack_convert(raw, in_fmt, conv_out, to_dst=to_dst, exps=exp_bits, int8_unsigned=bool(unsigned),
+                                fp8_e4m3=v.fp8_e4m3, fp8_max_to_ones=self.spec.fp8_max_to_ones)
         if AllDatumsAreZero:
             values = np.zeros_like(values)
 
@@ -445,6 +485,7 @@ class Unpackers(Unit):
             sb = src.unpack_bank[which]
             src.allowed[which][sb] = MATH
             src.unpack_bank[which] = sb ^ 1
+            src.fmt[which][sb] = v.out_code
             rows_state[which][thread] = base_row
         elif v.src_reg_set_upd:
             rows_state[which][thread] = (rows_state[which][thread] + 16 + base_row) & 0x3F
@@ -466,7 +507,7 @@ class Unpackers(Unit):
             return cfg.get(name, bank)
 
         v = _UnpackView()
-        desc = v.desc = tile_descriptor([cfg.word(DESCRIPTOR_WORD[u] + k, bank) for k in range(4)])
+        desc = v.desc = tile_descriptor([cfg.word(self.descriptor_word[u] + k, bank) for k in range(4)])
         if MultiContextMode:
             uncompressed = g(f"{sec}REG2_Disable_zero_compress_cntx{ctx}")
         else:
@@ -486,8 +527,13 @@ class Unpackers(Unit):
             out_code = g(f"{sec}REG2_Out_data_format")
         v.in_fmt = from_hw_code(in_code)
         v.out_fmt = from_hw_code(out_code)
+        v.out_code = out_code
         bits = v.bits = datum_bits(v.in_fmt)
         v.ds_u = bits * 2  # datum size in sixteenths of a byte
+        row_datums = self.spec.row_datums_wide if bits > 8 else 16
+        v.row_shift = row_datums.bit_length() - 1
+        e4m3 = self.spec.fp8_e4m3_field
+        v.fp8_e4m3 = bool(e4m3 and g(e4m3.format(u=u)))
 
         if not uncompressed:
             raise Unimplemented(f"t{thread} UNPACR (unpacker {u}): compressed input (IsUncompressed = 0) is not "
@@ -512,7 +558,7 @@ class Unpackers(Unit):
             row_stride = ((g(f"{sec}REG2_Shift_amount_cntx0") << 4) | (g(f"{sec}REG2_Shift_amount_cntx1") << 8)
                           | (g(f"{sec}REG2_Shift_amount_cntx2") << 12))
         else:
-            row_stride = bits * 2  # DatumSizeBytes * 16 bytes
+            row_stride = bits * row_datums // 8  # one row of datums, contiguous
         v.row_stride_u = row_stride * 16
         if u == 0:
             sel = f"{sec}REG2_Unpack_if_sel_cntx{ctx}" if MultiContextMode else f"{sec}REG2_Unpack_If_Sel"
@@ -546,7 +592,7 @@ class Unpackers(Unit):
             return np.zeros(0, dtype=np.uint32)
         nbytes = max(bits // 8, 1)
         lo, hi = int(byte_addr.min()), int(byte_addr.max()) + nbytes
-        if lo < 0 or hi > L1_BYTES:
+        if lo < 0 or hi > self.l1_bytes:
             bad = lo if lo < 0 else hi - nbytes
             raise GuestFault(f"t{t.index} UNPACR (unpacker {u}): reads L1 address {bad:#x}, outside L1 "
                              "(UNPACR_Regular.md: undefined; there is no memory there)")

@@ -16,13 +16,15 @@ The ``@op`` methods below are what threads issue: each hands its decoded fields 
 InstructionTemplate backdoor, and then runs ``x_<MNEMONIC>``.
 
 Blackhole's Vector Unit differs (other encodings and instructions): on a Blackhole tile
-this unit implements only the instructions whose Blackhole page is the Wormhole page
-(``ArchSpec.sfpu_shared``); the others are listed in ``PENDING_BLACKHOLE``.
+the instructions whose BlackholeA0 page is the Wormhole page (``ArchSpec.sfpu_shared``)
+run the Wormhole implementations; the others run the method ``ArchSpec.sfpu_variants``
+names (:mod:`.blackhole`, ``bh_<MNEMONIC>``, with :mod:`.fp_bh`'s numerics).
 """
 
 from __future__ import annotations
 
 from .. import Unit, op
+from .blackhole import BlackholeOps
 from .hazards import HazardOps
 from .loadstore import LoadStoreOps
 from .macro import MacroOps
@@ -34,18 +36,20 @@ from .state import VectorState
 #: Instructions of this unit not implemented yet (each stops a run as unimplemented).
 PENDING = frozenset()
 #: Blackhole instructions of this unit, not implemented (their pages differ from Wormhole's).
-PENDING_BLACKHOLE = frozenset({
-    'SFPADD', 'SFPADDI', 'SFPAND', 'SFPARECIP', 'SFPCAST', 'SFPLOAD', 'SFPLOADMACRO',
-    'SFPLUT', 'SFPLUTFP32', 'SFPMAD', 'SFPMUL', 'SFPMUL24', 'SFPMULI', 'SFPOR', 'SFPPOPC', 'SFPPUSHC',
-    'SFPSHFT', 'SFPSHFT2', 'SFPSTORE', 'SFPSWAP', 'SFP_STOCH_RND'
-})
+PENDING_BLACKHOLE = frozenset()
 
 
-class VectorUnit(VectorState, SimpleOps, MadOps, RoundOps, LoadStoreOps, MacroOps, HazardOps, Unit):
+class VectorUnit(VectorState, SimpleOps, MadOps, RoundOps, LoadStoreOps, MacroOps, HazardOps, BlackholeOps,
+                 Unit):
     name = "sfpu"
 
     def __init__(self, cop):
         self.cop = cop
+        arch = cop.arch
+        # mnemonic -> the method implementing this arch's page, where it is not x_<MNEMONIC>
+        self.variants = {m: getattr(self, name) for m, name in arch.sfpu_variants.items()}
+        self.field_masks = arch.sfpu_field_masks
+        self.hz_interlocked = arch.sfpu_interlocked
         self.reset()
         # Config.PRNG_SEED_Seed_Val writes reach seed_prng() through the Configuration
         # Unit's config-write hook (ttemu/tensix/units/cfg.py).
@@ -53,7 +57,9 @@ class VectorUnit(VectorState, SimpleOps, MadOps, RoundOps, LoadStoreOps, MacroOp
     def ops(self):
         shared = self.cop.arch.sfpu_shared
         ops = super().ops()
-        return ops if shared is None else {m: fn for m, fn in ops.items() if m in shared}
+        if shared is None:
+            return ops
+        return {m: fn for m, fn in ops.items() if m in shared or m in self.variants}
 
     # -- instructions as issued by a thread (fields by their table names) ----------------
     @op
@@ -137,6 +143,11 @@ class VectorUnit(VectorState, SimpleOps, MadOps, RoundOps, LoadStoreOps, MacroOp
         self.issue(t, "SFPSHFT2", locals())
 
     @op
+    def SFPMUL24(self, t, instr_mod1, lreg_dest, lreg_src_c, lreg_src_b, lreg_src_a):
+        """SFPMUL24.md (Blackhole only)"""
+        self.issue(t, "SFPMUL24", locals())
+
+    @op
     def SFPNOP(self, t):
         """SFPNOP.md"""
         self.issue(t, "SFPNOP", {})
@@ -173,6 +184,7 @@ class VectorUnit(VectorState, SimpleOps, MadOps, RoundOps, LoadStoreOps, MacroOp
     SFPXOR = _mod1("SFPXOR")
     SFPGT = _mod1("SFPGT")  # Blackhole only
     SFPLE = _mod1("SFPLE")  # Blackhole only
+    SFPARECIP = _mod1("SFPARECIP")  # Blackhole only
     del _mod1
 
 

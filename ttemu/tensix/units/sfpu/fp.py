@@ -57,7 +57,7 @@ def fma(a, b, c) -> np.ndarray:
     array operations), others through :func:`_fma`."""
     if (type(a) is np.ndarray and type(b) is np.ndarray and type(c) is np.ndarray
             and a.shape == b.shape == c.shape and a.ndim == 1):
-        return _fma_stacked(np.stack((a, b, c)).astype(U32, copy=False))
+        return _fma_stacked(np.concatenate((a, b, c)).astype(U32, copy=False).reshape(3, -1))
     return _fma(a, b, c)
 
 
@@ -65,7 +65,26 @@ def _fma_stacked(x) -> np.ndarray:
     """:func:`_fma` of ``x[0] * x[1] + x[2]`` (uint32 [3, n]): DAZ, the exact float64
     product and sum, TwoSum's error term; where it is non-zero and the sum's last bit is
     0 the sum moves one float64 ulp toward the exact value (a sticky bit, so that the
-    rounding to FP32 is the single rounding of the exact result); then flush and NaN."""
+    rounding to FP32 is the single rounding of the exact result; skipped when every sum
+    is exact); then flush, and NaN (a NaN float64 sum: the only source of FP32 NaN bits)."""
+    x = np.where((x & _EXP) == 0, x & _SIGN, x)
+    with np.errstate(all="ignore"):
+        fa, fb, fc = x.view(np.float32).astype(np.float64)
+        p = fa * fb
+        s = p + fc
+        bp = s - p
+        e = (p - (s - bp)) + (fc - bp)
+        fix = e != 0  # (NaN where s is not finite)
+        if np.logical_or.reduce(fix):
+            fix &= np.isfinite(s) & ((s.view(np.uint64) & np.uint64(1)) == 0)
+            s = np.where(fix, np.nextafter(s, np.copysign(_INF, e)), s)
+        r = s.astype(np.float32).view(U32)
+    r = np.where((r & _EXP) == 0, U32(0), r)  # denormal or -0 -> +0
+    return np.where(np.isnan(s), U32(NAN_OUT), r)
+
+
+def _fma_stacked_plain(x) -> np.ndarray:
+    """:func:`_fma_stacked` step by step (tests compare the two)."""
     x = np.where((x & _EXP) == 0, x & _SIGN, x)
     with np.errstate(all="ignore"):
         fa, fb, fc = x.view(np.float32).astype(np.float64)

@@ -203,6 +203,9 @@ LREG_ACCESS = {
     "SFPSETCC": Access(BACKDOOR, reads=(when(9, 0, "VC"),)),
     "SFPGT": Access(BACKDOOR, reads=("VC", "VB=VD"), writes=(when(8, 8, "VD"),)),  # Blackhole: SET_VD (8)
     "SFPLE": Access(BACKDOOR, reads=("VC", "VB=VD"), writes=(when(8, 8, "VD"),)),  # not CLEAR (8), not IMM_BIT0 (1)
+    # Blackhole only: SFPMUL24.md (as SFPMAD), SFPARECIP.md (VB in COND_RECIP, Mod1 1)
+    "SFPMUL24": _MAD,
+    "SFPARECIP": Access(VD8, reads=("VC", when(0xF, 1, "VB")), writes=("VD",)),
     "SFPCONFIG": ByVD({0: Access(reads=(0,)), 1: Access(reads=(0,)), 2: Access(reads=(0,)),
                        3: Access(reads=(0,)), 4: _CONFIG_FROM_L0, 5: _CONFIG_FROM_L0, 6: _CONFIG_FROM_L0,
                        7: _CONFIG_FROM_L0, 8: _CONFIG_FROM_L0, 9: Access(), 10: Access(),
@@ -236,7 +239,8 @@ LREG_ACCESS = {
 }
 
 #: The instructions whose pages forbid reading their results on the next cycle.
-MAD_LATENCY = frozenset({"SFPMAD", "SFPADD", "SFPMUL", "SFPADDI", "SFPMULI", "SFPLUT", "SFPLUTFP32"})
+MAD_LATENCY = frozenset({"SFPMAD", "SFPADD", "SFPMUL", "SFPADDI", "SFPMULI", "SFPLUT", "SFPLUTFP32",
+                         "SFPMUL24"})  # SFPMUL24: Blackhole only
 #: SFPSHFT2.md: what may not execute the cycle after SFPSHFT2 Mod1 2, 3 or 4.
 SHFT2_NEXT_FORBIDDEN = frozenset({
     "SFPABS", "SFPAND", "SFPCAST", "SFPDIVP2", "SFPEXEXP", "SFPEXMAN", "SFPIADD", "SFPLZ", "SFPMOV",
@@ -367,11 +371,32 @@ def _resolve(unit, ins, vd, terms, out: set, write: bool, dynamic: list) -> None
 class Rule:
     """What one instruction forbids on the next cycle."""
 
-    kind: str  # "read" / "write": of ``regs``; "insn": SFPSHFT2.md's list; "backdoor": SFPCONFIG.md
+    kind: str  # "read" / "write": of ``regs``; "insn": SFPSHFT2.md's list; "backdoor": SFPCONFIG.md;
+    # "unseen": a read of ``regs`` the automatic stalling logic misses (Blackhole, undetected_reads)
     producer: object  # the Insn
     regs: frozenset
     page: str
     old: dict | None = None  # "read": LReg -> its lanes before the producer wrote (the stale value)
+
+
+def undetected_reads(ins, reads: frozenset) -> frozenset:
+    """The reads of ``ins`` (``reads``: all of them, from LREG_ACCESS) that Blackhole's
+    automatic stalling logic misses (SFPMAD.md, BlackholeA0, "Due to hardware bugs"):
+    SFPAND / SFPOR with USE_VB read VB (it assumes VD); SFPIADD and SFPSHFT read VD;
+    SFPCONFIG reads LReg[0]; SFPSWAP other than plain swap compares VC and VD a cycle
+    early; SFPSHFT2 Mod1 2, 3, 4 read unnoticed, Mod1 5, 6 read VB (it assumes VD)."""
+    m, mod, vd, vc = ins.mnemonic, ins.mod, ins.vd, ins.vc
+    if ins.macro:
+        return _EMPTY
+    if m in ("SFPAND", "SFPOR"):
+        return frozenset({ins.imm & 15} - {vc, vd}) if mod & 1 else _EMPTY
+    if m == "SFPIADD" or (m == "SFPSHFT" and (mod & 5) != 5):
+        return frozenset((reads & {vd}) - {vc})
+    if m == "SFPCONFIG" or (m == "SFPSWAP" and mod != 0) or (m == "SFPSHFT2" and mod in (2, 3, 4)):
+        return reads
+    if m == "SFPSHFT2" and mod in (5, 6):
+        return frozenset({ins.vb} - {vd, vc if mod == 5 else None})
+    return _EMPTY
 
 
 def describe(ins) -> str:
@@ -445,6 +470,16 @@ class HazardOps:
         if mnemonic not in PRODUCERS:
             self.execute(ins)
             return
+        if mnemonic in self.hz_interlocked and not ins.macro:
+            # ArchSpec.sfpu_interlocked: the hardware stalls a reader, except for the reads
+            # its stalling logic does not see (undetected_reads; MAD results only)
+            if mnemonic in MAD_LATENCY:
+                _, writes = lreg_access(self, ins)
+                if writes:
+                    self._hz_add(cycle, Rule("unseen", ins, writes, "SFPMAD.md (Blackhole)",
+                                             {r: self.lreg[r].copy() for r in writes}))
+            self.execute(ins)
+            return
         if mnemonic == "SFPCONFIG":
             before = self.lane_config & DISABLE_BACKDOOR_LOAD if ins.vd == 15 else None
             self.execute(ins)
@@ -516,6 +551,17 @@ class HazardOps:
             if access is None:
                 access = lreg_access(self, ins)
             reads, writes = access
+            if kind == "unseen":
+                hit = rule.regs & undetected_reads(ins, reads)
+                if hit:
+                    p = rule.producer
+                    self._hz_warn(p, ins, "SFPMAD.md unseen read",
+                                  f"{describe(p)} (writes {regs_text(rule.regs)}) followed on the next cycle by "
+                                  f"{describe(ins)} reading {regs_text(hit)}, a read Blackhole's automatic stalling "
+                                  "does not detect (SFPMAD.md: software must insert an SFPNOP)", STALE)
+                    stale = stale or {}
+                    stale.update((r, rule.old[r]) for r in hit if r in rule.old)
+                continue
             if kind == "read":
                 hit = rule.regs & reads
                 if hit:

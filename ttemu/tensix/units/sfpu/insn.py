@@ -23,8 +23,10 @@ CAN_EXECUTE = {
     SIMPLE: frozenset({
         "SFPABS", "SFPAND", "SFPCAST", "SFPCOMPC", "SFPCONFIG", "SFPDIVP2", "SFPENCC", "SFPEXEXP",
         "SFPEXMAN", "SFPIADD", "SFPLZ", "SFPMOV", "SFPNOP", "SFPNOT", "SFPOR", "SFPPOPC", "SFPPUSHC",
-        "SFPSETCC", "SFPSETEXP", "SFPSETMAN", "SFPSETSGN", "SFPSHFT", "SFPSWAP", "SFPTRANSP", "SFPXOR"}),
-    MAD: frozenset({"SFPADD", "SFPADDI", "SFPLUT", "SFPLUTFP32", "SFPMAD", "SFPMUL", "SFPMULI", "SFPNOP"}),
+        "SFPSETCC", "SFPSETEXP", "SFPSETMAN", "SFPSETSGN", "SFPSHFT", "SFPSWAP", "SFPTRANSP", "SFPXOR",
+        "SFPARECIP", "SFPGT", "SFPLE"}),  # the last three: Blackhole only (its SFPLOADMACRO.md table)
+    MAD: frozenset({"SFPADD", "SFPADDI", "SFPLUT", "SFPLUTFP32", "SFPMAD", "SFPMUL", "SFPMULI", "SFPNOP",
+                    "SFPMUL24"}),  # SFPMUL24: Blackhole only
     ROUND: frozenset({"SFPNOP", "SFPSHFT2", "SFP_STOCH_RND"}),
     STORE: frozenset({"SFPSTORE"}),
 }
@@ -38,7 +40,6 @@ REGULAR_SUBUNIT.update({m: MAD for m in CAN_EXECUTE[MAD]})
 REGULAR_SUBUNIT.update({m: ROUND for m in CAN_EXECUTE[ROUND]})
 REGULAR_SUBUNIT.update({"SFPSTORE": STORE, "SFPNOP": LOAD, "SFPLOAD": LOAD, "SFPLOADI": LOAD,
                         "SFPLOADMACRO": LOAD})
-REGULAR_SUBUNIT.update({"SFPGT": SIMPLE, "SFPLE": SIMPLE})  # Blackhole only (SFPGT.md, SFPLE.md)
 
 #: Instructions whose VD >= 12 is not a backdoor write of LoadMacroConfig's
 #: InstructionTemplate (SFPCONFIG.md ``DISABLE_BACKDOOR_LOAD``): SFPCONFIG's VD selects
@@ -77,7 +78,7 @@ class Insn:
         self.imm = 0 if imm is None else f[imm]
         self.addr_mod = f.get("sfpu_addr_mode", 0)
         self.rnd = f.get("rnd_mode", 0)
-        if mnemonic == "SFPSHFT2":
+        if mnemonic == "SFPSHFT2" or mnemonic == "SFPARECIP":  # VB in Imm12's low bits (SFPARECIP: Blackhole)
             self.vb = self.imm & 15
         self.macro = False
         self.addr = None

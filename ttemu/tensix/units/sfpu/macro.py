@@ -74,6 +74,10 @@ class MacroOps:
         fields = dict(fields)
         fields.pop("self", None)
         fields.pop("t", None)
+        masks = self.field_masks.get(mnemonic)
+        if masks:
+            for name, mask in masks.items():
+                fields[name] &= mask
         ins = Insn(mnemonic, fields, t.index, own=True)
         word = getattr(t, "word", None)
         if type(word) is int and word >> 24 == self.cop.table.by_mnemonic[mnemonic].opcode:
@@ -104,7 +108,10 @@ class MacroOps:
         self.run_due()
 
     def execute(self, ins: Insn) -> None:
-        getattr(self, "x_" + ins.mnemonic)(ins)
+        fn = self.variants.get(ins.mnemonic)
+        if fn is None:
+            fn = getattr(self, "x_" + ins.mnemonic)
+        fn(ins)
 
     def x_SFPNOP(self, ins):
         """SFPNOP.md: no effect (it occupies a sub-unit for one cycle)."""
@@ -199,7 +206,7 @@ class MacroOps:
         vd = ((ins.imm & 1) << 2) | (ins.vd & 3)
         load = Insn("SFPLOAD", {"lreg_ind": vd, "instr_mod0": ins.mod, "sfpu_addr_mode": ins.addr_mod,
                                 "dest_reg_addr": ins.imm}, ins.thread)
-        mod0, addr = self.x_SFPLOAD(load, "SFPLOADMACRO")
+        mod0, addr = self.variants.get("SFPLOAD", self.x_SFPLOAD)(load, "SFPLOADMACRO")
         sequence = self._uniform(self.lm_sequence[macro_index], f"Sequence[{macro_index}]")
         misc = self._uniform(self.lm_misc, "Misc")
         for i, subunit in enumerate(MACRO_SUBUNITS):
@@ -223,6 +230,9 @@ class MacroOps:
                 word = self._uniform(self.lm_template[kind - 4], f"InstructionTemplate[{kind - 4}]")
                 spec, fields = self.cop.table.decode(word)
                 name = spec.mnemonic if spec is not None else None
+                masks = self.field_masks.get(name)
+                if masks:  # decode's fields are read-only (shared)
+                    fields = {k: (v & masks[k] if k in masks else v) for k, v in fields.items()}
                 sched = Insn(name, fields, ins.thread) if name in CAN_EXECUTE[subunit] else None
             if sched is None or sched.mnemonic not in CAN_EXECUTE[subunit]:
                 if subunit == STORE:

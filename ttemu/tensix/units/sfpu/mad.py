@@ -61,19 +61,19 @@ class MadOps:
         bf = b.view(np.float32)  # NaN compares false: selects the last range, as fabsf() < x does
         return l3, b, bf
 
-    def x_SFPLUT(self, ins):
+    def x_SFPLUT(self, ins, fma_fn=fma):
         """SFPLUT.md: ``VD = Lut8ToFp32(C >> 8) * |LReg[3]| + Lut8ToFp32(C)`` with C the low
         16 bits of LReg[0], [1] or [2] for |LReg[3]| < 1, < 2, otherwise; SGN_RETAIN
         (Mod0 & 4) copies LReg[3]'s sign, INDIRECT_VD (Mod0 & 8)."""
         mask = self.gate(ins) & self.lane_enabled()
         l3, b, bf = self._abs_l3()
         coeffs = np.where(bf < 1.0, self.lreg[0], np.where(bf < 2.0, self.lreg[1], self.lreg[2]))
-        d = fma(lut8_to_fp32(coeffs >> 8), b, lut8_to_fp32(coeffs))
+        d = fma_fn(lut8_to_fp32(coeffs >> 8), b, lut8_to_fp32(coeffs))
         if ins.mod & 4:
             d = (d & ABS) | (l3 & SIGN)
         self._mad_write(ins, d, mask, bool(ins.mod & 8))
 
-    def x_SFPLUTFP32(self, ins):
+    def x_SFPLUTFP32(self, ins, fma_fn=fma):
         """SFPLUTFP32.md: piecewise linear ``VD = A * |LReg[3]| + C`` with A, C from
         LReg[0..2] / LReg[4..6] as FP32 (Mod1 & 2 clear), as FP16-ish halves in the
         3-entry table (Mod1 & 10 == 10, which also writes indirectly, the documented bug),
@@ -101,7 +101,7 @@ class MadOps:
                 c = lut16_to_fp32(hi >> j)
         else:
             a, c = lo, hi
-        d = fma(a, b, c)
+        d = fma_fn(a, b, c)
         if mod & 4:
             d = (d & ABS) | (l3 & SIGN)
         self._mad_write(ins, d, mask, bool(mod & 8))

@@ -27,22 +27,29 @@ class RoundOps:
         4, 5 SFPSTOCHRND_IntInt.md (whose Mod1 bit 3 is UseImm5). Rounding compares the
         discarded bits, as a 23-bit fraction, ``>=`` PRNG bits (stochastic) or 0x400000
         (nearest, ties away from zero)."""
-        mode = ins.mod & 7
-        use_imm5 = bool(ins.mod & 8)
-        if use_imm5 and mode not in (4, 5):
+        en = self.gate(ins) & self.lane_enabled()
+        self.stoch_rnd(ins, en, self._prng_bits(ins, en))
+
+    def stoch_mod_check(self, ins) -> None:
+        """Mod1 bit 3 (UseImm5) outside the IntInt modes is undefined: a warning."""
+        if ins.mod & 8 and (ins.mod & 7) not in (4, 5):
             self.cop.undefined(f"SFPSTOCHRND Mod1={ins.mod}",
                                f"Mod1={ins.mod}: bit 3 (UseImm5) is only documented for the INT32_TO_(U)INT8 modes "
                                "(SFPSTOCHRND_FloatFloat.md / _FloatInt.md: undefined, their Mod1 is a u3); ttemu "
                                "ignores bit 3")
-            use_imm5 = False
-        en = self.gate(ins) & self.lane_enabled()
-        rnd = self._prng_bits(ins, en)
+
+    def stoch_rnd(self, ins, en, rnd):
+        """The three flavours of SFP_STOCH_RND (by Mod1) in the lanes of ``en``, rounding
+        with the 23-bit ``rnd`` per lane (PRNG bits, or the rounding mode's constant)."""
+        self.stoch_mod_check(ins)
+        mode = ins.mod & 7
+        use_imm5 = bool(ins.mod & 8) and mode in (4, 5)
         c = self.lreg[ins.vc]
         if mode in (0, 1):  # FloatFloat
             exp = (c >> 23) & 0xFF
             drop = 13 if mode == 0 else 16
             low = (c & U32((1 << drop) - 1)).astype(np.uint64)
-            up = (low << np.uint64(23 - drop)) >= rnd
+            up = low >= (rnd >> np.uint64(23 - drop))  # DiscardedBits >= (PRNGBits >> 10 or 7)
             x = (c - low.astype(U32) + (up.astype(U32) << drop)).astype(U32)
             x = np.where(exp == 0, U32(0), np.where(exp == 255, c & U32(0xFF800000), x)).astype(U32)
         elif mode in (2, 3, 6, 7):  # FloatInt

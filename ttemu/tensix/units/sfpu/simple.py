@@ -366,11 +366,12 @@ class SimpleOps:
         self.stack_use[pos, lanes] = self.use_flags[g]
         self.stack_size[g] = (self.stack_size[g] + 1) & 15
 
-    def x_SFPPOPC(self, ins):
+    def x_SFPPOPC(self, ins, full_stack_bug=True):
         """SFPPOPC.md: Mod1 0 pops into LaneFlags / UseLaneFlagsForLaneEnable (undefined on
         an empty stack); 1..12 combine LaneFlags with the top (``BooleanOp``) without
         popping; 13 inverts LaneFlags; 14 / 15 set both to constants. With Mod1 != 0 on a
-        full stack, the bottom entry is overwritten with the top (documented hardware bug)."""
+        full stack, the bottom entry is overwritten with the top (documented hardware bug,
+        ``full_stack_bug``; Blackhole fixes it)."""
         g = self.gate(ins)
         mod = ins.mod
         top_f, top_u = self._top(False, False)
@@ -388,9 +389,10 @@ class SimpleOps:
             self.use_flags = np.where(g, top_u, self.use_flags)
             self.flags = np.where(g, top_f, self.flags)
             return
-        full = g & (n == STACK_DEPTH)
-        self.stack_flags[0][full] = top_f[full]
-        self.stack_use[0][full] = top_u[full]
+        if full_stack_bug:
+            full = g & (n == STACK_DEPTH)
+            self.stack_flags[0][full] = top_f[full]
+            self.stack_use[0][full] = top_u[full]
         a, b = self.flags, top_f
         if mod <= 12:
             new = {1: b, 2: ~b, 3: a & b, 4: a | b, 5: a & ~b, 6: a | ~b, 7: ~a & b, 8: ~a | b,
