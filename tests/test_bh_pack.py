@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import bh_prog
-from oracle_lib import ttsim_lib
+from oracle_lib import require_ttsim
 from tensix_harness import make
 from ttemu.arch.tables.blackhole_cfg import THREAD_CFG
 from ttemu.cmd.oracle import cross_check
@@ -25,10 +25,7 @@ OUT = 0x20000
 
 @pytest.fixture(scope="module")
 def lib():
-    path, why = ttsim_lib("blackhole")
-    if path is None:
-        pytest.skip(why)
-    return path
+    return require_ttsim("blackhole")
 
 
 def pack_cfg(in_fmt, out_fmt, dst32, dest_addr=OUT, **extra):

@@ -14,7 +14,7 @@ import sys
 
 import pytest
 
-from oracle_lib import ROOT, ttsim_lib
+from oracle_lib import ROOT, require_ttsim
 
 sys.path.insert(0, str(ROOT / "scripts"))
 import llk_corpus  # noqa: E402
@@ -43,10 +43,7 @@ def tree(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def lib():
-    path, why = ttsim_lib("blackhole")
-    if path is None:
-        pytest.skip(why)
-    return path
+    return require_ttsim("blackhole")
 
 
 def test_every_ci_name_is_a_variant():
