@@ -65,8 +65,9 @@ def fma_bh(x, y, z) -> np.ndarray:
     capped by ``floor(q)`` (zero below one). ``|S| < 2**29`` is exact in float64, and
     rounding it once to FP32 is the model's normalise-and-round (a sticky shift by at most
     two keeps three bits below FP32's, which preserves round-to-nearest-even). Operands
-    that are denormal (exponent field 0) or a product with ``p_e < 0`` get a zero scale;
-    signed zeros come out as the model's (``-0`` only when both parts are ``-0``).
+    that are denormal (exponent field 0) and a product with ``p_e < 0`` are multiplied by
+    zero, keeping their signs, so signed zeros come out as the model's (``-0`` only when
+    both parts are ``-0``).
     Lanes with NaN / infinity inputs or a product overflowing on its own (``G >= 2**128``),
     and results below ``2**-126`` (the model's denormal path) are computed by
     :func:`fma_bh_plain` when there are any."""
