@@ -28,9 +28,7 @@ memory     peak resident memory of ``ttemu run`` on every shipped kernel. Target
 sfpu       an SFPU stream (SFPLOAD, SFPMAD, SFPNOP, SFPSTORE per 32 datums: 128
            instructions per 32x32 tile) over 64 tiles of Dst: instructions and tiles per second.
 
-Each figure is the best of ``--repeat`` runs. Every process timed here runs with a
-bytecode cache (``PYTHONPYCACHEPREFIX`` under the temporary directory; a caller's
-``PYTHONDONTWRITEBYTECODE`` is dropped) filled before timing: ttemu is timed as installed.
+Each figure is the best of ``--repeat`` runs.
 
     python scripts/bench.py --vs-ttsim [--arch blackhole] [--repeat N] [MANIFEST ...]
 
@@ -354,15 +352,12 @@ BENCHES = {"riscv": bench_riscv, "startup": bench_startup, "mvmul": bench_mvmul,
            "bh_firmware": bench_bh_firmware}
 
 
-def _bytecode_cache():
-    """Time ttemu as installed (``pip install`` writes each module's bytecode): the
-    processes run here keep their bytecode in a cache of their own (under the temporary
-    directory, outside the checkout) even where the caller's environment sets
-    ``PYTHONDONTWRITEBYTECODE``, and ttemu's modules are compiled into it before any
-    timing, so no timed run pays Python's compiler. ttsim's child process gets the same."""
-    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
-    os.environ["PYTHONPYCACHEPREFIX"] = os.path.join(tempfile.gettempdir(), "ttemu-bench-pyc")
-    subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "ttemu")], stdout=subprocess.DEVNULL)
+def _precompile(checkout, python=sys.executable, env=None):
+    """Write ``checkout``'s bytecode before timing it: with PYTHONDONTWRITEBYTECODE set
+    (as on some machines) every timed process would otherwise compile every module
+    again, about 70 ms that a user's second run does not pay."""
+    subprocess.run([python, "-m", "compileall", "-q", str(checkout / "ttemu")], env=env,
+                   stdout=subprocess.DEVNULL, check=False)
 
 
 def main(argv=None):
@@ -380,15 +375,15 @@ def main(argv=None):
                          "[cores.<arch>] ELFs)")
     args = ap.parse_args(argv)
     shared = pathlib.Path(args.shared)
+    _precompile(ROOT)
     os.environ.setdefault("PYTHONPATH", str(ROOT))
-    _bytecode_cache()
     if args.vs_ttsim:
         baseline = None
         if args.baseline:
             env = {**os.environ, "PYTHONPATH": os.path.abspath(args.baseline)}
-            subprocess.run([args.baseline_python, "-m", "compileall", "-q", os.path.join(args.baseline, "ttemu")],
-                           env=env, stdout=subprocess.DEVNULL)
+            env["PYTHONPYCACHEPREFIX"] = os.path.join(tempfile.gettempdir(), "ttemu-bench-baseline-pyc")
             baseline = (args.baseline_python, os.path.abspath(args.baseline), env)
+            _precompile(pathlib.Path(args.baseline), args.baseline_python, env)
         print(json.dumps(bench_vs_ttsim(shared, args.repeat or 3, args.manifests, baseline, args.arch)))
         return 0
     args.repeat = args.repeat or 1

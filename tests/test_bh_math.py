@@ -542,3 +542,58 @@ def test_zeroacc_16_rows_relative_tile_mode_matches_ttsim(absolute):
     tile, out = run_chain(math, a, b, extra)
     assert np.array_equal(out, a if absolute else np.zeros_like(a))
     _ttsim_same(tile)
+
+
+# ---------------------------------------------------------------------------------------
+# Dst.md (BlackholeA0): Adj16 / Adj32 with DEST_ACCESS_CFG remap_addrs / swizzle_32b
+# ---------------------------------------------------------------------------------------
+DEST_ACCESS_CFG = 220  # cfg_defines.h: swizzle_32b bit 0, remap_addrs bit 1
+
+
+def page_adj16(r, remap):
+    """Dst.md Adj16, written out bit by bit: bit 3 <- bit 4, bit 4 <- bit 5, bit 5 <- bit 3."""
+    if not remap:
+        return r
+    b3, b4, b5 = (r >> 3) & 1, (r >> 4) & 1, (r >> 5) & 1
+    return (r & ~0x38) | b4 << 3 | b5 << 4 | b3 << 5
+
+
+def page_adj32(r, remap, swizzle):
+    r = page_adj16(r, remap)
+    if swizzle:  # the page's XORs bit by bit: bit 2 <- bit 3, bit 3 <- bit 4 ^ bit 2, bit 4 kept
+        b2, b3, b4 = (r >> 2) & 1, (r >> 3) & 1, (r >> 4) & 1
+        r = (r & ~0x0C) | b3 << 2 | (b4 ^ b2) << 3
+    return ((r & 0x1F8) << 1) | (r & 0x207)
+
+
+def test_remap_addrs_moves_matrix_unit_rows_as_adj16():
+    """With remap_addrs, ELWADD's logical Dst rows 8..15 (and 40..47) land in DstBits
+    Adj16(row); MOVD2A reads them back through the same mapping."""
+    tile, issue, cop = bh()
+    cop.config.write_word(0, DEST_ACCESS_CFG, 1 << 1)
+    a, b = small_ints((8, 16)), small_ints((8, 16))
+    cop.src.math_view("A")[0:8] = src_bf16(a)
+    cop.src.math_view("B")[0:8] = src_bf16(b)
+    for dst in (8, 40):
+        issue(0, "ELWADD", clear_dvalid=0, dest_accum_en=0, instr_mod19=0, addr_mode=0, dst=dst)
+        rows = [page_adj16(r, 1) for r in range(dst, dst + 8)]
+        assert rows != list(range(dst, dst + 8))
+        got = L.dst16_to_bf16(cop.dst.bits[rows]).astype(np.uint32) << 16
+        assert np.array_equal(got.view(np.float32), a + b)
+    issue(0, "MOVD2A", dest_32b_lo=0, src=16, addr_mode=0, instr_mod=2, dst=40)  # 4 rows Dst -> SrcA
+    assert np.array_equal(cop.src.math_view("A")[16:20], src_bf16((a + b)[:4]))
+
+
+@pytest.mark.parametrize("remap,swizzle", [(0, 1), (1, 1), (1, 0)])
+def test_swizzle_32b_moves_dst32_rows_as_adj32(remap, swizzle):
+    """32-bit Dst: ZEROACC ONE_ROW clears DstBits Adj32(row) and Adj32(row) + 8."""
+    tile, issue = make("blackhole")
+    marked(tile)
+    cop = tile.tensix
+    cop.config.set("ALU_ACC_CTRL_Fp32_enabled", 1)
+    cop.config.write_word(0, DEST_ACCESS_CFG, remap << 1 | swizzle)
+    for row in (5, 12, 29, 300):
+        marked(tile)
+        issue(0, "ZEROACC", clear_mode=0, where=row, addr_mode=0)
+        adj = page_adj32(row, remap, swizzle)
+        assert list(cleared_rows(tile)) == [adj, adj + 8], row

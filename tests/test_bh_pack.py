@@ -670,3 +670,82 @@ def test_ovrd_thread_id_selects_adc_by_addr_cnt_context():
     from ttemu.tensix.regs.adc import PACKERS
     assert tile.tensix.adcs.channel(1, PACKERS, 0).Y == 4  # ADDR_MOD_0 advanced thread 1's ADC
     assert tile.tensix.adcs.channel(0, PACKERS, 0).Y == 0
+
+
+@pytest.mark.parametrize("relu,thr", [(1, 0), (2, 0x3F80), (3, 0x4000)])
+def test_relu_with_round10_from_fp32_dst(relu, thr):
+    """ReLU with Round_10b_mant from an FP32 Dst (ttsim's Blackhole packer: on the
+    rounded value, the threshold a BF16): for values in FP16's range, mode 1 zeroes
+    negatives, mode 2 zeroes everything at or below the threshold, mode 3 clamps to it,
+    as numpy's float16 of the values says."""
+    rng = np.random.default_rng(70 + relu)
+    tile, issue = _bh_unit(FP16, FP16, True, PCK_DEST_RD_CTRL_Round_10b_mant=1, STACC_RELU_ApplyRelu=relu,
+                           STACC_RELU_ReluThreshold=thr)
+    sign = rng.integers(0, 2, (4, 16)).astype(np.uint32) << 31
+    man = rng.integers(0, 1 << 23, (4, 16)).astype(np.uint32)
+    man = np.where((man & 0x1FFF) == 0x1000, man + 1, man).astype(np.uint32)
+    fp32 = sign | (rng.integers(124, 131, (4, 16)).astype(np.uint32) << 23) | man
+    dst_write32(tile, fp32)
+    tile.tensix.math.undefined[:] = False
+    _pack_rows(tile, issue, 4)
+    got = np.frombuffer(tile.read(OUT, 128), "<u2").view(np.float16).reshape(4, 16)
+    x = fp32.view(np.float32).astype(np.float16)
+    t = np.float32(np.array([thr << 16], np.uint32).view(np.float32)[0])
+    want = np.where(x <= 0, np.float16(0), x)
+    if relu == 2:
+        want = np.where(x <= t, np.float16(0), x)
+    elif relu == 3:
+        want = np.minimum(want, np.float16(t))
+    assert np.array_equal(got.view(np.uint16), want.astype(np.float16).view(np.uint16))
+
+
+# -- firmware/pack_formats built for Blackhole, on edge-case data --------------------------
+
+def _pack_formats_bh(cfg, relu=0, flags=0, old=None):
+    """tests/test_pack_formats_ttsim.py's run on a Blackhole tile with the kernel's
+    Blackhole ELFs (firmware/build/blackhole/pack_formats)."""
+    import test_pack_formats_ttsim as pf
+    from ttemu import Tile
+
+    build = pf.ROOT / "firmware" / "build" / "blackhole"
+    name = cfg.split(":")
+    in_fmt, uout, inter, out = (pf.F[name[k]] for k in (0, 1, 3, 4))
+    x = 4 if inter in (0, 4, 8) else 1 if inter == 14 else 2
+    tile = Tile("blackhole", record=True)
+    tile.load_elf(str(build / "boot" / "brisc.elf"), core="brisc")
+    for core in ("trisc0", "trisc1", "trisc2"):
+        tile.load_elf(str(build / "pack_formats" / f"{core}.elf"), core=core)
+    tile.write(pf.IN, pf.make_input(in_fmt))
+    if old is not None:
+        tile.write(pf.OUT, old)
+    params = [pf.IN, pf.TILE_BYTES[in_fmt] | (pf.TILE_BYTES[out] << 16), pf.OUT, 1,
+              in_fmt | (uout << 8) | (int(name[2]) << 16),
+              inter | (out << 8) | (int(name[5]) << 16) | (flags << 17) | (x << 24), relu, 0]
+    for i, value in enumerate(params):
+        tile.write_u32(pf.PARAMS + 4 * i, value)
+    tile.release(tile.default_release())
+    assert tile.run(max_steps=5_000_000, until=pf.UNTIL, idle_steps=2_000_000).exit_code == 0
+    return tile, pf.UNTIL, ("out", pf.OUT, pf.TILE_BYTES[out])
+
+
+PF_CASES = [
+    # (in:unpacker out:to Dst:intermediate:out:32-bit Dst, ReLU, flags: 4 Round_10b_mant, 8 L1 acc)
+    ("f32:f32:1:f32:f32:1", 0, 0), ("f32:f32:1:bf16:bf16:1", 0, 0), ("f32:f32:1:f32:fp16:1", 0, 0),
+    ("f32:f32:1:f32:bfp8b:1", 0, 0), ("bf16:bf16:0:bfp8b:bfp8b:0", 0, 0), ("fp16:fp16:0:fp16:f32:0", 0, 0),
+    ("f32:f32:1:fp16:fp16:1", 0, 4), ("f32:f32:1:fp16:fp16:1", 3 | (0x3F80 << 4), 4),
+    ("f32:f32:1:fp16:fp16:1", 2 | (0x7F80 << 4), 4), ("f32:f32:1:bf16:bf16:1", 3 | (0x4120 << 4), 0),
+    ("bf16:bf16:0:bf16:bf16:0", 0, 8), ("f32:f32:1:i8:i8:1", 0, 1),
+]
+
+
+@pytest.mark.parametrize("cfg,relu,flags", PF_CASES, ids=[f"{c}-relu{r:#x}-f{f}" for c, r, f in PF_CASES])
+def test_pack_formats_kernel_bit_identical_to_ttsim(lib, cfg, relu, flags):
+    """The project's pack_formats kernel built for Blackhole, on edge-case inputs
+    (NaNs, infinities, denormals, rounding boundaries): the packed tile matches ttsim's
+    Blackhole model bit for bit, Blackhole's Round_10b_mant FP16 conversion and its ReLU
+    included."""
+    import test_pack_formats_ttsim as pf
+    old = pf.make_input(pf.F[cfg.split(":")[4]], seed=6) if flags & 8 else None
+    tile, until, region = _pack_formats_bh(cfg, relu, flags, old)
+    (diff,), _ = cross_check(tile, lib, [region], until=until)
+    assert diff.ok, diff.text()

@@ -365,3 +365,14 @@ def test_sfploadmacro_runs_blackhole_load_mul24_and_store(store_delay):
 def bh_word(mnemonic, **fields):
     from ttemu.isa.table import get_table
     return get_table("blackhole").encode(mnemonic, **fields)
+
+
+def test_setrwc_sets_the_sfpu_sp():
+    """SETRWC's Blackhole BitMask bit 4 ("SFPU SP", assembly.yaml) sets the RWC Sp from
+    rwc_d:rwc_b:rwc_a, which MOD0_FMT_INT32_ALL addresses Dst with (SFPLOAD.md)."""
+    tile, issue, u = _bh()
+    issue(0, "SETRWC", BitMask=16, rwc_a=8, rwc_b=0, rwc_d=0, rwc_cr=0, clear_ab_vld=0)
+    assert tile.tensix.rwcs.rwc[0].Sp == 8
+    u.lreg[1] = LANE.astype(np.uint32)
+    issue(0, "SFPSTORE", lreg_ind=1, instr_mod0=10, sfpu_addr_mode=0, dest_reg_addr=0)  # rows 8..11
+    assert np.array_equal(FL.dst32_to_fp32(tile.tensix.dst.read32(8, 4)[:, 0::2].ravel()), LANE)

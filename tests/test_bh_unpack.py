@@ -16,8 +16,8 @@ import bh_prog
 from oracle_lib import require_ttsim
 from tensix_harness import make
 from test_bh_pack import pack_cfg, pack_tile_insns
-from test_unit_unpack import (BF16, BFP8, FP8, FP16, FP32, INT8, INT32, TF32, U32, bfp8_to_bf16, bfp_tile, case,
-                              int8_overlay, write_dst_fp32, write_src_bf16, write_src_fp16)
+from test_unit_unpack import (BF16, BFP2, BFP4, BFP8, FP8, FP16, FP32, INT8, INT16, INT32, TF32, U32, bfp8_to_bf16,
+                              bfp_tile, case, int8_overlay, write_dst_fp32, write_src_bf16, write_src_fp16)
 from ttemu.arch.tables.blackhole_cfg import CFG, THREAD_CFG
 from ttemu.cmd.oracle import cross_check
 from ttemu.errors import Unimplemented
@@ -471,3 +471,101 @@ def test_context_1_offset_and_partial_face_like_ttsim(ttsim_bh):
         n = min(224, 1024 - start)  # face 3 runs past the 64 packed rows
         flat[start:start + n] = src[f, 32:32 + n]
     assert np.array_equal(got, want)
+
+
+# -- ttsim (Blackhole): formats into SrcA, MOVA2D to Dst, tt-llk's pack MOP -------------------------
+def _ttsim_unpack_to_srca(lib, in_fmt, out_fmt, data, *, e4m3=0):
+    """Four faces unpacked into SrcA (Ch0.Z++ / Ch1.Z++, SetDatValid on the last), eight
+    8-row MOVA2Ds (tt-llk's A2D datacopy) to Dst, the tile packed: ttsim's bytes."""
+    dst32 = out_fmt == TF32
+    pack_fmt = FP32 if dst32 else FP16 if out_fmt in (FP16, FP8) else INT16 if out_fmt == INT16 else BF16
+    bpd = 4 if dst32 else 2
+    cfg = pack_cfg(pack_fmt, pack_fmt, dst32, dest_addr=0x40000, PCK0_ADDR_CTRL_XY_REG_0_Ystride=16 * bpd,
+                   PCK0_ADDR_CTRL_ZW_REG_0_Zstride=256 * bpd, PCK0_ADDR_CTRL_ZW_REG_0_Wstride=1024 * bpd)
+    cfg.update({
+        "THCON_SEC0_REG0_TileDescriptor": in_fmt | 1 << 4,
+        "UNP0_ADDR_CTRL_ZW_REG_1_Zstride": 256 * datum_bytes(out_fmt),
+        "THCON_SEC0_REG1_Unp_LF8_4b_exp": e4m3,
+        "THCON_SEC0_REG2_Out_data_format": out_fmt,
+        "THCON_SEC0_REG2_Throttle_mode": 2,
+        "THCON_SEC0_REG2_Disable_zero_compress_cntx0": 1,
+        "THCON_SEC0_REG5_Dest_cntx0_address": 64,
+        "THCON_SEC0_REG5_Tile_x_dim_cntx0": 256,
+        "UNP0_ADD_DEST_ADDR_CNTR_add_dest_addr_cntr": 1,
+        "THCON_SEC0_REG3_Base_address": L1A // 16 - 1,
+        "ALU_ACC_CTRL_Fp32_enabled": int(dst32),
+    })
+    insns = wrcfg(CFG["THCON_SEC0_REG0_TileDescriptor"][0] + 1, 1 | 4 << 16)
+    insns += [("SETC16", dict(setc16_reg=THREAD_CFG["SRCA_SET_SetOvrdWithAddr"][0], setc16_value=4)),
+              ("SETADCXY", dict(CntSetMask=1, BitMask=0b1111)), ("SETADCZW", dict(CntSetMask=1, BitMask=0b1111)),
+              ("SETADCXX", dict(CntSetMask=1, x_start=0, x_end2=255))]
+    unp = {**UNPACR, "AddrMode": 0b00010001}
+    insns += [("UNPACR", unp)] * 3 + [("UNPACR", {**unp, "SetDatValid": 1})]
+    insns += [("MOVA2D", dict(dst=r, instr_mod=2, addr_mode=0, src=r, dest_32b_lo=0)) for r in range(0, 64, 8)]
+    insns += pack_tile_insns()
+    n = 1024 * bpd
+    tile = bh_prog.run(cfg, insns, l1={L1A: data, 0x40000: bytes(n)})
+    diffs, _ = cross_check(tile, lib, [("out", 0x40000, n)], until=bh_prog.DONE)
+    assert diffs[0].ok, diffs[0].text()
+    return tile.read(0x40000, n)
+
+
+def _bfp_tile4(rng, bits, exp_lo, exp_hi):
+    """A 4-face BFP tile: 64 exponents (one per 16 datums), then the packed datums."""
+    d = rng.integers(0, 1 << bits, 1024, dtype=np.uint32)
+    e = rng.integers(exp_lo, exp_hi, 64, dtype=np.uint32).astype(np.uint8)
+    per = 8 // bits
+    packed = np.bitwise_or.reduce(d.reshape(-1, per) << (np.arange(per, dtype=np.uint32) * bits), axis=1)
+    return e.tobytes() + packed.astype(np.uint8).tobytes()
+
+
+SRCA_CASES = [  # (name, in, out, L1 bytes from a seeded rng)
+    ("bf16", BF16, BF16, lambda r: r.integers(0, 1 << 16, 1024, dtype=np.uint32).astype("<u2").tobytes()),
+    ("fp16", FP16, FP16, lambda r: r.integers(0, 1 << 16, 1024, dtype=np.uint32).astype("<u2").tobytes()),
+    ("fp32->tf32", FP32, TF32, lambda r: r.integers(0, 1 << 32, 1024, dtype=np.uint64).astype("<u4").tobytes()),
+    ("fp32->bf16", FP32, BF16, lambda r: r.integers(0, 1 << 32, 1024, dtype=np.uint64).astype("<u4").tobytes()),
+    ("fp32->fp16", FP32, FP16, lambda r: r.integers(0, 1 << 32, 1024, dtype=np.uint64).astype("<u4").tobytes()),
+    ("int16", INT16, INT16, lambda r: r.integers(0, 1 << 16, 1024, dtype=np.uint32).astype("<u2").tobytes()),
+    ("fp8-e5m2", FP8, FP8, lambda r: np.arange(1024, dtype=np.uint32).astype(np.uint8).tobytes()),
+    ("bfp8_b", BFP8, BFP8, lambda r: _bfp_tile4(r, 8, 1, 255)),
+    ("bfp4_b", BFP4, BFP4, lambda r: _bfp_tile4(r, 4, 1, 255)),
+    ("bfp2_b", BFP2, BFP2, lambda r: _bfp_tile4(r, 2, 1, 255)),
+]
+
+
+@pytest.mark.parametrize("name,in_fmt,out_fmt,make_data", SRCA_CASES, ids=[c[0] for c in SRCA_CASES])
+def test_formats_into_srca_bit_identical_to_ttsim(ttsim_bh, name, in_fmt, out_fmt, make_data):
+    data = make_data(np.random.default_rng(80 + in_fmt * 16 + out_fmt))
+    out = _ttsim_unpack_to_srca(ttsim_bh, in_fmt, out_fmt, data)
+    assert any(out)
+
+
+def test_fp8_e4m3_into_srca_bit_identical_to_ttsim(ttsim_bh):
+    """Every E4M3 byte (Unp_LF8_4b_exp) through SrcA and Dst to FP16 in L1: ttsim's
+    bytes, and normal values exactly (MOVA2D flushes the exponent-0 ones to zero)."""
+    v = np.arange(1024, dtype=np.uint32) & 0xFF
+    out = np.frombuffer(_ttsim_unpack_to_srca(ttsim_bh, FP8, FP8, v.astype(np.uint8).tobytes(), e4m3=1), "<u2")
+    ref = e4m3_reference(v)
+    normal = ((v >> 3) & 15) != 0
+    assert np.array_equal(out[normal], ref[normal]) and not out[~normal].any()
+
+
+# -- the unpackers' ADCs: tt-llk's Blackhole SETADCXY with a thread override -------------------
+def test_setadcxy_thread_override_in_the_ch1_y_field():
+    """Blackhole's table makes SETADCXY's Ch1_Y six bits; tt-llk's
+    TT_OP_SETADCXY_THREAD_OVERRIDE puts the thread (THREAD_OVRD_MATH = 2: thread 1)
+    in its bits 4:3, which are SETADCXY.md's ThreadOverride (bits 19:18): thread 1's
+    unpacker Y counters become 0 and keep their 3-bit value, thread 0's are untouched."""
+    from tensix_harness import push_word
+    tile, issue = make("blackhole")
+    adcs = tile.tensix.adcs
+    for th in (0, 1):
+        for u in (0, 1):
+            for ch in (0, 1):
+                adcs.channel(th, u, ch).set("Y", 5)
+    word = (0x51 << 24) | (0b011 << 21) | (((2 << 3) | 3) << 15) | (1 << 9) | 0b1010  # Y0 = 1, Y1 = 3
+    push_word(tile, 0, word)
+    for u in (0, 1):
+        assert (adcs.channel(1, u, 0).Y, adcs.channel(1, u, 1).Y) == (1, 3)
+        assert adcs.channel(1, u, 1).Y_Cr == 3
+        assert (adcs.channel(0, u, 0).Y, adcs.channel(0, u, 1).Y) == (5, 5)

@@ -203,7 +203,7 @@ from .layout import (
     twos_to_sign_mag,
     u32,
 )
-from .pack import EARLY_TABLE, EarlyMode, early_from_config, packer_early, to_fp16_round10
+from .pack import EARLY_TABLE, EarlyMode, early_from_config, packer_early, round10_tf32, tf32_to_fp16, to_fp16_round10
 from .pack_late import DEFAULT_ROUTE, bfp_encode, encode_from_fp32, exponent_threshold, fp16_to_fp8_e4m3, packer_late
 from .rounding import round_fp16_mantissa, round_fp32_mantissa, round_up_mask
 from .unpack import fp32_to_fp16_ttsim, int8_to_fp16_overlay, unpack_convert, unpack_writes_dst32

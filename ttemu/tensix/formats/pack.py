@@ -18,7 +18,8 @@ from .codes import DataFormat, Intermediate, Repr
 from .layout import U32, dst16_to_bf16, dst16_to_fp16, dst32_to_fp32, u32
 from .rounding import round_fp16_mantissa, round_fp32_mantissa, round_up_mask
 
-__all__ = ["EarlyMode", "EARLY_TABLE", "packer_early", "early_from_config", "to_fp16_round10"]
+__all__ = ["EarlyMode", "EARLY_TABLE", "packer_early", "early_from_config", "to_fp16_round10", "round10_tf32",
+           "tf32_to_fp16"]
 
 _I = Intermediate
 
@@ -152,22 +153,32 @@ def packer_early(dst_bits, src: Repr, dst: Intermediate, mode: EarlyMode, *, shi
 def to_fp16_round10(dst_bits, src: Repr) -> np.ndarray:
     """Blackhole's ``Round_10b_mant`` early conversion to FP16 (no Wormhole page: tt-llk's
     Blackhole configure_pack sets it to pack FP16 from an FP32 Dst, and from a BF16 Dst
-    for FP8 E4M3; the arithmetic is ttsim's Blackhole packer's). From a Dst32 value: a
-    NaN becomes an infinity of its sign, the magnitude rounds to 10 mantissa bits (half
-    away from zero, carrying into the exponent), exponent 0 becomes +0; from a BF16 Dst
-    value the mantissa widens. Then the exponent is rebiased by 112: below FP16's range
-    a zero of the datum's sign, above it sign | 0x7fff (saturated)."""
+    for FP8 E4M3; the arithmetic is ttsim's Blackhole packer's): a Dst32 value through
+    :func:`round10_tf32` and :func:`tf32_to_fp16`; a BF16 Dst value with its mantissa
+    widened, rebiased as :func:`tf32_to_fp16` does."""
     x = u32(dst_bits).reshape(-1)
     if src is Repr.DST16_BF16:
         b = dst16_to_bf16(x)
-        s, e, m = b >> 15, (b >> 7) & 0xFF, (b & 0x7F) << 3
-    else:
-        v = dst32_to_fp32(x)
-        v = np.where((v & 0x7FFFFFFF) > 0x7F800000, (v & U32(0x80000000)) | U32(0x7F800000), v).astype(U32)
-        v = ((v.astype(np.uint64) + 0x1000) >> 13).astype(U32)  # s | e8 | m10
-        v = np.where((v & 0x3FFFF) < 0x400, U32(0), v).astype(U32)
-        s, e, m = v >> 18, (v >> 10) & 0xFF, v & 0x3FF
-    e = e.astype(np.int64) - 112
+        return tf32_to_fp16(((b >> 15) << 18) | (((b >> 7) & 0xFF) << 10) | ((b & 0x7F) << 3))
+    return tf32_to_fp16(round10_tf32(x))
+
+
+def round10_tf32(dst32_bits) -> np.ndarray:
+    """A Dst32 value rounded to 10 mantissa bits, as 19 bits (sign, 8-bit exponent, 10-bit
+    mantissa): a NaN becomes an infinity of its sign, the magnitude rounds half away from
+    zero (carrying into the exponent), exponent 0 becomes +0 (see to_fp16_round10)."""
+    v = dst32_to_fp32(u32(dst32_bits).reshape(-1))
+    v = np.where((v & 0x7FFFFFFF) > 0x7F800000, (v & U32(0x80000000)) | U32(0x7F800000), v).astype(U32)
+    v = ((v.astype(np.uint64) + 0x1000) >> 13).astype(U32)
+    return np.where((v & 0x3FFFF) < 0x400, U32(0), v).astype(U32)
+
+
+def tf32_to_fp16(v19) -> np.ndarray:
+    """19-bit sign / 8-bit exponent / 10-bit mantissa values to FP16: the exponent
+    rebiased by 112; below FP16's range a zero of the datum's sign, above it sign |
+    0x7fff (saturated); exponent 31 is an ordinary FP16 exponent (see to_fp16_round10)."""
+    v = u32(v19)
+    s, e, m = v >> 18, ((v >> 10) & 0xFF).astype(np.int64) - 112, v & 0x3FF
     sign = (s << 15).astype(U32)
     out = np.where(e < 0, sign, np.where(e > 31, sign | U32(0x7FFF), sign | (np.clip(e, 0, 31) << 10).astype(U32) | m))
     return out.astype(U32)

@@ -32,8 +32,10 @@ code and ttsim's Blackhole model show; ``ttemu/arch/blackhole.py``): the instruc
 three-bit AddrMod names the ADDR_MOD slot (regs/rwc.py); ZEROACC's Blackhole fields and
 16-row mode relative to the Dst half (``ZEROACC``); SrcA's format is the one the
 unpacker wrote into the bank unless ThreadConfig DISABLE_IMPLIED_SRCA_FMT_Base is set
-(``_implied_fmt``). Dst.md's Blackhole ``Adj16`` / ``Adj32`` remapping
-(DEST_ACCESS_CFG_remap_addrs / swizzle_32b) is not applied here (nor by ttsim).
+(``_implied_fmt``); Dst rows go through Dst.md's Blackhole ``Adj16`` / ``Adj32``
+(regs/dst.py) while Config DEST_ACCESS_CFG_remap_addrs / swizzle_32b are set (``_remap``;
+ttsim ignores them: "XXX handle Adj16/Adj32 on BH"), as the packers and SFPLOAD /
+SFPSTORE do.
 
 ``ZEROACC`` marks rows undefined: they are written with zeros (what packers and
 most FPU instructions read) and remembered, so that ``GMPOOL`` reads them as minus
@@ -49,7 +51,7 @@ import numpy as np
 
 from ...errors import Unimplemented
 from ..formats import layout as L
-from ..regs.dst import adj_rows
+from ..regs.dst import adj16, adj_rows
 from . import Unit, Wait, op
 from . import fpu_datapath as FD
 
@@ -146,6 +148,10 @@ class MatrixUnit(Unit):
         # Per thread: (config versions, bank, SrcAStyle, UseDst32b, Dst row base,
         # fidelity phase base), see _view.
         self._views = [None, None, None]
+        # Dst.md (BlackholeA0) remapping: (remap_addrs, swizzle_32b) at Config version
+        self._has_remap = "DEST_ACCESS_CFG_remap_addrs" in cfg.fields
+        self._rm = (0, 0)
+        self._rm_version = -1
 
     def _view(self, ti, mnemonic):
         """``(bank, style, use32, dst_base, fid_base)`` of thread ``ti``: its Config bank,
@@ -272,15 +278,42 @@ class MatrixUnit(Unit):
     # consecutive DstBits rows (high halves) and the 8 after them (low halves), so the
     # usual blocks are two slices; anything else goes through cop.dst.read32/write32.
     # Every write goes through _forget16 / _forget32, which also log it (dst_log).
+    def _remap(self):
+        """(remap_addrs, swizzle_32b) of Config DEST_ACCESS_CFG, or None when both are
+        clear or the arch has no such fields (then Dst rows map as on Wormhole)."""
+        if not self._has_remap:
+            return None
+        cfg = self.cop.config
+        if self._rm_version != cfg.version:
+            self._rm_version = cfg.version
+            self._rm = (cfg.get("DEST_ACCESS_CFG_remap_addrs"), cfg.get("DEST_ACCESS_CFG_swizzle_32b"))
+        return self._rm if any(self._rm) else None
+
+    def _rows16(self, row, n, write=False, alias=True):
+        """DstBits rows of Dst16b rows ``row``.. (Adj16; with ``alias``, the aliased-Dst16
+        mode of Dst.map16 too)."""
+        rm = self._remap()
+        rows = np.arange(row, row + n) & 0x3FF
+        if rm is not None:
+            rows = adj16(rows, rm[0])
+        return self.cop.dst.map16(rows, write) if alias else rows
+
+    def _rows32(self, row, n):
+        """DstBits rows of the high halves of Dst32b rows ``row``.. (Adj32)."""
+        rm = self._remap()
+        if rm is None:
+            return adj_rows(np.arange(row, row + n))
+        return adj_rows(np.arange(row, row + n), *rm)
+
     def _forget16(self, row, n):
         self._log_dst_write("16", row, n)
         if self._marks and self._any_marked():
-            self.undefined[np.arange(row, row + n) & 0x3FF] = False
+            self.undefined[self._rows16(row, n, alias=False)] = False
 
     def _forget32(self, row, n):
         self._log_dst_write("32", row, n)
         if self._marks and self._any_marked():
-            adj = adj_rows(np.arange(row, row + n))
+            adj = self._rows32(row, n)
             self.undefined[adj] = False
             self.undefined[adj + 8] = False
 
@@ -289,58 +322,61 @@ class MatrixUnit(Unit):
         return self._marks
 
     def _read16(self, row, n):
-        if row + n <= 1024 and not self.cop.dst.aliased16:
+        if row + n <= 1024 and not self.cop.dst.aliased16 and self._remap() is None:
             return self.cop.dst.bits[row:row + n]
-        return self.cop.dst.read16(row, n)
+        return self.cop.dst.bits[self._rows16(row, n)]
 
     def _write16(self, row, vals):
         vals = np.asarray(vals, dtype=np.uint16).reshape(-1, 16)
         n = vals.shape[0]
-        if row + n <= 1024 and not self.cop.dst.aliased16:
+        if row + n <= 1024 and not self.cop.dst.aliased16 and self._remap() is None:
             self.cop.dst.bits[row:row + n] = vals
         else:
-            self.cop.dst.write16(row, vals)
+            self.cop.dst.bits[self._rows16(row, n, write=True)] = vals
         self._forget16(row, n)
 
     def _read32(self, row, n):
         """Dst32b rows (Dst storage layout) as uint32."""
-        if (row & 7) + n <= 8:
+        bits = self.cop.dst.bits
+        if (row & 7) + n <= 8 and self._remap() is None:
             a = ((row & 0x1F8) << 1) | (row & 0x207)
-            bits = self.cop.dst.bits
             return (bits[a:a + n].astype(U32) << U32(16)) | bits[a + 8:a + 8 + n]
-        return self.cop.dst.read32(row, n)
+        adj = self._rows32(row, n)
+        return (bits[adj].astype(U32) << U32(16)) | bits[adj + 8]
 
     def _write32(self, row, vals):
         vals = np.asarray(vals, dtype=U32).reshape(-1, 16)
         n = vals.shape[0]
-        if (row & 7) + n <= 8:
+        bits = self.cop.dst.bits
+        if (row & 7) + n <= 8 and self._remap() is None:
             a = ((row & 0x1F8) << 1) | (row & 0x207)
-            bits = self.cop.dst.bits
             bits[a:a + n] = vals >> U32(16)
             bits[a + 8:a + 8 + n] = vals & U32(0xFFFF)
         else:
-            self.cop.dst.write32(row, vals)
+            adj = self._rows32(row, n)
+            bits[adj] = (vals >> U32(16)).astype(np.uint16)
+            bits[adj + 8] = (vals & U32(0xFFFF)).astype(np.uint16)
         self._forget32(row, n)
 
     def _read_ieee32(self, row, n):
         """Dst32b rows as IEEE-layout FP32 / sign-magnitude INT32 bits (UnshuffleFP32)."""
-        if (row & 7) + n <= 8:
+        if (row & 7) + n <= 8 and self._remap() is None:
             a = ((row & 0x1F8) << 1) | (row & 0x207)
             bits = self.cop.dst.bits
             return _UNSHUF_BF16[bits[a:a + n]] | bits[a + 8:a + 8 + n]
-        return L.dst32_to_fp32(self.cop.dst.read32(row, n))
+        return L.dst32_to_fp32(self._read32(row, n))
 
     def _write_ieee32(self, row, ieee):
         ieee = np.asarray(ieee, dtype=U32).reshape(-1, 16)
         n = ieee.shape[0]
-        if (row & 7) + n <= 8:
+        if (row & 7) + n <= 8 and self._remap() is None:
             a = ((row & 0x1F8) << 1) | (row & 0x207)
             bits = self.cop.dst.bits
             bits[a:a + n] = _SHUF_BF16[ieee >> U32(16)]
             bits[a + 8:a + 8 + n] = ieee & U32(0xFFFF)
+            self._forget32(row, n)
         else:
-            self.cop.dst.write32(row, L.dst32_from_fp32(ieee))
-        self._forget32(row, n)
+            self._write32(row, L.dst32_from_fp32(ieee))
 
     def _undefined_rows(self, rows):
         """Which DstBits ``rows`` are still undefined (marked by ZEROACC, still zero)."""
@@ -359,7 +395,7 @@ class MatrixUnit(Unit):
         fp16 = style == FP16
         if not add_dst:
             ed = ds = _ZEROS16[:nrows]
-        elif use32 and (row & 7) + nrows <= 8:
+        elif use32 and (row & 7) + nrows <= 8 and self._remap() is None:
             a = ((row & 0x1F8) << 1) | (row & 0x207)
             bits = self.cop.dst.bits
             h = bits[a:a + nrows]
@@ -575,14 +611,14 @@ class MatrixUnit(Unit):
         # Dst: the first row, read with undefined rows as all bits set.
         dstb = cop.dst
         if use32:
-            adj = adj_rows(np.arange(dst_row, dst_row + 4))
+            adj = self._rows32(dst_row, 4)
             hi = dstb.bits[adj].astype(np.int64)
             lo = dstb.bits[adj + 8].astype(np.int64)
             hi = np.where(self._undefined_rows(adj)[:, None], 0xFFFF, hi)
             lo = np.where(self._undefined_rows(adj + 8)[:, None], 0xFFFF, lo)
             dvals = (hi << 16) | lo
         else:
-            rows = np.arange(dst_row, dst_row + 4)
+            rows = self._rows16(dst_row, 4, alias=False)
             d16 = dstb.bits[rows].astype(np.int64)
             d16 = np.where(self._undefined_rows(rows)[:, None], 0xFFFF, d16)
             dvals = d16 << 16
@@ -927,17 +963,17 @@ class MatrixUnit(Unit):
             bank = self._tc(ti, "CFG_STATE_ID_StateID")
             row = self._dst_row(ti, bank, dst) & 0x3FF
             if self._c(bank, "ALU_ACC_CTRL_Fp32_enabled") or self._c(bank, "ALU_ACC_CTRL_INT8_math_enabled"):
-                adj = int(adj_rows([row])[0])
+                adj = int(self._rows32(row, 1)[0])
                 rows = np.array([adj, adj + 8])
             else:
-                rows = np.array([row])
+                rows = self._rows16(row, 1, alias=False)
         elif mode == 1:  # ZEROACC_MODE_16_ROWS
             imm = (dst & 0xFF) + self._zeroacc_half(ti, dst & 0xFF, use32)
             if use32 and imm < 32:
-                adj = adj_rows(np.arange(imm * 16, imm * 16 + 16))
+                adj = self._rows32(imm * 16, 16)
                 rows = np.concatenate([adj, adj + 8])
             elif not use32 and imm < 64:
-                rows = np.arange(imm * 16, imm * 16 + 16)
+                rows = self._rows16(imm * 16, 16, alias=False)
         elif mode == 2:  # ZEROACC_MODE_HALF_OF_DST
             rows = np.arange(512, 1024) if dst & 1 else np.arange(0, 512)
         else:  # ZEROACC_MODE_ALL_OF_DST
@@ -1154,7 +1190,7 @@ class MatrixUnit(Unit):
 
         Fields: clear_ab_vld = FlipSrcB<<1 | FlipSrcA; rwc_cr = DstCtoCr<<3 | DstCr<<2 |
         SrcBCr<<1 | SrcACr; rwc_d / rwc_b / rwc_a = DstVal / SrcBVal / SrcAVal (4 bits);
-        BitMask = Fidelity<<3 | Dst<<2 | SrcB<<1 | SrcA.
+        BitMask = Fidelity<<3 | Dst<<2 | SrcB<<1 | SrcA (Blackhole: SFPU Sp << 4).
         """
         ti = t.index
         r = self.cop.rwcs[ti]
@@ -1174,6 +1210,8 @@ class MatrixUnit(Unit):
             r.Dst = r.Dst_Cr = v & 0x3FF
         if BitMask & 8:
             r.FidelityPhase = 0
+        if BitMask & 16:  # Blackhole's six-bit BitMask: "SFPU SP", set from rwc_d:rwc_b:rwc_a (assembly.yaml)
+            r.Sp = rwc_a | rwc_b << 4 | rwc_d << 8
         self._flip(ti, clear_ab_vld)
         return None
 

@@ -23,6 +23,14 @@ def _which_thread(t, override: int) -> int:
     return t.index if override == 0 else override - 1
 
 
+def _u3(vals):
+    """The four counter values of SETADCXY / SETADCZW / INCADC* / ADDRCR* are u3
+    (SETADCXY.md); bits 19:18 above Y1Val are ThreadOverride, which Blackhole's table
+    (assembly.yaml) counts into a 6-bit Ch1_Y (tt-llk's Blackhole *_THREAD_OVERRIDE
+    macros put the thread there), so the value is its low three bits."""
+    return [v & 7 for v in vals]
+
+
 class MiscUnit(Unit):
     name = "misc"
 
@@ -61,7 +69,7 @@ class MiscUnit(Unit):
 
     def _set_pair(self, t, dims, BitMask, vals, CntSetMask):
         for adc in self._adcs(t, CntSetMask, (raw_word(t) >> 18) & 3):
-            for k, v in enumerate(vals):
+            for k, v in enumerate(_u3(vals)):
                 if (BitMask >> k) & 1:
                     ch = adc.channel[k >> 1]
                     ch.set(dims[k & 1], v)
@@ -81,7 +89,7 @@ class MiscUnit(Unit):
     # -- increment ---------------------------------------------------------------------
     def _inc_pair(self, t, dims, vals, CntSetMask):
         for adc in self._adcs(t, CntSetMask, (raw_word(t) >> 18) & 3):
-            for k, v in enumerate(vals):
+            for k, v in enumerate(_u3(vals)):
                 ch, name = adc.channel[k >> 1], dims[k & 1]
                 ch.set(name, getattr(ch, name) + v)
 
@@ -98,7 +106,7 @@ class MiscUnit(Unit):
 
     def _addrcr_pair(self, t, dims, BitMask, vals, CntSetMask):
         for adc in self._adcs(t, CntSetMask, (raw_word(t) >> 18) & 3):
-            for k, v in enumerate(vals):
+            for k, v in enumerate(_u3(vals)):
                 if (BitMask >> k) & 1:
                     ch, name = adc.channel[k >> 1], dims[k & 1]
                     ch.set(name + "_Cr", getattr(ch, name + "_Cr") + v)

@@ -77,6 +77,8 @@ from ..formats import (
     is_bfp,
     packer_early,
     packer_late,
+    round10_tf32,
+    tf32_to_fp16,
     to_fp16_round10,
     write_datums,
 )
@@ -547,11 +549,14 @@ class Packers(Unit):
                     raise Unimplemented(f"{what}: INT_DESCALE_Mode = 1 (the ShiftAmount's z is not defined by "
                                         "Packers/FormatConversion.md)")
                 shift = g("INT_DESCALE_VALUES_SEC0_Value") & 31
-            if mode is ROUND10:
+            relu_done = False
+            if mode is ROUND10 and read_32b:
+                # ReLU applies to the rounded 19-bit value, its threshold aligned as a BF16's
+                # bits (ttsim's Blackhole packer; no page covers this conversion)
+                v = tf32_to_fp16(self._relu19(g, round10_tf32(raw)))
+                relu_done = True
+            elif mode is ROUND10:
                 v = to_fp16_round10(raw, repr_)
-                if read_32b and (g("STACC_RELU_ApplyRelu") & 3) >= 2:
-                    raise Unimplemented(f"{what}: ReLU mode {g('STACC_RELU_ApplyRelu') & 3} with Round_10b_mant "
-                                        "from an FP32 Dst (the threshold's format there is not documented)")
             else:
                 v = packer_early(raw, repr_, inter, mode, shift=shift)
             keep_bit = self._edge_mask(i, g, n, col)
@@ -564,7 +569,8 @@ class Packers(Unit):
                     v = np.where(keep_bit, v, U32(neg_inf)).astype(U32)
                 else:
                     v = np.where(keep_bit, v, U32(0)).astype(U32)
-            v = self._relu(g, inter_code, inter, v, what)
+            if not relu_done:
+                v = self._relu(g, inter_code, inter, v, what)
         else:
             v = np.zeros(n, dtype=U32)  # /dev/null
 
@@ -702,6 +708,25 @@ class Packers(Unit):
         if relu == 2:
             return np.where(le_t, U32(0), v).astype(U32)
         return np.where(le0, U32(0), np.where(gt_t, clamp, v)).astype(U32)
+
+    def _relu19(self, g, v):
+        """ReLU (ReLU.md's modes) on Round_10b_mant's 19-bit values (sign at bit 18): a
+        negative value becomes 0, then unsigned compares with ReluThreshold << 3."""
+        relu = g("STACC_RELU_ApplyRelu") & 3
+        if relu == 0:
+            return v
+        raw_thr = g("STACC_RELU_ReluThreshold") & 0xFFFF
+        if relu >= 2 and raw_thr & 0x8000:
+            self.cop.undefined(f"PACR ReLU mode {relu} negative threshold",
+                               f"ReLU threshold 0x{raw_thr:04x} is negative (ReLU.md: undefined); ttemu does what "
+                               "ttsim does: the threshold is compared as an unsigned bit pattern")
+        thr = U32(raw_thr << 3)
+        v = np.where(v & 0x40000, U32(0), v).astype(U32)
+        if relu == 2:
+            v = np.where(v <= thr, U32(0), v)
+        elif relu == 3:
+            v = np.where(v > thr, thr, v)
+        return v.astype(U32)
 
     def _histogram(self, i, inter, v):
         """ExponentHistogram.md ``Update`` for each datum."""

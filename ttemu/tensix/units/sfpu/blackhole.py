@@ -12,6 +12,8 @@ from __future__ import annotations
 import numpy as np
 
 from ...formats import layout as FL
+from ...regs.dst import adj16
+from ...regs.dst import adj_rows as adj32
 from .fp_bh import approx_exp, approx_recip, fma_bh, mul24
 from .loadstore import MOD0_FMT_INT32_ALL
 from .rounding import ROR1_SRC
@@ -23,25 +25,6 @@ from .state import (BLOCK_DEST_WR_FROM_SFPU, BLOCK_SFPU_RD_FROM_DEST, CAPTURE_DE
 ONE = U32(0x3F800000)
 #: SFPLOAD / SFPSTORE Mod0 values (SFPLOAD.md)
 MOD0_FMT_FP32, MOD0_FMT_INT8, MOD0_FMT_INT32_SM, MOD0_FMT_INT8_COMP = 3, 5, 12, 13
-
-
-# -- Dst addressing (Dst.md, BlackholeA0) --------------------------------------------------
-def adj16(rows, remap: bool):
-    """``Adj16``: with Config.DEST_ACCESS_CFG_remap_addrs, rows are permuted within each
-    group of 64 (bits 5:3 rotate)."""
-    rows = np.asarray(rows, dtype=np.int64) & 0x3FF
-    if remap:
-        rows = (rows & 0x3C7) ^ ((rows & 0x030) >> 1) ^ ((rows & 0x008) << 2)
-    return rows
-
-
-def adj32(rows, remap: bool, swizzle: bool):
-    """``Adj32``: ``Adj16``, the DEST_ACCESS_CFG_swizzle_32b permutation, then the
-    Dst32b -> DstBits row of the high half (the low half is 8 rows further)."""
-    r = adj16(rows, remap)
-    if swizzle:
-        r = (r & 0x3F3) ^ ((r & 0x018) >> 1) ^ ((r & 0x004) << 1)
-    return ((r & 0x1F8) << 1) | (r & 0x207)
 
 
 def sfpload_convert_bh(raw, mod0: int, old, fp16a_inf) -> np.ndarray:

@@ -44,57 +44,64 @@ def _semi_sticky_shift(v, s):
 
 
 def fma_bh(x, y, z) -> np.ndarray:
-    """``x * y + z`` on FP32 bit patterns as Blackhole's SFPMAD computes it (module doc)."""
-    x = np.asarray(x, dtype=U32).astype(I64)
-    y = np.asarray(y, dtype=U32).astype(I64)
-    z = np.asarray(z, dtype=U32).astype(I64)
-    x, y, z = np.broadcast_arrays(x, y, z)
-    x_e, y_e, z_e = (x >> 23) & 255, (y >> 23) & 255, (z >> 23) & 255
-    x_m = np.where(x_e == 0, 0, (x & 0x7FFFFF) | 0x800000)
-    y_m = np.where(y_e == 0, 0, (y & 0x7FFFFF) | 0x800000)
-    z_m = np.where(z_e == 0, 0, (z & 0x7FFFFF) | 0x800000) << 3
+    """``x * y + z`` on FP32 bit patterns as Blackhole's SFPMAD computes it (module doc).
+    The rare paths (NaN / infinity, an underflowing product, exact cancellation, overflow,
+    denormal results) are only evaluated when some lane takes them."""
+    v = np.stack(np.broadcast_arrays(np.asarray(x, dtype=U32), np.asarray(y, dtype=U32),
+                                     np.asarray(z, dtype=U32))).astype(I64)
+    e = (v >> 23) & 255
+    m = np.where(e == 0, 0, (v & 0x7FFFFF) | 0x800000)
+    x, y, z = v
+    x_e, y_e, z_e = e
+    x_m, y_m, z_m = m
+    z_m = z_m << 3
     z_sign = z & 0x80000000
     p_sign = (x ^ y) & 0x80000000
     p_m = (x_m * y_m) << 3  # < 2**51
-    p_m = (p_m >> 23) | ((p_m & 0x7FFFFF) != 0).astype(I64)
-    p_e = x_e + y_e - 150 + 23
+    p_m = (p_m >> 23) | ((p_m & 0x7FFFFF) != 0)
+    p_e = x_e + y_e - 127
 
-    # NaN / infinity inputs, or a product that overflows on its own
-    x_inf, y_inf, z_inf = x_e == 255, y_e == 255, z_e == 255
-    special = x_inf | y_inf | (p_e >= 255) | z_inf
-    nan = ((x_inf & ((x_m != 0x800000) | (y_m == 0))) | (y_inf & ((y_m != 0x800000) | (x_m == 0)))
-           | (z_inf & (z_m != 0x4000000)) | (z_inf & (x_inf | y_inf) & (z_sign != p_sign)))
-    special_out = np.where(nan, NAN_BH, np.where(z_inf, z, p_sign | 0x7F800000))
-    # the product is zero or underflows on its own: the addend (or a signed zero)
-    zero_p = (p_m == 0) | (p_e < 0)
-    zero_p_out = np.where(z_m != 0, z, z_sign & p_sign)
-
+    # align (the operand with the smaller exponent shifts right, semi-sticky), add
+    d = p_e - z_e
+    zero_p = (p_m == 0) | (p_e < 0)  # the product is zero or underflows on its own
+    p_m = _semi_sticky_shift(p_m, np.maximum(-d, 0))
+    z_m2 = _semi_sticky_shift(z_m, np.maximum(d, 0))
     r_e = np.maximum(p_e, z_e)
-    p_m = np.where(p_e < r_e, _semi_sticky_shift(p_m, r_e - p_e), p_m)
-    z_m = np.where(z_e < r_e, _semi_sticky_shift(z_m, r_e - z_e), z_m)
-    r_sign = np.where(p_m >= z_m, p_sign, z_sign)
-    zz = np.where(z_sign != r_sign, ~z_m, z_m) & _M32
-    pp = np.where(p_sign != r_sign, ~p_m, p_m) & _M32
-    r_m = (zz + pp + (p_sign != z_sign).astype(I64)) & _M32
+    p_big = p_m >= z_m2
+    r_sign = np.where(p_big, p_sign, z_sign)
+    r_m = np.where(p_sign == z_sign, p_m + z_m2, np.abs(p_m - z_m2))
     cancel = r_m == 0
+    # normalise to 5 zero bits, a one, 26 fraction bits; round to nearest even
     n = 5 - clz32(r_m.astype(U32))
     r_e = r_e + n
-    over = r_e >= 255
     low = r_e <= 0
-    n = np.where(low, n + 1, n)
-    r_e = np.where(low, 0, r_e)
-    left = (r_m << np.clip(-n, 0, 31)) & _M32
-    ns = np.clip(n, 0, 31)
-    right = (r_m >> ns) | ((r_m & (n | 1)) != 0).astype(I64)
-    r_m = np.where(n <= 0, left, right)
+    any_low = low.any()
+    if any_low:
+        n = np.where(low, n + 1, n)
+        r_e = np.where(low, 0, r_e)
+    right = (r_m >> np.clip(n, 0, 31)) | ((r_m & (n | 1)) != 0)
+    r_m = np.where(n <= 0, (r_m << np.clip(-n, 0, 31)) & _M32, right)
     r = (r_e << 23) + ((r_m >> 3) & 0x7FFFFF)
-    r = r + (((r_m & 7) + (r & 1)) > 4).astype(I64)
-    r = np.where((r >> 23) == 0, 0, r)
+    r = r + (((r_m & 7) + (r & 1)) > 4)
+    if any_low:
+        r = np.where((r >> 23) == 0, 0, r)  # denormal after rounding: signed zero
     out = r_sign | r
-    out = np.where(over, r_sign | 0x7F800000, out)
-    out = np.where(cancel, z_sign & p_sign, out)
-    out = np.where(zero_p, zero_p_out, out)
-    out = np.where(special, special_out, out)
+
+    over = r_e >= 255
+    if over.any():
+        out = np.where(over, r_sign | 0x7F800000, out)
+    if cancel.any():
+        out = np.where(cancel, z_sign & p_sign, out)
+    if zero_p.any():  # the addend (or a signed zero)
+        out = np.where(zero_p, np.where(z_m != 0, z, z_sign & p_sign), out)
+    # NaN / infinity inputs, or a product that overflows on its own
+    inf = e == 255
+    special = inf.any(axis=0) | (p_e >= 255)
+    if special.any():
+        x_inf, y_inf, z_inf = inf
+        nan = ((x_inf & ((x_m != 0x800000) | (y_m == 0))) | (y_inf & ((y_m != 0x800000) | (x_m == 0)))
+               | (z_inf & (z_m != 0x4000000)) | (z_inf & (x_inf | y_inf) & (z_sign != p_sign)))
+        out = np.where(special, np.where(nan, NAN_BH, np.where(z_inf, z, p_sign | 0x7F800000)), out)
     return out.astype(U32)
 
 
