@@ -488,7 +488,8 @@ def catalogue(arch="wormhole_b0"):
     with tt_llk_blackhole) and the kernels only Blackhole's headers have."""
     common = [replace(v, arch=arch, ci=v.name in BH_CI if arch == "blackhole" else v.ci) for v in _common()
               if arch == "wormhole_b0" or v.kernel not in WORMHOLE_ONLY]
-    return common + ([replace(v, arch=arch) for v in _blackhole_only()] if arch == "blackhole" else [])
+    return common + ([replace(v, arch=arch, ci=v.name in BH_CI) for v in _blackhole_only()]
+                     if arch == "blackhole" else [])
 
 
 #: kernels the harness skips on Blackhole (skip_for_blackhole) whose LLK calls only Wormhole has
@@ -502,6 +503,7 @@ BH_CI = {
     "matmul_test-Float16_b->Float32-fp32acc-HiFi4-2x2x2",
     "unpack_reduce_col_tilizeA_strided_test-Float16_b->Float16_b-COL-MAX-4tiles",
     "eltwise_mul_scalar_block_test-Float16_b->Float32-fp32acc-block3-dst1-SyncHalf",
+    "pack_untilize_test-Float16_b->Float16_b",
 }
 
 
@@ -1056,8 +1058,10 @@ def run_split(tree: Tree, v: Variant, oracle: str | None, out_dir: pathlib.Path,
     if doc.get("outcome") != "until":
         if doc.get("outcome") == "error":
             row.ttemu = f"{doc.get('category', 'error')}: {doc.get('message', '')}"
-        elif doc.get("outcome"):  # idle, hang, step-limit, ebreak...
-            row.ttemu = f"{doc['outcome']}: {doc.get('detail', '')}".rstrip(": ")
+        elif doc.get("outcome"):  # idle, hang, step-limit, ebreak...: and where each core is
+            where = [f"{c} {st.get('waiting_on') or ('at ' + (st.get('symbol') or hex(st['pc'])))}"
+                     for c, st in doc.get("cores", {}).items() if c.startswith("trisc")]
+            row.ttemu = f"{doc['outcome']}: {doc.get('detail', '')}" + (f" ({'; '.join(where)})" if where else "")
         else:
             row.ttemu = errline.removeprefix("ttemu: error: ") or "error"
         row.golden = f"ttemu: {doc.get('outcome', 'error')}"

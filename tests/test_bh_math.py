@@ -495,12 +495,10 @@ def pool_math(mnemonic):
 
 
 def _ttsim_same(tile):
-    from oracle_lib import ttsim_lib
+    from oracle_lib import require_ttsim
     from ttemu.cmd.oracle import cross_check
 
-    lib, why = ttsim_lib("blackhole")
-    if lib is None:
-        pytest.skip(why)
+    lib = require_ttsim("blackhole")
     diffs, _ = cross_check(tile, lib, [("out", OUT, 512)], until=[(0x1F000, 1)])
     assert all(d.ok for d in diffs), "\n".join(d.text() for d in diffs)
 

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import bh_prog
-from oracle_lib import ttsim_lib
+from oracle_lib import require_ttsim
 from tensix_harness import make
 from ttemu.arch.tables.blackhole_cfg import THREAD_CFG
 from ttemu.cmd.oracle import cross_check
@@ -25,10 +25,7 @@ OUT = 0x20000
 
 @pytest.fixture(scope="module")
 def lib():
-    path, why = ttsim_lib("blackhole")
-    if path is None:
-        pytest.skip(why)
-    return path
+    return require_ttsim("blackhole")
 
 
 def pack_cfg(in_fmt, out_fmt, dst32, dest_addr=OUT, **extra):
@@ -749,3 +746,37 @@ def test_pack_formats_kernel_bit_identical_to_ttsim(lib, cfg, relu, flags):
     tile, until, region = _pack_formats_bh(cfg, relu, flags, old)
     (diff,), _ = cross_check(tile, lib, [region], until=until)
     assert diff.ok, diff.text()
+
+
+def test_flush_writes_out_the_partial_buffer():
+    """PACR Flush (PACR.md, OutputAddressGenerator.md: the output buffer before L1 holds
+    datums until 16 bytes are complete; Flush pads it with zeros and writes it): four
+    BF16 datums stay buffered after a PACR without Last, a Flush PACR writes them."""
+    rng = np.random.default_rng(81)
+    tile, issue = _bh_unit(BF16, BF16, False)
+    fp32 = _random_dst(tile, rng, False)
+    tile.write(OUT, b"\xff" * 32)
+    _issue_all(issue, addr_mods() + [("SETADCXX", dict(CntSetMask=PAC, x_start=0, x_end2=3)),
+                                     ("PACR", dict(ReadIntfSel=0b0001, AddrMode=0))])
+    assert tile.read(OUT, 32) == b"\xff" * 32
+    issue(0, "PACR", ReadIntfSel=0b0001, Flush=1)
+    want = (fp32[0, :4] >> 16).astype("<u2").tobytes() + bytes(8) + b"\xff" * 16
+    assert tile.read(OUT, 32) == want
+
+
+@pytest.mark.parametrize("fields,error", [
+    ({"Flush": 1}, "ERROR: MissingSpecification: tensix_pacr: flush=1"),
+    ({"ZeroWrite": 1, "ReadIntfSel": 0b0011}, "ERROR: UnimplementedFunctionality: tensix_pacr: zero_write=1"),
+    ({"ReadIntfSel": 0b1111}, "ERROR: UnimplementedFunctionality: tensix_pacr: read_intf_sel=15"),
+])
+def test_ttsim_refuses_flush_zero_write_and_interface_masks(lib, fields, error):
+    """ttsim's Blackhole packer refuses PACR's Flush and ZeroWrite forms and interface
+    masks other than 0, 1, 3, 5, 10 (facts about ttsim only); ttemu runs them as the
+    pages and assembly.yaml describe (the tests above; 0b1111 is tt-llk's
+    ALL_INTF_ACTIVE_ONES)."""
+    from ttemu.errors import OracleUnable
+    insns = addr_mods() + [("SETADCXX", dict(CntSetMask=PAC, x_start=0, x_end2=15)),
+                           ("PACR", dict(AddrMode=0, Last=0 if "Flush" in fields else 1, **fields))]
+    tile = bh_prog.run(pack_cfg(BF16, BF16, False), insns)
+    with pytest.raises(OracleUnable, match=error):
+        cross_check(tile, lib, [("out", OUT, 128)], until=bh_prog.DONE)

@@ -4,7 +4,6 @@ the ttsim sources in ../shared), against numpy where the page pins the result (a
 multiply by one or an add of zero is a standalone add / multiply, denormals flushed), and
 the instructions' operand modes against a Python model written from the pages."""
 
-import pathlib
 import shutil
 import subprocess
 import tarfile

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import bh_prog
-from oracle_lib import ttsim_lib
+from oracle_lib import require_ttsim
 from test_bh_pack import FP32, OUT, pack_cfg, pack_tile_insns
 from ttemu.cmd.oracle import cross_check
 from ttemu.tensix.units.sfpu.fp_bh import fma_bh
@@ -24,10 +24,7 @@ SPECIALS = [0x00000000, 0x80000000, 0x7F800000, 0xFF800000, 0x7FC00000, 0xFFC001
 
 @pytest.fixture(scope="module")
 def lib():
-    path, why = ttsim_lib("blackhole")
-    if path is None:
-        pytest.skip(why)
-    return path
+    return require_ttsim("blackhole")
 
 
 def _inputs(seed):

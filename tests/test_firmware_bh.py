@@ -10,7 +10,7 @@ import pathlib
 
 import pytest
 
-from oracle_lib import ttsim_lib
+from oracle_lib import require_ttsim
 from ttemu import Tile
 from ttemu.cmd import manifest as manifest_mod
 from ttemu.cmd.oracle import cross_check
@@ -42,9 +42,7 @@ def test_hello_blackhole_stacks_at_top_of_blackhole_local_ram():
 
 
 def test_hello_blackhole_matches_ttsim():
-    lib, why = ttsim_lib("blackhole")
-    if lib is None:
-        pytest.skip(why)
+    lib = require_ttsim("blackhole")
     tile = load_hello(record=True)
     until = [(HELLO_RESULTS + 12, HELLO_VALUES[3])]
     assert tile.run(max_steps=100_000, until=until).exit_code == 0

@@ -11,7 +11,7 @@ Skipped when ttsim cannot be built from ../shared.
 import pytest
 
 from bh_kernels import MANIFESTS, check_numpy, load, prepared_tile, regions, until
-from oracle_lib import ttsim_lib
+from oracle_lib import require_ttsim
 from ttemu.cmd.oracle import cross_check
 from ttemu.errors import OracleUnable
 
@@ -29,10 +29,7 @@ TTSIM_REFUSES = {
 
 @pytest.fixture(scope="module")
 def lib():
-    path, why = ttsim_lib("blackhole")
-    if path is None:
-        pytest.skip(why)
-    return path
+    return require_ttsim("blackhole")
 
 
 def test_every_manifest_has_blackhole_elfs():

@@ -17,7 +17,7 @@ import pathlib
 import numpy as np
 import pytest
 
-from oracle_lib import ttsim_lib
+from oracle_lib import require_ttsim
 from ttemu import Tile
 from ttemu.cmd.oracle import cross_check
 
@@ -95,10 +95,7 @@ def run_kernel(cfg: str, relu: int = 0, data: bytes | None = None, *, flags: int
 
 @pytest.fixture(scope="module")
 def lib():
-    path, why = ttsim_lib("wormhole_b0")
-    if path is None:
-        pytest.skip(why)
-    return path
+    return require_ttsim("wormhole_b0")
 
 
 CONFIGS = [

@@ -440,13 +440,11 @@ def test_extensions_match_ttsim_blackhole():
     says the cores implement it, so it is checked above against the reference only.)"""
     import random
 
-    from oracle_lib import ttsim_lib
+    from oracle_lib import require_ttsim
 
     from ttemu.cmd.oracle import cross_check
 
-    lib, why = ttsim_lib("blackhole")
-    if lib is None:
-        pytest.skip(why)
+    lib = require_ttsim("blackhole")
     rng = random.Random(9)
     pairs = [(a, b) for a in EDGE[::4] for b in EDGE[1::5]][:24]
     pairs += [(rng.getrandbits(32), rng.getrandbits(32)) for _ in range(48 - len(pairs))]
