@@ -285,6 +285,42 @@ def test_unpack_32bit_to_dst(fmt):
     assert not cop.dst.read32(0, 64).any()
 
 
+def _adj32_from_dst_md(r, remap, swizzle):
+    """BlackholeA0 Dst.md's Adj16 / Adj32, written out from the page."""
+    if remap:
+        r = (r & 0x3C7) ^ ((r & 0x030) >> 1) ^ ((r & 0x008) << 2)
+    if swizzle:
+        r = (r & 0x3F3) ^ ((r & 0x018) >> 1) ^ ((r & 0x004) << 1)
+    return ((r & 0x1F8) << 1) | (r & 0x207)
+
+
+@pytest.mark.parametrize("remap,swizzle", [(1, 0), (1, 1), (0, 1)])
+def test_unpack_to_dst_goes_through_adj32(remap, swizzle):
+    """Dst.md: Dst32b[Row] is DstBits[Adj32(Row)] / [Adj32(Row) + 8] for every access, so
+    the unpackers' writes move with DEST_ACCESS_CFG_remap_addrs / swizzle_32b as the
+    Matrix Unit's, the Vector Unit's and the packer's reads do."""
+    tile, issue = make("blackhole")
+    w = np.random.default_rng(7).integers(0, 1 << 32, 1024, dtype=np.uint64).astype(U32)
+    put(tile, L1A, w.astype("<u4").tobytes())
+    cop = configure(tile, FP32, FP32)
+    base(tile, 0, L1A)
+    cop.config.write_word(0, REG2[0] + 1, 0xF | 1 << 4 | 0xF << 16)  # Unpack_if_sel_cntx0
+    cop.config.write_word(0, REG5_DEST_CNTX01, 16 * (4 + 64) | 64 << 16)
+    cop.config.thread_set_word(0, THREAD_SRCA_SET, 0)
+    cop.config.set("DEST_ACCESS_CFG_remap_addrs", remap)
+    cop.config.set("DEST_ACCESS_CFG_swizzle_32b", swizzle)
+    setadcxx(issue, 1, 255)
+    for _ in range(4):
+        unpacr(issue, AddrMode=0b00010001)
+    expect = np.zeros_like(cop.dst.bits)
+    vals = write_dst_fp32(w).reshape(64, 16)
+    for k in range(64):
+        hi = _adj32_from_dst_md(64 + k, remap, swizzle)
+        expect[hi] = (vals[k] >> 16).astype(np.uint16)
+        expect[hi + 8] = (vals[k] & 0xFFFF).astype(np.uint16)
+    assert np.array_equal(cop.dst.bits, expect)
+
+
 # -- haloize (transpose within a face) -------------------------------------------------------------------
 def test_haloize_transposes_each_face():
     tile, issue = make("blackhole")

@@ -75,7 +75,7 @@ import numpy as np
 
 from ...errors import GuestFault, UndefinedBehaviour, Unimplemented
 from ..formats import DataFormat, datum_bits, from_hw_code, is_bfp, unpack_convert, unpack_writes_dst32
-from ..regs.dst import adj_rows
+from ..regs.dst import adj16, adj_rows
 from ..regs.src import MATH, UNPACK
 from . import Unit, Wait, op
 
@@ -642,9 +642,19 @@ class Unpackers(Unit):
             return
         row = (row - 4) & (15 if ovrd else 0x3FF)
         bits = cop.dst.bits
+        remap = self._dst_remap()
         if unpack_writes_dst32(out_fmt):
-            adj = adj_rows(row)
+            adj = adj_rows(row, *remap)
             bits[adj, col] = (vals >> 16).astype(np.uint16)
             bits[adj + 8, col] = (vals & 0xFFFF).astype(np.uint16)
         else:
-            bits[cop.dst.map16(row, write=True), col] = (vals & 0xFFFF).astype(np.uint16)
+            bits[cop.dst.map16(adj16(row, remap[0]), write=True), col] = (vals & 0xFFFF).astype(np.uint16)
+
+    def _dst_remap(self):
+        """(remap_addrs, swizzle_32b) of Config DEST_ACCESS_CFG: BlackholeA0 Dst.md's
+        ``Dst16b[Row]`` is ``DstBits[Adj16(Row)]`` (``Adj32`` for Dst32b) for every access,
+        the unpackers' writes included; (0, 0) where the arch has no such fields."""
+        cfg = self.cop.config
+        if "DEST_ACCESS_CFG_remap_addrs" not in cfg.fields:
+            return (0, 0)
+        return (cfg.get("DEST_ACCESS_CFG_remap_addrs"), cfg.get("DEST_ACCESS_CFG_swizzle_32b"))
