@@ -118,6 +118,7 @@ class Tile:
         name = hart.name
         router = self.router
         local_base, local_size = a.local_base, spec.local_size
+        local_end = local_base + a.local_window  # a property (a max over the cores): once, not per access
         l1_size = a.l1_size
         iram = self.iram.get(name)
         iram_base = spec.iram[0] if spec.iram else None
@@ -129,7 +130,7 @@ class Tile:
         def check(addr, width, verb, pc):
             if addr & (width - 1):
                 raise GuestFault(f"misaligned {width}-byte {verb} at 0x{addr:08x}{where(addr)}", name, pc)
-            if local_base <= addr < local_base + a.local_window or addr < l1_size:
+            if local_base <= addr < local_end or addr < l1_size:
                 # the part of the local window this core lacks, or an access running off L1's end
                 raise GuestFault(f"{width}-byte {verb} at unmapped address 0x{addr:08x}"
                                  f" ({name} local data RAM is {local_size} bytes)" if addr >= local_base else

@@ -14,10 +14,14 @@ safely; a damaged entry is ignored and rewritten.
 
 from __future__ import annotations
 
-import hashlib
 import importlib.util
 import marshal
 import os
+
+try:  # CPython's own SHA-1: the same digests as hashlib's, without loading OpenSSL at start-up
+    from _sha1 import sha1
+except ImportError:  # pragma: no cover - other Python builds
+    from hashlib import sha1
 
 
 def _cache_dir():
@@ -40,7 +44,7 @@ class CodeCache:
     def compile(self, source: str, filename: str):
         if self.dir is None:
             return compile(source, filename, "exec")
-        key = hashlib.sha1(f"{filename}\0{source}".encode()).hexdigest()
+        key = sha1(f"{filename}\0{source}".encode()).hexdigest()
         path = os.path.join(self.dir, key[:2], key)
         try:
             with open(path, "rb") as f:

@@ -331,12 +331,40 @@ def _adapted(fn, adapt, target):
     return call
 
 
+def _field_params(fn):
+    """-> (names, required, takes_any) of ``fn``'s parameters after the thread, read from
+    its code object (what :func:`inspect.signature` reports, for a plain function or
+    method, through ``functools.wraps``; a coprocessor checks every handler as it is
+    built, and inspect's way costs most of that); None for any other callable."""
+    bound = getattr(fn, "__self__", None) is not None and hasattr(fn, "__func__")
+    f = fn.__func__ if bound else fn
+    while hasattr(f, "__wrapped__"):
+        f = f.__wrapped__
+    code = getattr(f, "__code__", None)
+    if code is None or not hasattr(f, "__defaults__") or code.co_flags & 0x04:  # no *args
+        return None
+    npos, nkw = code.co_argcount, code.co_kwonlyargcount
+    skip = 2 if bound else 1  # self, the thread
+    if npos < skip:
+        return None
+    pos = code.co_varnames[:npos]
+    kwonly = code.co_varnames[npos:npos + nkw]
+    npos_required = npos - len(f.__defaults__ or ())
+    kwdefaults = f.__kwdefaults__ or {}
+    required = {n for n in pos[skip:npos_required]} | {n for n in kwonly if n not in kwdefaults}
+    return set(pos[skip:]) | set(kwonly), required, bool(code.co_flags & 0x08)
+
+
 def _takes_fields(fn, spec) -> bool:
     """Does ``fn`` (an implementation, perhaps adapted) take exactly the fields of ``spec``?"""
-    import inspect
-
     if getattr(fn, "adapted", None) is not None:
         return True  # the adapter decides (and is checked by tests)
+    fast = _field_params(fn)
+    if fast is not None:
+        params, required, takes_any = fast
+        return takes_any or required <= {f.name for f in spec.fields} <= params
+    import inspect
+
     params = list(inspect.signature(fn).parameters.values())[1:]
     if any(p.kind == p.VAR_KEYWORD for p in params):
         return True
