@@ -4,6 +4,7 @@ dumps, JSON summary, trace determinism, ``ttemu trace`` comparisons and ``disasm
 import json
 import os
 import struct
+import sys
 
 import pytest
 
@@ -332,3 +333,18 @@ def test_arch_from_elf_attribute(capsys, tmp_path, attr, arch):
     assert rc == 0 and json.loads(out)["arch"] == arch
     rc, out, err = run(capsys, "run", elf, "--json", "--arch", "blackhole")
     assert json.loads(out)["arch"] == "blackhole"
+
+
+@pytest.mark.parametrize("preset,expect", [(None, "1"), ("4", "4")])
+def test_console_entry_keeps_blas_to_one_thread_unless_the_user_says(monkeypatch, capsys, preset, expect):
+    """The console script / ``python -m ttemu`` (ttemu.cli.console) sets OPENBLAS_NUM_THREADS=1
+    before anything imports numpy; a value the user set wins."""
+    from ttemu.cli import console
+
+    if preset is None:
+        monkeypatch.delenv("OPENBLAS_NUM_THREADS", raising=False)
+    else:
+        monkeypatch.setenv("OPENBLAS_NUM_THREADS", preset)
+    monkeypatch.setattr(sys, "argv", ["ttemu", "--version"])
+    assert console() == 0
+    assert os.environ["OPENBLAS_NUM_THREADS"] == expect

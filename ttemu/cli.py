@@ -1,11 +1,23 @@
-"""Entry point kept at its old place for ``ttemu.cli:main`` (the console script) and
-``python -m ttemu.cli``; the command layer lives in ``ttemu.cmd``."""
+"""Entry points: ``ttemu`` (the console script) and ``python -m ttemu`` run
+:func:`console`; ``ttemu.cli:main`` stays importable (the command layer lives in
+``ttemu.cmd``)."""
 
+import os
 import sys
 
 from .cmd.cli import cli, main
 
-__all__ = ["cli", "main"]
+__all__ = ["cli", "console", "main"]
+
+
+def console() -> int:
+    """A process of its own: numpy's BLAS needs no thread pool (ttemu's datapaths do not
+    call BLAS; only a manifest's float64 reference may, on small matrices), and starting
+    one thread per CPU costs about 40 ms of CPU time at ``import numpy`` (imported only
+    when a run first touches the Tensix, after this). A value the user set wins."""
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    return main()
+
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(console())
