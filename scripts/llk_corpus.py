@@ -905,12 +905,7 @@ def _load_tile(path: pathlib.Path, record=False):
 
     man = mf.load(str(path))
     tile = Tile(man.arch, record=record)
-    for core, elf in man.cores:
-        tile.load_elf(elf, core=core, local_data=man.local_data.get(core))
-    for inp in man.inputs:
-        tile.write(inp.addr, inp.data)
-    for addr, value, core in man.writes:
-        tile.write_u32(addr, value, core)
+    mf.load_into(man, tile)
     tile.release(["brisc"])
     return tile, man
 
@@ -997,6 +992,21 @@ def skipped_stops(v: Variant, path: pathlib.Path, max_steps=5_000_000):
         return seen, f"{e.category}: {e}"
 
 
+def _write_manifest(tree: Tree, v: Variant, out_dir: pathlib.Path, row: Row):
+    """Build ``v`` and write its manifest into ``out_dir``: the manifest's path, or None
+    with ``row.detail`` saying why the build failed (``row.built`` "yes" otherwise)."""
+    try:
+        elfs = tree.build(v)
+        brisc = tree.brisc(v.target)
+    except BuildError as e:
+        row.detail = str(e)
+        return None
+    row.built = "yes"
+    path = out_dir / f"{v.name}.toml"
+    path.write_text(manifest(v, tree.source(v.kernel), brisc, elfs, out_dir))
+    return path
+
+
 def run_split(tree: Tree, v: Variant, oracle: str | None, out_dir: pathlib.Path, dry=False, ttemu=True) -> Row:
     """ttsim and ttemu each on their own, then compared: for a chip whose ttemu model is
     incomplete (Blackhole), ttsim's result is checked against the golden whether or not
@@ -1006,18 +1016,11 @@ def run_split(tree: Tree, v: Variant, oracle: str | None, out_dir: pathlib.Path,
     from ttemu.cmd.cli import main as ttemu_main
     from ttemu.cmd.expect import compare
 
-    row = Row(v)
-    t0 = time.perf_counter()
-    try:
-        elfs = tree.build(v)
-        brisc = tree.brisc(v.target)
-    except BuildError as e:
-        row.detail = str(e)
+    row, t0 = Row(v), time.perf_counter()
+    path = _write_manifest(tree, v, out_dir, row)
+    if path is None:
         row.seconds = time.perf_counter() - t0
         return row
-    row.built = "yes"
-    path = out_dir / f"{v.name}.toml"
-    path.write_text(manifest(v, tree.source(v.kernel), brisc, elfs, out_dir))
     res_addr, tile_bytes, res_tiles = v.layout()["res"]
     nbytes = tile_bytes * res_tiles
 
@@ -1087,18 +1090,11 @@ def run_split(tree: Tree, v: Variant, oracle: str | None, out_dir: pathlib.Path,
 def run_variant(tree: Tree, v: Variant, oracle: str | None, out_dir: pathlib.Path) -> Row:
     from ttemu.cmd.cli import main as ttemu_main
 
-    row = Row(v)
-    t0 = time.perf_counter()
-    try:
-        elfs = tree.build(v)
-        brisc = tree.brisc(v.target)
-    except BuildError as e:
-        row.detail = str(e)
+    row, t0 = Row(v), time.perf_counter()
+    path = _write_manifest(tree, v, out_dir, row)
+    if path is None:
         row.seconds = time.perf_counter() - t0
         return row
-    row.built = "yes"
-    path = out_dir / f"{v.name}.toml"
-    path.write_text(manifest(v, tree.source(v.kernel), brisc, elfs, out_dir))
     argv = ["run", str(path), "--json", "--no-progress"]
     if oracle:
         argv += ["--oracle", oracle]

@@ -24,12 +24,7 @@ def load(path):
 def prepared_tile(man):
     """A recorded Blackhole tile with the manifest's ELFs, inputs and writes, released."""
     tile = Tile(ARCH, record=True)
-    for core, elf in man.cores:
-        tile.load_elf(elf, core=core, local_data=man.local_data.get(core))
-    for inp in man.inputs:
-        tile.write(inp.addr, inp.data)
-    for addr, value, core in man.writes:
-        tile.write_u32(addr, value, core)
+    manifest_mod.load_into(man, tile)
     tile.release(man.release if man.release is not None else tile.default_release())
     return tile
 

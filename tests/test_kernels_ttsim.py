@@ -60,12 +60,7 @@ def run_both(path, lib):
     ttemu bytes, ttsim bytes, diff)]."""
     man = manifest_mod.load(str(path))
     tile = Tile(man.arch or "wormhole_b0", record=True)
-    for core, elf in man.cores:
-        tile.load_elf(elf, core=core, local_data=man.local_data.get(core))
-    for inp in man.inputs:
-        tile.write(inp.addr, inp.data)
-    for addr, value, core in man.writes:
-        tile.write_u32(addr, value, core)
+    manifest_mod.load_into(man, tile)
     tile.release(man.release if man.release is not None else tile.default_release())
     until = [(addr, value) for addr, value, _ in man.until]
     result = tile.run(max_steps=man.max_steps, until=until, idle_steps=man.idle_steps)

@@ -263,6 +263,17 @@ def load(path: str, seed_override: int | None = None, arch: str | None = None) -
     return m
 
 
+def load_into(man: Manifest, tile, cores=None) -> None:
+    """The manifest's ELFs (``cores``: these (core, path) pairs instead), inputs and
+    writes into ``tile``, before its release: as ``ttemu run`` prepares a run."""
+    for core, elf in man.cores if cores is None else cores:
+        tile.load_elf(elf, core=core, local_data=man.local_data.get(core))
+    for inp in man.inputs:
+        tile.write(tile.symbol(inp.addr) if isinstance(inp.addr, str) else inp.addr, inp.data)
+    for addr, value, core in man.writes:
+        tile.write_u32(tile.symbol(addr) if isinstance(addr, str) else addr, value, core)
+
+
 def _tolerance(fmt, spec):
     from .expect import DEFAULT_TOLERANCE
 

@@ -83,17 +83,14 @@ class Session:
         arch = o.arch or (man.arch if man else None) or detect_arch(positional + [p for _, p in core_elfs])
         tile = Tile(arch, record=bool(getattr(o, "oracle", None)), **({"quantum": o.quantum} if o.quantum else {}))
         tile.diagnostics.strict = bool(getattr(o, "strict", False))
-        for name, path in core_elfs:
-            tile.load_elf(path, core=name, local_data=man.local_data.get(name) if man else None)
+        if man:
+            manifest.load_into(man, tile, core_elfs)
+        else:
+            for name, path in core_elfs:
+                tile.load_elf(path, core=name)
         lone = len(positional) == 1 and not core_elfs
         for path in positional:
             tile.load_elf(path, start_at_entry=lone)
-        if man:
-            for inp in man.inputs:
-                addr = tile.symbol(inp.addr) if isinstance(inp.addr, str) else inp.addr
-                tile.write(addr, inp.data)
-            for addr, value, core in man.writes:
-                tile.write_u32(tile.symbol(addr) if isinstance(addr, str) else addr, value, core)
         for spec in o.loads:
             addr_s, path = _pair(spec, "--load")
             addr, core = parse_addr(addr_s, tile, "--load")

@@ -56,6 +56,17 @@ class ConfigUnit(Unit):
             if seed is not None:
                 seed(value)
 
+    def _beyond_config(self, what, index, page, outcome="discards the write"):
+        """A Config word index at or beyond CFG_STATE_SIZE*4 (``page``: undefined): warn
+        once per site and say what ttemu does instead. True when it was beyond."""
+        words = self.cop.config.bank_words
+        if index < words:
+            return False
+        self.cop.undefined(f"{what}>=CFG_STATE_SIZE*4",
+                           f"index {index} >= CFG_STATE_SIZE*4 ({words}) ({page}: undefined); "
+                           f"no register is there, ttemu {outcome}")
+        return True
+
     # -- instructions ------------------------------------------------------------------
     @op
     def SETC16(self, t, setc16_value, setc16_reg):
@@ -79,10 +90,7 @@ class ConfigUnit(Unit):
         words at CfgIndex & ~3 from GPRs InputReg & ~3 (written in ascending order);
         CfgIndex >= CFG_STATE_SIZE*4 is undefined."""
         cfg = self.cop.config
-        if CfgReg >= cfg.bank_words:
-            self.cop.undefined("WRCFG CfgIndex>=CFG_STATE_SIZE*4",
-                               f"index {CfgReg} >= CFG_STATE_SIZE*4 ({cfg.bank_words}) (WRCFG.md: undefined); "
-                               "no register is there, ttemu discards the write")
+        if self._beyond_config("WRCFG CfgIndex", CfgReg, "WRCFG.md"):
             return
         bank = cfg.bank_of(t.index)
         regs = self.cop.gprs[t.index]
@@ -105,10 +113,7 @@ class ConfigUnit(Unit):
         beyond the bank (CfgReg >= CFG_STATE_SIZE*4) or a GPR index >= 64 is undefined."""
         cfg = self.cop.config
         regs = self.cop.gprs[t.index]
-        if CfgReg >= cfg.bank_words:
-            self.cop.undefined("RDCFG CfgIndex>=CFG_STATE_SIZE*4",
-                               f"index {CfgReg} >= CFG_STATE_SIZE*4 ({cfg.bank_words}) (as WRCFG.md: undefined); "
-                               "no register is there, ttemu reads 0")
+        if self._beyond_config("RDCFG CfgIndex", CfgReg, "as WRCFG.md", "reads 0"):
             regs[GprAddress & 63] = 0
             return
         if GprAddress >= len(regs):
@@ -122,10 +127,7 @@ class ConfigUnit(Unit):
         """RMWCIB.md: byte Index1 of Config[StateID][Index4] = (NewValue & Mask) |
         (old & ~Mask); Index4 >= CFG_STATE_SIZE*4 is undefined."""
         cfg = self.cop.config
-        if CfgRegAddr >= cfg.bank_words:
-            self.cop.undefined(f"RMWCIB{index1} Index4>=CFG_STATE_SIZE*4",
-                               f"index {CfgRegAddr} >= CFG_STATE_SIZE*4 ({cfg.bank_words}) (RMWCIB.md: undefined); "
-                               "no register is there, ttemu discards the write")
+        if self._beyond_config(f"RMWCIB{index1} Index4", CfgRegAddr, "RMWCIB.md"):
             return
         bank = cfg.bank_of(t.index)
         old = cfg.word(CfgRegAddr, bank)
@@ -173,10 +175,7 @@ class ConfigUnit(Unit):
         CfgIndex. tt-llk's Blackhole tilize / untilize add a per-thread stride to an
         address this way (MaskMode 1, AluMode 3, MaskWidth 31, RotateAmt 0)."""
         cfg = self.cop.config
-        if CfgReg >= cfg.bank_words:
-            self.cop.undefined("CFGSHIFTMASK CfgIndex>=CFG_STATE_SIZE*4",
-                               f"index {CfgReg} >= CFG_STATE_SIZE*4 ({cfg.bank_words}) (CFGSHIFTMASK.md: "
-                               "undefined); no register is there, ttemu discards the write")
+        if self._beyond_config("CFGSHIFTMASK CfgIndex", CfgReg, "CFGSHIFTMASK.md"):
             return
         scratch = cfg.get(f"SCRATCH_SEC{scratch_sel if scratch_sel < 3 else t.index}_val")
         mask = ((2 << mask_width) - 1) & 0xFFFFFFFF
@@ -210,10 +209,7 @@ class ConfigUnit(Unit):
         Fields: CfgReg = CfgIndex, StreamRegAddr = RegIndex, stream_id_sel = StreamSelect
         (assembly.yaml gives it bits 23:21; the page's u2: bit 23 is ignored)."""
         cfg = self.cop.config
-        if CfgReg >= cfg.bank_words:
-            self.cop.undefined("STREAMWRCFG CfgIndex>=CFG_STATE_SIZE*4",
-                               f"index {CfgReg} >= CFG_STATE_SIZE*4 ({cfg.bank_words}) (STREAMWRCFG.md: "
-                               "undefined); no register is there, ttemu discards the write")
+        if self._beyond_config("STREAMWRCFG CfgIndex", CfgReg, "STREAMWRCFG.md"):
             return
         value = self.cop.stream_reg(t.index, stream_id_sel & 3, StreamRegAddr)
         cfg.write_word(cfg.bank_of(t.index), CfgReg, value)

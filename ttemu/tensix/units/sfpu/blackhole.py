@@ -18,9 +18,9 @@ from .fp_bh import approx_exp, approx_recip, fma_bh, mul24
 from .loadstore import MOD0_FMT_INT32_ALL
 from .rounding import ROR1_SRC
 from .simple import SIGN, _vb
-from .state import (BLOCK_DEST_WR_FROM_SFPU, BLOCK_SFPU_RD_FROM_DEST, CAPTURE_DEFAULT_DEST_INDEX, COL,
+from .state import (BLOCK_DEST_WR_FROM_SFPU, BLOCK_SFPU_RD_FROM_DEST, CAPTURE_DEFAULT_DEST_INDEX,
                     DEST_RD_COL_EXCHANGE, DEST_WR_COL_EXCHANGE, ENABLE_DEST_INDEX, ENABLE_FP16A_INF, LANES,
-                    ROW, STACK_DEPTH, U32)
+                    STACK_DEPTH, U32)
 
 ONE = U32(0x3F800000)
 #: SFPLOAD / SFPSTORE Mod0 values (SFPLOAD.md)
@@ -61,16 +61,13 @@ class BlackholeOps:
     # -- load / store -------------------------------------------------------------------
     def _bh_view(self, thread: int):
         """(DEST_SP_BASE_Base, DEST_ACCESS_CFG_remap_addrs, DEST_ACCESS_CFG_swizzle_32b) of
-        ``thread``, recomputed only after a Config or ThreadConfig write."""
+        ``thread``."""
+        return self._thread_view("_bh_views", thread, self._bh_fields)
+
+    def _bh_fields(self, thread: int):
         cfg = self.cop.config
-        views = self.__dict__.setdefault("_bh_views", {})
-        v = views.get(thread)
-        if v is None or v[0] != cfg.version or v[1] != cfg.thread_version:
-            v = views[thread] = (cfg.version, cfg.thread_version,
-                                 (cfg.tget(thread, "DEST_SP_BASE_Base"),
-                                  bool(cfg.tget(thread, "DEST_ACCESS_CFG_remap_addrs")),
-                                  bool(cfg.tget(thread, "DEST_ACCESS_CFG_swizzle_32b"))))
-        return v[2]
+        return (cfg.tget(thread, "DEST_SP_BASE_Base"), bool(cfg.tget(thread, "DEST_ACCESS_CFG_remap_addrs")),
+                bool(cfg.tget(thread, "DEST_ACCESS_CFG_swizzle_32b")))
 
     def _bh_addr(self, ins, mod0: int, store: bool) -> int:
         """SFPLOAD.md / SFPSTORE.md (BlackholeA0): ``Addr = Imm10 +

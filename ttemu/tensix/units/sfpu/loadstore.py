@@ -29,17 +29,25 @@ class LoadStoreOps:
             return mod0
         return self._cfg_view(thread)[0]
 
-    def _cfg_view(self, thread: int):
-        """(resolved MOD0_FMT_SRCB, DEST_TARGET_REG_CFG_MATH_Offset, DEST_REGW_BASE_Base) of
-        ``thread``, recomputed only after a Config or ThreadConfig write."""
+    def _thread_view(self, slot: str, thread: int, compute):
+        """``compute(thread)`` (configuration-derived values of ``thread``), kept in
+        ``self.<slot>`` and recomputed only after a Config or ThreadConfig write."""
         cfg = self.cop.config
-        views = self.__dict__.setdefault("_cfg_views", {})
+        views = self.__dict__.setdefault(slot, {})
         v = views.get(thread)
         if v is None or v[0] != cfg.version or v[1] != cfg.thread_version:
-            v = views[thread] = (cfg.version, cfg.thread_version,
-                                 (self._resolve_srcb(thread), cfg.thread_get(thread, "DEST_TARGET_REG_CFG_MATH_Offset"),
-                                  cfg.tget(thread, "DEST_REGW_BASE_Base")))
+            v = views[thread] = (cfg.version, cfg.thread_version, compute(thread))
         return v[2]
+
+    def _cfg_view(self, thread: int):
+        """(resolved MOD0_FMT_SRCB, DEST_TARGET_REG_CFG_MATH_Offset, DEST_REGW_BASE_Base) of
+        ``thread``."""
+        return self._thread_view("_cfg_views", thread, self._cfg_fields)
+
+    def _cfg_fields(self, thread: int):
+        cfg = self.cop.config
+        return (self._resolve_srcb(thread), cfg.thread_get(thread, "DEST_TARGET_REG_CFG_MATH_Offset"),
+                cfg.tget(thread, "DEST_REGW_BASE_Base"))
 
     def _resolve_srcb(self, thread: int) -> int:
         cfg = self.cop.config
