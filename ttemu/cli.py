@@ -5,9 +5,18 @@
 import os
 import sys
 
-from .cmd.cli import cli, main
+from .cmd.cli import main
 
 __all__ = ["cli", "console", "main"]
+
+
+def __getattr__(name):
+    """``cli``: the click group (ttemu.cmd.cli builds it, importing click, when asked)."""
+    if name == "cli":
+        from .cmd import cli as _cli
+
+        return _cli.cli
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def console() -> int:

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import os
 import tomllib
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from ..errors import BadInput, UsageError
+from ..record import Factory, Record
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
     import numpy as np
 
@@ -26,8 +26,7 @@ TOP_KEYS = {"name", "description", "arch", "release", "max_steps", "idle_steps",
 GENERATORS = ("uniform", "normal", "randint", "arange", "ones", "zeros", "identity")
 
 
-@dataclass
-class Input:
+class Input(Record):
     name: str
     addr: int
     format: str
@@ -36,8 +35,7 @@ class Input:
     values: np.ndarray  # what the kernel sees (after conversion to the format), float64
 
 
-@dataclass
-class Expect:
+class Expect(Record):
     name: str
     addr: int
     format: str
@@ -47,27 +45,26 @@ class Expect:
     rtol: float
 
 
-@dataclass
-class Manifest:
+class Manifest(Record):
     path: str
     name: str
     arch: str | None = None
-    cores: list = field(default_factory=list)  # [(core, path)]
-    local_data: dict = field(default_factory=dict)  # core -> L1 address its local-memory segment is staged at
+    cores: list = Factory(list)  # [(core, path)]
+    local_data: dict = Factory(dict)  # core -> L1 address its local-memory segment is staged at
     release: list | None = None
     max_steps: int | None = None
     idle_steps: int | None = None
     seed: int = 0
-    inputs: list = field(default_factory=list)
-    writes: list = field(default_factory=list)  # (addr or symbol, value, core)
+    inputs: list = Factory(list)
+    writes: list = Factory(list)  # (addr or symbol, value, core)
     #: host writes made after release, once a word holds: ((cond addr, cond value), addr, value, core)
-    later: list = field(default_factory=list)
-    until: list = field(default_factory=list)  # (addr or symbol, value, core)
-    expects: list = field(default_factory=list)
-    dump_l1: list = field(default_factory=list)
-    dumps: list = field(default_factory=list)
+    later: list = Factory(list)
+    until: list = Factory(list)  # (addr or symbol, value, core)
+    expects: list = Factory(list)
+    dump_l1: list = Factory(list)
+    dumps: list = Factory(list)
     trace: str | None = None
-    raw: dict = field(default_factory=dict, repr=False)
+    raw: dict = Factory(dict, repr=False)
 
 
 def _where(path, what):
