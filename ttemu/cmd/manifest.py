@@ -11,7 +11,6 @@ values (``--max-steps``, ``--idle-steps``, ``--release``, ``--arch``, ``--seed``
 from __future__ import annotations
 
 import os
-import tomllib
 
 from ..errors import BadInput, UsageError
 from ..record import Factory, Record
@@ -108,8 +107,14 @@ def generate(spec, shape, seed):
     import numpy as np
 
     kind = spec.get("generate", "uniform")
-    rng = np.random.default_rng(seed)
     lo, hi = spec.get("range", [-1.0, 1.0])
+    if kind == "uniform":
+        from .rng import uniform
+
+        values = uniform(seed, lo, hi, shape[0] * shape[1])  # numpy's numbers, without numpy.random
+        if values is not None:
+            return values.reshape(shape)
+    rng = np.random.default_rng(seed)
     if kind == "uniform":
         return rng.uniform(lo, hi, shape)
     if kind == "normal":
@@ -154,11 +159,10 @@ def load(path: str, seed_override: int | None = None, arch: str | None = None) -
     ``[cores.<arch>]`` table when the manifest has one."""
     try:
         with open(path, "rb") as f:
-            doc = tomllib.load(f)
+            text = f.read()
     except FileNotFoundError:
         raise BadInput(f"{path}: no such file") from None
-    except tomllib.TOMLDecodeError as e:
-        raise BadInput(f"{path}: not valid TOML ({e})") from None
+    doc = _parse_toml(path, text)
     unknown = set(doc) - TOP_KEYS
     if unknown:
         raise BadInput(_where(path, f"unknown key(s) {', '.join(sorted(unknown))} "
@@ -258,6 +262,30 @@ def load(path: str, seed_override: int | None = None, arch: str | None = None) -
         atol, rtol = _tolerance(fmt, spec)
         m.expects.append(Expect(spec.get("name", f"out{k}"), addr, fmt, shape, expected, atol, rtol))
     return m
+
+
+def _parse_toml(path, text: bytes) -> dict:
+    """``tomllib.load``, with the parsed document kept in the disk cache of
+    ttemu.riscv.codecache (key: the file's bytes): parsing, and importing tomllib,
+    cost a few ms a run; documents marshal cannot store (TOML dates) are not kept."""
+    from ..riscv.codecache import CodeCache
+
+    cache = CodeCache(kind="toml")
+    key = b"toml-1:" + text
+    doc = cache.get(key)
+    if type(doc) is dict:
+        return doc
+    import tomllib
+
+    try:
+        doc = tomllib.loads(text.decode())
+    except tomllib.TOMLDecodeError as e:
+        raise BadInput(f"{path}: not valid TOML ({e})") from None
+    try:
+        cache.put(key, doc)
+    except ValueError:  # a value marshal cannot store
+        pass
+    return doc
 
 
 def load_into(man: Manifest, tile, cores=None) -> None:
