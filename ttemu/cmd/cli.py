@@ -110,7 +110,7 @@ def __getattr__(name):
 
 def _fast_call(argv):
     """-> (function, keyword arguments) for a plain run / trace line, else None."""
-    if os.environ.get("_TTEMU_COMPLETE"):  # shell completion: click's
+    if os.environ.get("_TTEMU_COMPLETE") or not all(type(a) is str for a in argv):  # completion, Path objects...
         return None
     i = 0
     while i < len(argv) and argv[i] == "--debug":
