@@ -52,7 +52,7 @@ class RunOptions:
 
 class Opt:
     """One option of ``run`` / ``trace`` as data: click builds its parser from these
-    (:func:`click_options`), and :func:`parse_fast` parses the common command lines
+    (:func:`click_option`), and :func:`parse_fast` parses the common command lines
     without importing click. ``kind``: ``str``, ``int``, ``float``, ``choice``
     (``choices``), ``port`` (0..65535), ``flag``, ``bool`` (``--x/--no-x``) or
     ``optional`` (a value that may be left out: ``flag_value``)."""
@@ -187,9 +187,9 @@ def parse_fast(args, options):
     while i < n:
         tok = args[i]
         i += 1
-        if not tok.startswith("-") or tok == "-":
-            if tok == "-":
-                return None
+        if tok == "-":
+            return None
+        if not tok.startswith("-"):
             elfs.append(tok)
             continue
         name, eq, value = tok.partition("=")
