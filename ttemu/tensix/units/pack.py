@@ -93,6 +93,13 @@ PENDING = frozenset({'TBUFCMD'})
 #: PACR.md: the documented PackerMask values (0 means packer 0).
 VALID_MASKS = (0b0001, 0b0010, 0b0100, 0b1000, 0b0011, 0b1100, 0b1111)
 METADATA_FIFO_DEPTH = 16
+# ThreadConfig ADDR_MOD_PACK_SEC{n}_ field names per slot n, for channel 0 ("src") and
+# channel 1 ("dst"): (YClear, YCR, YIncr, ZClear, ZIncr)
+_ADDR_MOD_PACK_NAMES = tuple(tuple(tuple(f"ADDR_MOD_PACK_SEC{n}_{f}{side}{g}" for f, g in
+                                         (("Y", "Clear"), ("Y", "CR"), ("Y", "Incr"), ("Z", "Clear"), ("Z", "Incr")))
+                                   for side in ("src", "dst")) for n in range(4))
+_EDGE_MASK_NAMES = tuple(f"PCK_EDGE_OFFSET_SEC{c}_mask" for c in range(4))
+_ROW_MAP_NAMES = tuple(f"TILE_ROW_SET_MAPPING_{b}_row_set_mapping_{j}" for b in range(4) for j in range(16))
 U32 = np.uint32
 _F = DataFormat
 _I = Intermediate
@@ -255,6 +262,7 @@ class Packers(Unit):
         #: ``Packers.SetRegBase[2]`` / ``Packers.SetRegHiScaler[4]`` (set via TDMA-RISC).
         self.set_reg_base = [0, 0]
         self.set_reg_hi_scaler = [0, 0, 0, 0]
+        self._row_map_cache = None  # (field values, array): see _row_map
 
     # -- sideband interface ------------------------------------------------------------
     @property
@@ -345,8 +353,7 @@ class Packers(Unit):
         # data packed" instead of the range times the active interfaces
         zero_special = bool(ZeroWrite) and ReadIntfSel == 0
 
-        def g(name):
-            return cfg.get(name, bank)
+        g = cfg.values[bank].__getitem__  # cfg.get(name, bank)
 
         if g("ALU_ROUNDING_MODE_Packer_srnd_en"):
             raise Unimplemented(f"t{thread} PACR: stochastic rounding (ALU_ROUNDING_MODE_Packer_srnd_en) is not "
@@ -372,27 +379,23 @@ class Packers(Unit):
 
     def _advance_adcs(self, thread, addr_mod, which):
         """The AddrMod updates at the end of both address generator pages."""
-        cfg = self.cop.config
-        pre = f"ADDR_MOD_PACK_SEC{addr_mod & 3}_"
-
-        def tg(name):
-            return cfg.thread_get(thread, pre + name)
-
+        tg = self.cop.config.thread_values[thread].__getitem__  # cfg.thread_get(thread, name)
+        names = _ADDR_MOD_PACK_NAMES[addr_mod & 3]
         for i in sorted(which):
             c0 = self.cop.adcs.channel(i, PACKERS, 0)
             c1 = self.cop.adcs.channel(i, PACKERS, 1)
-            for ch, side in ((c0, "src"), (c1, "dst")):
-                if tg(f"Y{side}Clear"):
+            for ch, (y_clear, y_cr, y_incr, z_clear, z_incr) in ((c0, names[0]), (c1, names[1])):
+                if tg(y_clear):
                     ch.Y = ch.Y_Cr = 0
-                elif tg(f"Y{side}CR"):
-                    ch.set("Y_Cr", ch.Y_Cr + tg(f"Y{side}Incr"))
+                elif tg(y_cr):
+                    ch.set("Y_Cr", ch.Y_Cr + tg(y_incr))
                     ch.Y = ch.Y_Cr
                 else:
-                    ch.set("Y", ch.Y + tg(f"Y{side}Incr"))
-                if tg(f"Z{side}Clear"):
+                    ch.set("Y", ch.Y + tg(y_incr))
+                if tg(z_clear):
                     ch.Z = ch.Z_Cr = 0
                 else:
-                    ch.set("Z", ch.Z + tg(f"Z{side}Incr"))
+                    ch.set("Z", ch.Z + tg(z_incr))
 
     def _pack_one(self, t, i, g, bank, which_adc, p0_initial, zero_write, flush, last, intf=1, intf_rows=1,
                   zero_special=False, remap=(0, 0)):
@@ -646,11 +649,11 @@ class Packers(Unit):
         y, z = (outer_k, inner_k) if transposed else (inner_k, outer_k)
         st.tpg = [int(k[n] & 15), int(y[n]), int(z[n])]
         y, z = y[:n], z[:n]
-        masks = np.array([g(f"PCK_EDGE_OFFSET_SEC{c}_mask") for c in range(4)], dtype=np.int64)
-        if (masks == 0xFFFF).all():
+        mask_values = tuple(map(g, _EDGE_MASK_NAMES))
+        if mask_values == (0xFFFF, 0xFFFF, 0xFFFF, 0xFFFF):
             return np.ones(n, dtype=bool)
-        row_map = np.array([[g(f"TILE_ROW_SET_MAPPING_{b}_row_set_mapping_{j}") for j in range(16)]
-                            for b in range(4)], dtype=np.int64)
+        masks = np.array(mask_values, dtype=np.int64)
+        row_map = self._row_map(g)
         if g("PCK_EDGE_TILE_FACE_SET_SELECT_enable"):
             zz = g(f"DEST_TARGET_REG_CFG_PACK_SEC{i}_ZOffset") + z
             a_sel = (g("PCK_EDGE_TILE_FACE_SET_SELECT_select") >> (2 * i)) & 3
@@ -661,6 +664,17 @@ class Packers(Unit):
             b = np.full(n, (g("PCK_EDGE_TILE_ROW_SET_SELECT_select") >> (2 * i)) & 3, dtype=np.int64)
         c = row_map[b, y & 15]
         return ((masks[c] >> col) & 1).astype(bool)
+
+    def _row_map(self, g):
+        """TILE_ROW_SET_MAPPING_{b}_row_set_mapping_{j} as an int64 array [b, j], kept
+        for the values last read (reading 64 fields is most of an edge mask's cost)."""
+        key = tuple(map(g, _ROW_MAP_NAMES))
+        hit = self._row_map_cache
+        if hit is not None and hit[0] == key:
+            return hit[1]
+        row_map = np.array(key, dtype=np.int64).reshape(4, 16)
+        self._row_map_cache = (key, row_map)
+        return row_map
 
     def _relu(self, g, inter_code, inter, v, what):
         """ReLU.md ``ReLUStage`` on intermediate bit patterns."""

@@ -284,8 +284,7 @@ class Unpackers(Unit):
         thread = t.index
         bank = cfg.bank_of(thread)
 
-        def g(name):
-            return cfg.get(name, bank)
+        g = cfg.values[bank].__getitem__  # cfg.get(name, bank)
 
         def ub(text):
             return UndefinedBehaviour(f"t{thread} UNPACR (unpacker {u}): {text}")
@@ -503,8 +502,7 @@ class Unpackers(Unit):
         sec = f"THCON_SEC{u}_"
         unp = f"UNP{u}_"
 
-        def g(name):
-            return cfg.get(name, bank)
+        g = cfg.values[bank].__getitem__  # cfg.get(name, bank)
 
         v = _UnpackView()
         desc = v.desc = tile_descriptor([cfg.word(self.descriptor_word[u] + k, bank) for k in range(4)])
