@@ -35,6 +35,10 @@ class TensixThread:
         self.held = None  # (word, origin) waiting at the gate
         self._held_why = None  # what held_reason words, captured at the hold (see held_reason)
         self.held_since = None
+        # cop.epoch when the held instruction was last found waiting at the gate: until
+        # the epoch moves on (an instruction issues, a kick starts, a RISC-V semaphore
+        # access), evaluating the gate again gives the same answer, so pump skips it
+        self._gate_epoch = None
         self.word = 0  # the word being executed (for bits the table does not decode)
         self.origin = None  # where it was pushed ('.ttinsn pc 0x...', 'mmio 0x...', 'mop'), for reports
         # Issue count just after this thread's latest STALLWAIT with block bit B8 (SFPU)
@@ -121,10 +125,12 @@ class TensixThread:
         """Move instructions through the gate into the backend until the gate holds
         one, the input runs dry or ``limit`` instructions issued. Returns True if
         anything moved."""
-        if (self.held is None and not self.fifo and not self.mid and self.mop.active is None
-                and not self.replay.play_left):
-            return False
         cop = self.cop
+        if self.held is None:
+            if not self.fifo and not self.mid and self.mop.active is None and not self.replay.play_left:
+                return False
+        elif self._gate_epoch == cop.epoch:
+            return False  # held at the gate, evaluated since anything last changed: it still holds
         dispatch = cop.dispatch
         gate = self.gate
         moved = False
@@ -146,6 +152,8 @@ class TensixThread:
                 gate.refresh(cop, self.index, blocked=True)
                 if gate.opcode is not None:
                     self._hold(item, (word, gate.hold_state(cop), None))
+                    # a STREAMWAIT reads NoC overlay registers RISC-V cores write: always asked again
+                    self._gate_epoch = cop.epoch if gate.opcode != "STREAMWAIT" else None
                     return moved
             if handler is None:
                 if spec.unit == "frontend":
@@ -164,12 +172,15 @@ class TensixThread:
                 result = handler(self, **kwargs)
             if result is not None:
                 self._hold(item, (word, spec.unit, result.reason))
+                self._gate_epoch = None
                 return moved
             if self.held is not None:
                 self.held_steps += cop.tile.steps - self.held_since
                 self.held = None
                 self._held_why = None
+                self._gate_epoch = None
             self.issued += 1
+            cop.epoch += 1
             if cop.tile.tracer is not None:
                 cop.trace(self.index, "issue", word, f"-> {spec.unit}")
             if fence:
