@@ -208,6 +208,7 @@ class Coprocessor:
             return False
         self._pumping = True
         moved_any = False
+        threads = self.threads
         try:
             while True:
                 self._again = False
@@ -215,7 +216,14 @@ class Coprocessor:
                 start = self.prefer_after_release or 0
                 self.prefer_after_release = None
                 for k in range(3):
-                    if self.threads[(start + k) % 3].pump(1):
+                    t = threads[(start + k) % 3]
+                    # what TensixThread.pump returns False for at once, without calling it
+                    if t.held is None:
+                        if not t.fifo and not t.mid and t.mop.active is None and not t.replay.play_left:
+                            continue
+                    elif t._gate_epoch == self.epoch:
+                        continue
+                    if t.pump(1):
                         moved = True
                 moved_any |= moved
                 if not moved and not self._again:

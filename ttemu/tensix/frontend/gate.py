@@ -33,6 +33,7 @@ class WaitGate:
         self.sem_indices = ()  # the semaphores sem_mask selects
         self.stream = (0, 0)  # STREAMWAIT: (StreamSelect, TargetValue)
         self.pending = 0  # STALLWAIT condition bits that held at the latest holds()
+        self.checked = None  # the coprocessor's epoch at the latest refresh (see fresh)
 
     def latch_stallwait(self, block_mask: int, cond_mask: int) -> None:
         self.opcode = "STALLWAIT"
@@ -113,8 +114,16 @@ class WaitGate:
         on it, and its NoC overlay stream registers are read only when something does."""
         if self.opcode == "STREAMWAIT" and not blocked and cop.threads[thread].held is None:
             return
-        if self.opcode is not None and not self.holds(cop, thread):
-            self.opcode = None
+        if self.opcode is not None:
+            if not self.holds(cop, thread):
+                self.opcode = None
+            self.checked = cop.epoch
+
+    def fresh(self, cop) -> bool:
+        """Was the latched wait evaluated since the coprocessor's epoch last moved on
+        (evaluating it again would find the same)? A STREAMWAIT never is: its stream
+        registers change without the coprocessor seeing it."""
+        return self.checked == cop.epoch and self.opcode != "STREAMWAIT"
 
     def describe(self, cop, thread) -> str:
         return f"{self.opcode} " + ", ".join(self.waiting(cop, thread))

@@ -149,7 +149,8 @@ class TensixThread:
             if spec is None:
                 raise GuestFault(f"t{self.index}: 0x{word:08x} (pushed by {item[1]}) is not a Tensix instruction")
             if gate.opcode is not None and spec.blocked_by(gate.block_mask):
-                gate.refresh(cop, self.index, blocked=True)
+                if not gate.fresh(cop):
+                    gate.refresh(cop, self.index, blocked=True)
                 if gate.opcode is not None:
                     self._hold(item, (word, gate.hold_state(cop), None))
                     # a STREAMWAIT reads NoC overlay registers RISC-V cores write: always asked again
@@ -187,8 +188,13 @@ class TensixThread:
                 self.fpu_fence = self.issued  # STALLWAIT B8 (SFPU) + C7 (FPU busy)
             moved = True
             for t in cop.threads:  # cop.after_issue(): latched waits may be met now
-                if t.gate.opcode is not None:
-                    t.gate.refresh(cop, t.index)
+                tgate = t.gate
+                if tgate.opcode is not None:
+                    tgate.refresh(cop, t.index)
+                    if tgate.opcode is not None and t._gate_epoch is not None:
+                        # still waits: capture the hold as that thread's next pump would
+                        t._held_why = (t.held[0], tgate.hold_state(cop), None)
+                        t._gate_epoch = cop.epoch
             if limit is not None:
                 limit -= 1
         return moved
