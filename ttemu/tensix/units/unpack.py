@@ -158,6 +158,8 @@ class Unpackers(Unit):
         #: (thread, unpacker, bank, MultiContextMode, context) -> (config versions,
         #: _UnpackView), see _view.
         self._views = {}
+        #: unpack_convert argument sets (formats, flags) that convert without stopping the run
+        self._formats_ok = set()
 
     # -- UNPACR: form dispatch --------------------------------------------------------
     @op
@@ -396,11 +398,11 @@ class Unpackers(Unit):
             raise ub("unpacking to Dst with a column shift or Haloize_mode")
 
         # Datum addresses (sixteenths of a byte): row r starts at Wrap(start(r-1) + RowStride).
-        idx = np.arange(n, dtype=np.int64)
         row_shift = v.row_shift
         # rows of whole-byte datums back to back without FIFO wrapping: datum k at
         # dat_u + k * ds_u (read as one slice below)
         contiguous = not fifo and not ds_u & 15 and row_stride_u == ds_u << row_shift
+        idx = None if contiguous and not bfp else np.arange(n, dtype=np.int64)
         nrows = (n + (1 << row_shift) - 1) >> row_shift
         if contiguous:
             pass
@@ -458,11 +460,17 @@ class Unpackers(Unit):
                                f"unpacker {u}: FP32 -> FP32 into Src{'AB'[u]} (UNPACR_Regular.md FormatConversion: "
                                "undefined; ttsim refuses it); ttemu converts as FP32 -> TF32")
             conv_out = _F.Tf32
-        values = unpack_convert(raw, in_fmt, conv_out, to_dst=to_dst, exps=exp_bits, int8_unsigned=bool(unsigned),
-                                fp8_e4m3=v.fp8_e4m3, fp8_max_to_ones=self.spec.fp8_max_to_ones)
         if waiting:
+            # no datums: only what stops the run for these formats (known from an earlier attempt)
+            key = (in_fmt, conv_out, to_dst, exp_bits is None, bool(unsigned), v.fp8_e4m3)
+            if key not in self._formats_ok:
+                unpack_convert(raw, in_fmt, conv_out, to_dst=to_dst, exps=exp_bits, int8_unsigned=bool(unsigned),
+                               fp8_e4m3=v.fp8_e4m3, fp8_max_to_ones=self.spec.fp8_max_to_ones)
+                self._formats_ok.add(key)
             sbank = src.unpack_bank[which]
             return Wait(f"Src{which} bank {sbank} owned by the Matrix Unit (unpacker {u})")
+        values = unpack_convert(raw, in_fmt, conv_out, to_dst=to_dst, exps=exp_bits, int8_unsigned=bool(unsigned),
+                                fp8_e4m3=v.fp8_e4m3, fp8_max_to_ones=self.spec.fp8_max_to_ones)
         if AllDatumsAreZero:
             values = np.zeros_like(values)
 
