@@ -437,8 +437,11 @@ class Packers(Unit):
             src_addr = ((addr // bpd) & ~xmask) + (adc.X & xmask)
             src_addr += g(f"DEST_TARGET_REG_CFG_PACK_SEC{i}_Offset") << 4
             src_addr &= 0x3FFF
-        dst_addrs = np.concatenate([src_addr + 16 * intf_rows * k + np.arange(n, dtype=np.int64)
-                                    for k in interfaces]) & 0x3FFF if interfaces else np.zeros(0, dtype=np.int64)
+        if len(interfaces) == 1:
+            dst_addrs = (src_addr + 16 * intf_rows * interfaces[0] + np.arange(n, dtype=np.int64)) & 0x3FFF
+        else:
+            dst_addrs = np.concatenate([src_addr + 16 * intf_rows * k + np.arange(n, dtype=np.int64)
+                                        for k in interfaces]) & 0x3FFF if interfaces else np.zeros(0, dtype=np.int64)
 
         # ---- output address generator (Packers/OutputAddressGenerator.md) ----
         out_addr = g(pc + "L1_Dest_addr") + (0 if g(pc + "Sub_l1_tile_header_size") else 1)
@@ -637,6 +640,18 @@ class Packers(Unit):
         x0, y0, z0 = st.tpg
         reads = g(f"PACK_COUNTERS_SEC{i}_pack_reads_per_xy_plane")
         transposed = g(f"PACK_COUNTERS_SEC{i}_pack_yz_transposed")
+        inner, outer = (z0, y0) if transposed else (y0, z0)
+        # The state Advance() n times leaves for the next datum.
+        rows_n = (x0 + n) >> 4
+        if reads and inner < reads:
+            inner_n, outer_n = (inner + rows_n) % reads, outer + (inner + rows_n) // reads
+        else:
+            inner_n, outer_n = inner + rows_n, outer
+        tpg = [(x0 + n) & 15, outer_n, inner_n] if transposed else [(x0 + n) & 15, inner_n, outer_n]
+        mask_values = tuple(map(g, _EDGE_MASK_NAMES))
+        if mask_values == (0xFFFF, 0xFFFF, 0xFFFF, 0xFFFF):
+            st.tpg = tpg
+            return np.ones(n, dtype=bool)
         # Advance() n times from (x0, y0, z0): entry k is the state before datum k,
         # entry n the state left for the next datum.
         k = x0 + np.arange(n + 1, dtype=np.int64)
@@ -647,11 +662,8 @@ class Packers(Unit):
         else:  # it never equals pack_reads_per_xy_plane again: no wrap
             inner_k, outer_k = inner + rows, np.full(n + 1, outer, dtype=np.int64)
         y, z = (outer_k, inner_k) if transposed else (inner_k, outer_k)
-        st.tpg = [int(k[n] & 15), int(y[n]), int(z[n])]
+        st.tpg = tpg  # [k[n] & 15, y[n], z[n]]
         y, z = y[:n], z[:n]
-        mask_values = tuple(map(g, _EDGE_MASK_NAMES))
-        if mask_values == (0xFFFF, 0xFFFF, 0xFFFF, 0xFFFF):
-            return np.ones(n, dtype=bool)
         masks = np.array(mask_values, dtype=np.int64)
         row_map = self._row_map(g)
         if g("PCK_EDGE_TILE_FACE_SET_SELECT_enable"):
