@@ -76,8 +76,8 @@ class WaitGate:
         if self.opcode == "SEMWAIT":
             sems = cop.sync.semaphores
             n = len(sems)
-            return ("SEMWAIT", self.cond_mask, tuple((i, sems[i].value, sems[i].max) for i in self.sem_indices
-                                                     if i < n))
+            return ("SEMWAIT", self.cond_mask, tuple([(i, sems[i].value, sems[i].max) for i in self.sem_indices
+                                                      if i < n]))
         if self.opcode == "STREAMWAIT":
             return ("STREAMWAIT", self.cond_mask, (self.stream[0], self.pending, self.stream[1]))
         return (self.opcode, self.cond_mask, self.pending)
