@@ -21,6 +21,8 @@ from .mop import MOP_CFG_OPCODE, MOP_OPCODE, MopExpander
 from .replay import REPLAY_OPCODE, ReplayExpander
 
 FIFO_DEPTH = 32
+# words the MOP or replay expander takes (never passed on as they arrive)
+_EXPANDER_OPCODES = frozenset((MOP_CFG_OPCODE, MOP_OPCODE, REPLAY_OPCODE))
 
 
 class TensixThread:
@@ -134,12 +136,18 @@ class TensixThread:
         dispatch = cop.dispatch
         gate = self.gate
         moved = False
+        replay = self.replay
         while limit is None or limit > 0:
             item = self.held
             if item is None:
-                item = self._next()
-                if item is None:
-                    return moved
+                fifo = self.fifo
+                if (fifo and not self.mid and self.mop.active is None and not replay.play_left
+                        and not replay.record_left and (fifo[0][0] >> 24) not in _EXPANDER_OPCODES):
+                    item = fifo.popleft()  # what _next() returns here, without its calls
+                else:
+                    item = self._next()
+                    if item is None:
+                        return moved
                 moved = True
             word = item[0]
             entry = dispatch.get(word)
