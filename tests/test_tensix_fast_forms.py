@@ -155,22 +155,63 @@ def _tpg_arrays(x0, y0, z0, n, reads, transposed):
     return [int(k[n] & 15), int(y[n]), int(z[n])]
 
 
+def _keep_arrays(g, i, x0, y0, z0, n, col):
+    """The array form of EdgeMasking.md's per-datum keep bits (what _edge_mask computed
+    for every configuration before its early exits)."""
+    reads = g(f"PACK_COUNTERS_SEC{i}_pack_reads_per_xy_plane")
+    transposed = g(f"PACK_COUNTERS_SEC{i}_pack_yz_transposed")
+    k = x0 + np.arange(n + 1, dtype=np.int64)
+    rows = k >> 4
+    inner, outer = (z0, y0) if transposed else (y0, z0)
+    if reads and inner < reads:
+        inner_k, outer_k = (inner + rows) % reads, outer + (inner + rows) // reads
+    else:
+        inner_k, outer_k = inner + rows, np.full(n + 1, outer, dtype=np.int64)
+    y, z = (outer_k, inner_k) if transposed else (inner_k, outer_k)
+    y, z = y[:n], z[:n]
+    masks = np.array([g(f"PCK_EDGE_OFFSET_SEC{c}_mask") for c in range(4)], dtype=np.int64)
+    row_map = np.array([[g(f"TILE_ROW_SET_MAPPING_{b}_row_set_mapping_{j}") for j in range(16)]
+                        for b in range(4)], dtype=np.int64)
+    if g("PCK_EDGE_TILE_FACE_SET_SELECT_enable"):
+        zz = g(f"DEST_TARGET_REG_CFG_PACK_SEC{i}_ZOffset") + z
+        a_sel = (g("PCK_EDGE_TILE_FACE_SET_SELECT_select") >> (2 * i)) & 3
+        face_map = np.array([g(f"TILE_FACE_SET_MAPPING_{a_sel}_face_set_mapping_{j}") for j in range(16)],
+                            dtype=np.int64)
+        b = face_map[zz & 15]
+    else:
+        b = np.full(n, (g("PCK_EDGE_TILE_ROW_SET_SELECT_select") >> (2 * i)) & 3, dtype=np.int64)
+    c = row_map[b, y & 15]
+    return ((masks[c] >> col) & 1).astype(bool)
+
+
 @settings(max_examples=80, deadline=None)
 @given(st.integers(0, 15), st.integers(0, 40), st.integers(0, 40), st.integers(0, 1100), st.integers(0, 20),
-       st.booleans(), st.booleans())
-def test_edge_mask_tile_position_advance(x0, y0, z0, n, reads, transposed, all_ones):
+       st.booleans(), st.integers(0, 3), st.lists(st.sampled_from([0xFFFF, 0x00FF, 0x7FFF, 0]), min_size=4,
+                                                  max_size=4),
+       st.integers(0, 2**32 - 1), st.integers(0, 1), st.integers(0, 255), st.integers(0, 2**32 - 1))
+def test_edge_mask_matches_the_array_form(x0, y0, z0, n, reads, transposed, i, masks, row_map_word, face_sets,
+                                          select, face_word):
     tile = Tile("wormhole_b0")
     cop = tile.tensix
     cfg = cop.config
-    cfg.set("PACK_COUNTERS_SEC0_pack_reads_per_xy_plane", reads)
-    cfg.set("PACK_COUNTERS_SEC0_pack_yz_transposed", int(transposed))
+    cfg.set(f"PACK_COUNTERS_SEC{i}_pack_reads_per_xy_plane", reads)
+    cfg.set(f"PACK_COUNTERS_SEC{i}_pack_yz_transposed", int(transposed))
     for c in range(4):
-        cfg.set(f"PCK_EDGE_OFFSET_SEC{c}_mask", 0xFFFF if all_ones else 0x00FF)
+        cfg.set(f"PCK_EDGE_OFFSET_SEC{c}_mask", masks[c])
+    for b in range(4):
+        for j in range(16):
+            cfg.set(f"TILE_ROW_SET_MAPPING_{b}_row_set_mapping_{j}", (row_map_word >> (2 * ((j + 3 * b) % 16))) & 3)
+            cfg.set(f"TILE_FACE_SET_MAPPING_{b}_face_set_mapping_{j}", (face_word >> (2 * ((j + 5 * b) % 16))) & 3)
+    cfg.set("PCK_EDGE_TILE_FACE_SET_SELECT_enable", face_sets)
+    cfg.set("PCK_EDGE_TILE_FACE_SET_SELECT_select", select)
+    cfg.set("PCK_EDGE_TILE_ROW_SET_SELECT_select", select)
+    g = cfg.values[0].__getitem__
+    col = np.arange(n, dtype=np.int64) & 15
     pack = cop.pack
-    pack.state[0].tpg = [x0, y0, z0]
-    keep = pack._edge_mask(0, cfg.values[0].__getitem__, n, np.arange(n, dtype=np.int64) & 15)
-    assert keep.shape == (n,)
-    assert pack.state[0].tpg == _tpg_arrays(x0, y0, z0, n, reads, transposed)
+    pack.state[i].tpg = [x0, y0, z0]
+    keep = pack._edge_mask(i, g, n, col)
+    assert keep.dtype == bool and np.array_equal(keep, _keep_arrays(g, i, x0, y0, z0, n, col))
+    assert pack.state[i].tpg == _tpg_arrays(x0, y0, z0, n, reads, transposed)
 
 
 # -- the wait gate: held threads are asked again after any change ------------------------------

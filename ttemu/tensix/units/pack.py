@@ -647,33 +647,35 @@ class Packers(Unit):
             inner_n, outer_n = (inner + rows_n) % reads, outer + (inner + rows_n) // reads
         else:
             inner_n, outer_n = inner + rows_n, outer
-        tpg = [(x0 + n) & 15, outer_n, inner_n] if transposed else [(x0 + n) & 15, inner_n, outer_n]
+        st.tpg = [(x0 + n) & 15, outer_n, inner_n] if transposed else [(x0 + n) & 15, inner_n, outer_n]
         mask_values = tuple(map(g, _EDGE_MASK_NAMES))
         if mask_values == (0xFFFF, 0xFFFF, 0xFFFF, 0xFFFF):
-            st.tpg = tpg
             return np.ones(n, dtype=bool)
-        # Advance() n times from (x0, y0, z0): entry k is the state before datum k,
-        # entry n the state left for the next datum.
+        row_map = self._row_map(g)
+        face_sets = g("PCK_EDGE_TILE_FACE_SET_SELECT_enable")
+        if not face_sets:
+            row_set = (g("PCK_EDGE_TILE_ROW_SET_SELECT_select") >> (2 * i)) & 3
+            if all(mask_values[c] == 0xFFFF for c in self._row_map_cache[0][16 * row_set:16 * row_set + 16]):
+                return np.ones(n, dtype=bool)  # every row's mask keeps every column
+        # Advance() n times from (x0, y0, z0): entry k is the state before datum k
+        # (entry n, the state left for the next datum, is st.tpg above).
         k = x0 + np.arange(n + 1, dtype=np.int64)
         rows = k >> 4
-        inner, outer = (z0, y0) if transposed else (y0, z0)
         if reads and inner < reads:  # the inner counter wraps at pack_reads_per_xy_plane
             inner_k, outer_k = (inner + rows) % reads, outer + (inner + rows) // reads
         else:  # it never equals pack_reads_per_xy_plane again: no wrap
             inner_k, outer_k = inner + rows, np.full(n + 1, outer, dtype=np.int64)
         y, z = (outer_k, inner_k) if transposed else (inner_k, outer_k)
-        st.tpg = tpg  # [k[n] & 15, y[n], z[n]]
         y, z = y[:n], z[:n]
         masks = np.array(mask_values, dtype=np.int64)
-        row_map = self._row_map(g)
-        if g("PCK_EDGE_TILE_FACE_SET_SELECT_enable"):
+        if face_sets:
             zz = g(f"DEST_TARGET_REG_CFG_PACK_SEC{i}_ZOffset") + z
             a_sel = (g("PCK_EDGE_TILE_FACE_SET_SELECT_select") >> (2 * i)) & 3
             face_map = np.array([g(f"TILE_FACE_SET_MAPPING_{a_sel}_face_set_mapping_{j}") for j in range(16)],
                                 dtype=np.int64)
             b = face_map[zz & 15]
         else:
-            b = np.full(n, (g("PCK_EDGE_TILE_ROW_SET_SELECT_select") >> (2 * i)) & 3, dtype=np.int64)
+            b = np.full(n, row_set, dtype=np.int64)
         c = row_map[b, y & 15]
         return ((masks[c] >> col) & 1).astype(bool)
 
