@@ -263,6 +263,7 @@ class Packers(Unit):
         self.set_reg_base = [0, 0]
         self.set_reg_hi_scaler = [0, 0, 0, 0]
         self._row_map_cache = None  # (field values, array): see _row_map
+        self._early = {}  # early_from_config's arguments -> its result (see _early_config)
 
     # -- sideband interface ------------------------------------------------------------
     @property
@@ -520,11 +521,14 @@ class Packers(Unit):
                 and not g("PCK_DEST_RD_CTRL_Read_int8")):
             return read_32b, inter_code, late_from, (Repr.DST32_FP32 if read_32b else Repr.DST16_BF16), _I.FP16, \
                 ROUND10
-        repr_, inter, mode = early_from_config(
-            read_32b_data=read_32b, read_raw=bool(g("PCK_DEST_RD_CTRL_Read_int8")),
-            round_10b_mant=bool(g("PCK_DEST_RD_CTRL_Round_10b_mant")),
-            read_unsigned=bool(g("PCK_DEST_RD_CTRL_Read_unsigned")), intermediate_code=inter_code,
-            late_from=late_from, late_to=out_fmt)
+        key = (read_32b, bool(g("PCK_DEST_RD_CTRL_Read_int8")), bool(g("PCK_DEST_RD_CTRL_Round_10b_mant")),
+               bool(g("PCK_DEST_RD_CTRL_Read_unsigned")), inter_code, late_from, out_fmt)
+        early = self._early.get(key)
+        if early is None:  # early_from_config is a function of these alone (one that raises is asked again)
+            early = self._early[key] = early_from_config(
+                read_32b_data=key[0], read_raw=key[1], round_10b_mant=key[2], read_unsigned=key[3],
+                intermediate_code=inter_code, late_from=late_from, late_to=out_fmt)
+        repr_, inter, mode = early
         return read_32b, inter_code, late_from, repr_, inter, mode
 
     def _pipeline(self, t, i, g, bank, what, from_dst, a, in_code, out_fmt, acc, remap=(0, 0)):
@@ -766,8 +770,8 @@ class Packers(Unit):
             e = v & 0xFF
         else:  # 8-bit exponents, and INT32 bitcast to FP32
             e = (v >> 23) & 0xFF
-        cfg = self.cop.config
-        if any(cfg.thread_get(k, "ENABLE_ACC_STATS_Enable") for k in range(3)):
+        tv = self.cop.config.thread_values  # ThreadConfig[k].ENABLE_ACC_STATS_Enable for any thread k
+        if tv[0]["ENABLE_ACC_STATS_Enable"] or tv[1]["ENABLE_ACC_STATS_Enable"] or tv[2]["ENABLE_ACC_STATS_Enable"]:
             counts = np.bincount((e & 31).astype(np.int64), minlength=32)
             h = self.exponent_histogram[i].astype(np.int64) + counts
             self.exponent_histogram[i] = np.minimum(h, 255).astype(np.uint8)
