@@ -210,7 +210,12 @@ def test_edge_mask_matches_the_array_form(x0, y0, z0, n, reads, transposed, i, m
     pack = cop.pack
     pack.state[i].tpg = [x0, y0, z0]
     keep = pack._edge_mask(i, g, n, col)
-    assert keep.dtype == bool and np.array_equal(keep, _keep_arrays(g, i, x0, y0, z0, n, col))
+    want = _keep_arrays(g, i, x0, y0, z0, n, col)
+    if keep is None:  # every datum kept, said without an array
+        assert want.all()
+        assert pack._edge_keeps_all(i, g)
+    else:
+        assert keep.dtype == bool and np.array_equal(keep, want)
     assert pack.state[i].tpg == _tpg_arrays(x0, y0, z0, n, reads, transposed)
 
 
@@ -227,3 +232,66 @@ def test_semwait_held_thread_released_by_a_direct_semaphore_change_and_kick():
     cop.sync.semaphores[0].value = 1  # a change the coprocessor did not see ...
     cop.kick()  # ... is looked at by the next kick
     assert t.held is None and t.issued == 2
+
+
+# -- PACR: FP32 from a 32-bit Dst through one row, without the conversion chain ------------------
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 1023), st.booleans(), st.booleans())
+def test_adj_row_matches_adj_rows(row, remap, swizzle):
+    from ttemu.tensix.regs.dst import adj_row, adj_rows
+    assert adj_row(row, remap, swizzle) == int(adj_rows(np.array([row]), remap, swizzle)[0])
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 1023), st.integers(0, 15), st.integers(1, 16), st.integers(0, 1), st.integers(0, 1),
+       st.lists(st.sampled_from([0, 0x7F80, 0x7F81, 0xFF80, 0x80, 0x8000, 0x7FFF, 0xFFFF, 1, 0x1234]) |
+                st.integers(0, 0xFFFF), min_size=64, max_size=64))
+def test_fp32_row_bytes_matches_the_conversion_chain(row, c0, n, remap, swizzle, words):
+    """The chain _pipeline ran for this case: adj_rows, Dst32b read, packer_early
+    (DST32_FP32 -> FP32, identity), packer_late (FP32 -> Float32), write_datums; the
+    histogram's exponents from the full values."""
+    from ttemu.tensix.formats import DataFormat, Intermediate, Repr, write_datums
+    from ttemu.tensix.formats.pack import EarlyMode, packer_early
+    from ttemu.tensix.formats.pack_late import packer_late
+    from ttemu.tensix.regs.dst import adj_rows
+    from ttemu.tensix.units.pack import fp32_row_bytes
+    n = min(n, 16 - c0)
+    rng = np.random.default_rng(row * 977 + c0)
+    bits = rng.integers(0, 1 << 16, size=(1024, 16), dtype=np.uint64).astype(np.uint16)
+    adj = int(adj_rows(np.array([row]), bool(remap), bool(swizzle))[0])
+    bits[adj, :] = words[:16]
+    bits[adj + 8, :] = words[16:32]
+    a = ((row << 4) + c0 + np.arange(n, dtype=np.int64)) & 0x3FFF
+    r, col = a >> 4, a & 15
+    ad = adj_rows(r, bool(remap), bool(swizzle))
+    raw = (bits[ad, col].astype(np.uint32) << 16) | bits[ad + 8, col].astype(np.uint32)
+    v = packer_early(raw, Repr.DST32_FP32, Intermediate.FP32, EarlyMode.IDENTITY)
+    datums, _ = packer_late(v, Intermediate.FP32, DataFormat.Float32, bfp_overflow="saturate")
+    want = write_datums(datums, DataFormat.Float32).tobytes()
+    hb, data = fp32_row_bytes(bits, (row, c0, n), (remap, swizzle))
+    assert data == want
+    assert np.array_equal((hb >> 7) & 0xFF, (v >> 23) & 0xFF)
+
+
+def test_pack_store_writes_l1_and_drops_translated_code_like_the_array_form():
+    """Packers._store's bytearray form against the numpy form it replaced: the same L1
+    bytes, and every translated word it overwrites forgotten."""
+    from ttemu.tensix.units.pack import Stream
+    tile = Tile("wormhole_b0")
+    pack = tile.tensix.pack
+    dropped = []
+    tile.invalidate_code = lambda addr: dropped.append(addr) or tile.is_code.__setitem__(addr >> 2, 0)
+    tile.is_code[0x1004 >> 2] = 1
+    tile.is_code[0x100C >> 2] = 1
+    tile.is_code[0x1010 >> 2] = 1  # beyond the 16 bytes written
+    s = Stream()
+    s.byte_address = 0x1000
+    payload = bytes(range(7, 7 + 20))
+    s.buf.extend(payload)
+    before = np.frombuffer(bytes(tile.l1), dtype=np.uint8).copy()
+    pack._store(None, 0, s, None, False, "t")
+    ref = before.copy()
+    ref[0x1000:0x1010] = np.frombuffer(payload[:16], dtype=np.uint8)  # the array form's write
+    assert np.array_equal(np.frombuffer(bytes(tile.l1), dtype=np.uint8), ref)
+    assert dropped == [0x1004, 0x100C] and bytes(s.buf) == payload[16:] and s.byte_address == 0x1010
+    assert pack.state[0].writes == 1

@@ -41,6 +41,16 @@ def adj_rows(rows, remap=False, swizzle=False):
     return ((rows & 0x1F8) << 1) | (rows & 0x207)
 
 
+def adj_row(row: int, remap=False, swizzle=False) -> int:
+    """:func:`adj_rows` for one row index (a Python int)."""
+    row &= 0x3FF
+    if remap:
+        row = (row & 0x3C7) ^ ((row & 0x030) >> 1) ^ ((row & 0x008) << 2)
+    if swizzle:
+        row = (row & 0x3F3) ^ ((row & 0x018) >> 1) ^ ((row & 0x004) << 1)
+    return ((row & 0x1F8) << 1) | (row & 0x207)
+
+
 class Dst:
     def __init__(self):
         self.bits = np.zeros((ROWS, COLS), dtype=np.uint16)
