@@ -295,3 +295,56 @@ def test_pack_store_writes_l1_and_drops_translated_code_like_the_array_form():
     assert np.array_equal(np.frombuffer(bytes(tile.l1), dtype=np.uint8), ref)
     assert dropped == [0x1004, 0x100C] and bytes(s.buf) == payload[16:] and s.byte_address == 0x1010
     assert pack.state[0].writes == 1
+
+
+# -- Config derived values: kept until a word they read is written ---------------------------
+@settings(max_examples=40, deadline=None)
+@given(st.sampled_from(["wormhole_b0", "blackhole"]),
+       st.lists(st.tuples(st.sampled_from(["PCK_EDGE_OFFSET_SEC0_mask", "PCK_EDGE_OFFSET_SEC1_mask",
+                                           "PCK_EDGE_OFFSET_SEC3_mask", "TILE_ROW_SET_MAPPING_0_row_set_mapping_3",
+                                           "TILE_ROW_SET_MAPPING_2_row_set_mapping_15",
+                                           "PCK_EDGE_TILE_FACE_SET_SELECT_enable",
+                                           "PCK_EDGE_TILE_ROW_SET_SELECT_select", "forget_all"]),
+                          st.sampled_from([0, 1, 2, 3, 0xFF, 0xFFFF]), st.integers(0, 3), st.integers(0, 1)),
+                max_size=25))
+def test_edge_keeps_all_kept_value_matches_a_fresh_read(arch, writes):
+    """Packers._edge_keeps_all keeps its answer in the bank's field values
+    (_FieldValues.derived); after any sequence of writes it equals the answer computed
+    from the fields afresh."""
+    tile = Tile(arch)
+    cop = tile.tensix
+    cfg = cop.config
+    pack = cop.pack
+    n_packers = len(cop.arch.packers.sections)
+    for c in range(4):
+        if f"PCK_EDGE_OFFSET_SEC{c}_mask" in cfg.fields:
+            cfg.set(f"PCK_EDGE_OFFSET_SEC{c}_mask", 0xFFFF)
+    for name, value, i, bank in writes:
+        i %= n_packers
+        if name == "forget_all":
+            cfg.cfg[bank, :] = 0
+            cfg.forget_all()
+        elif name in cfg.fields:
+            cfg.set(name, value & ((1 << cfg.fields[name][2]) - 1), bank)
+        for b in (0, 1):
+            g = cfg.values[b].__getitem__
+            assert pack._edge_keeps_all(i, g) == pack._edge_keeps_all_now(i, g), (name, i, b)
+
+
+# -- the wait gate: a latched SEMWAIT re-checked in one pass ----------------------------------
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 255), st.integers(0, 3), st.lists(st.tuples(st.integers(0, 15), st.integers(0, 15)),
+                                                        min_size=8, max_size=8))
+def test_semwait_recheck_matches_refresh_then_hold_state(sem_mask, cond, sems):
+    from ttemu.tensix.frontend.gate import WaitGate
+    tile = Tile("wormhole_b0")
+    cop = tile.tensix
+    for sem, (value, top) in zip(cop.sync.semaphores, sems):
+        sem.value, sem.max = value, top
+    old, new = WaitGate(), WaitGate()
+    for g in (old, new):
+        g.latch_semwait(0x40, sem_mask, cond)
+    old.refresh(cop, 0)
+    want = old.hold_state(cop) if old.opcode is not None else None
+    assert new.semwait_recheck(cop) == want
+    assert (new.opcode, new.checked) == (old.opcode, old.checked)

@@ -81,7 +81,7 @@ from ..formats import (
     to_fp16_round10,
     write_datums,
 )
-from ..regs.adc import PACKERS
+from ..regs.adc import PACKERS, WIDTHS
 from ..regs.dst import adj16, adj_row, adj_rows
 from . import Unit, op
 
@@ -99,6 +99,11 @@ _ADDR_MOD_PACK_NAMES = tuple(tuple(tuple(f"ADDR_MOD_PACK_SEC{n}_{f}{side}{g}" fo
                                    for side in ("src", "dst")) for n in range(4))
 _EDGE_MASK_NAMES = tuple(f"PCK_EDGE_OFFSET_SEC{c}_mask" for c in range(4))
 _ROW_MAP_NAMES = tuple(f"TILE_ROW_SET_MAPPING_{b}_row_set_mapping_{j}" for b in range(4) for j in range(16))
+_Y_MASK = (1 << WIDTHS["Y"]) - 1
+_Z_MASK = (1 << WIDTHS["Z"]) - 1
+#: every field Packers._edge_keeps_all reads
+_EDGE_KEEP_NAMES = _EDGE_MASK_NAMES + _ROW_MAP_NAMES + ("PCK_EDGE_TILE_FACE_SET_SELECT_enable",
+                                                        "PCK_EDGE_TILE_ROW_SET_SELECT_select")
 U32 = np.uint32
 _F = DataFormat
 _I = Intermediate
@@ -402,17 +407,17 @@ class Packers(Unit):
             c0 = self.cop.adcs.channel(i, PACKERS, 0)
             c1 = self.cop.adcs.channel(i, PACKERS, 1)
             for ch, (y_clear, y_cr, y_incr, z_clear, z_incr) in ((c0, names[0]), (c1, names[1])):
+                # (Channel.set's truncation to the counter widths, inline)
                 if tg(y_clear):
                     ch.Y = ch.Y_Cr = 0
                 elif tg(y_cr):
-                    ch.set("Y_Cr", ch.Y_Cr + tg(y_incr))
-                    ch.Y = ch.Y_Cr
+                    ch.Y = ch.Y_Cr = (ch.Y_Cr + tg(y_incr)) & _Y_MASK
                 else:
-                    ch.set("Y", ch.Y + tg(y_incr))
+                    ch.Y = (ch.Y + tg(y_incr)) & _Y_MASK
                 if tg(z_clear):
                     ch.Z = ch.Z_Cr = 0
                 else:
-                    ch.set("Z", ch.Z + tg(z_incr))
+                    ch.Z = (ch.Z + tg(z_incr)) & _Z_MASK
 
     def _pack_one(self, t, i, g, bank, which_adc, p0_initial, zero_write, flush, last, intf=1, intf_rows=1,
                   zero_special=False, remap=(0, 0)):
@@ -695,7 +700,11 @@ class Packers(Unit):
     def _edge_keeps_all(self, i, g):
         """Does every EdgeMask a datum can reach keep every column (no arrays needed)?
         True when all four masks are 0xFFFF, or (without face sets) every row of the
-        packer's row set maps to a mask that is."""
+        packer's row set maps to a mask that is. Kept with the bank's field values until
+        one of the fields it reads is written."""
+        return g.__self__.derived(("edge_keeps_all", i), _EDGE_KEEP_NAMES, lambda: self._edge_keeps_all_now(i, g))
+
+    def _edge_keeps_all_now(self, i, g):
         mask_values = tuple(map(g, _EDGE_MASK_NAMES))
         if mask_values == (0xFFFF, 0xFFFF, 0xFFFF, 0xFFFF):
             return True
