@@ -348,3 +348,56 @@ def test_semwait_recheck_matches_refresh_then_hold_state(sem_mask, cond, sems):
     want = old.hold_state(cop) if old.opcode is not None else None
     assert new.semwait_recheck(cop) == want
     assert (new.opcode, new.checked) == (old.opcode, old.checked)
+
+
+# -- UNPACR: the configuration view kept until a word it read is written ----------------------
+_VIEW_FIELDS = ["THCON_SEC{u}_REG0_TileDescriptor", "THCON_SEC{u}_REG2_Out_data_format",
+                "THCON_SEC{u}_REG3_Base_address", "THCON_SEC{u}_REG7_Offset_address",
+                "THCON_SEC{u}_REG2_Tileize_mode", "THCON_SEC{u}_REG2_Upsample_rate",
+                "UNP{u}_ADDR_CTRL_XY_REG_1_Ystride", "THCON_SEC{u}_REG2_Unpack_limit_address",
+                "THCON_SEC{u}_REG5_Tile_x_dim_cntx0", "THCON_SEC{u}_REG2_Disable_zero_compress_cntx0",
+                "ALU_FORMAT_SPEC_REG0_SrcAUnsigned", "PCK_EDGE_OFFSET_SEC0_mask"]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.sampled_from(["wormhole_b0", "blackhole"]), st.integers(0, 1), st.integers(0, 1), st.booleans(),
+       st.lists(st.tuples(st.sampled_from(_VIEW_FIELDS + ["descriptor_word1", "thread"]), st.integers(0, 2**32 - 1),
+                          st.integers(0, 1)), min_size=1, max_size=12))
+def test_unpack_view_kept_until_a_word_it_read_is_written(arch, u, bank, multi, steps):
+    """Unpackers._view keeps its view in the bank's field values (_FieldValues.keep, with
+    the fields it read and the TileDescriptor words); after any writes it equals a view
+    built afresh."""
+    from ttemu.errors import UndefinedBehaviour, Unimplemented
+    tile = Tile(arch)
+    cop = tile.tensix
+    cfg = cop.config
+    unp = cop.unpack
+    for b in (0, 1):
+        cfg.write_word(b, unp.descriptor_word[u], 1 << 4 | 5)  # uncompressed Float16_b
+        cfg.set(f"THCON_SEC{u}_REG2_Out_data_format", 5, b)
+        if f"THCON_SEC{u}_REG2_Disable_zero_compress_cntx0" in cfg.fields:
+            cfg.set(f"THCON_SEC{u}_REG2_Disable_zero_compress_cntx0", 1, b)
+    key = ("unpack_view", 0, u, multi, 0)
+    for name, value, other_bank in steps:
+        unp._view(0, u, bank, multi, 0)  # kept
+        wbank = bank if other_bank == 0 else 1 - bank
+        if name == "descriptor_word1":
+            cfg.write_word(wbank, unp.descriptor_word[u] + 1, value)
+        elif name == "thread":
+            cfg.thread_set_word(0, 0, value & 0xFFFF)
+        else:
+            name = name.format(u=u)
+            if name not in cfg.fields:
+                continue
+            index, shift, width = cfg.fields[name]
+            if name.endswith("TileDescriptor"):
+                value = value & ~0xF | 1 << 4 | 5
+            cfg.set(name, value & ((1 << width) - 1), wbank)
+        try:
+            kept = unp._view(0, u, bank, multi, 0)
+        except (Unimplemented, UndefinedBehaviour):  # (a view that stops the run is not kept)
+            assert key not in cfg.values[bank]
+            return
+        cfg.values[bank].pop(key, None)
+        fresh = unp._view(0, u, bank, multi, 0)
+        assert vars(kept) == vars(fresh), name

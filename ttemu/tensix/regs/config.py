@@ -68,20 +68,28 @@ class _FieldValues(dict):
         ``key`` until a word holding one of them is written."""
         value = self.get(key, _NONE)
         if value is _NONE:
-            value = self[key] = fn()
-            fields = self.fields
-            by_word = self.derived_by_word
-            for name in names:
-                entry = fields.get(name)  # (a field the arch lacks is never written)
-                if entry is None:
-                    continue
-                index = entry[0]
-                keys = by_word.get(index)
-                if keys is None:
-                    by_word[index] = {key}
-                else:
-                    keys.add(key)
+            value = fn()
+            self.keep(key, value, names)
         return value
+
+    def keep(self, key: tuple, value, names=(), words=()) -> None:
+        """Keep a derived ``value`` under ``key`` (``self.get(key)`` returns it) until a
+        word holding one of the fields ``names``, or one of the word indices ``words``,
+        is written."""
+        self[key] = value
+        fields = self.fields
+        by_word = self.derived_by_word
+        indices = set(words)
+        for name in names:
+            entry = fields.get(name)  # (a field the arch lacks is never written)
+            if entry is not None:
+                indices.add(entry[0])
+        for index in indices:
+            keys = by_word.get(index)
+            if keys is None:
+                by_word[index] = {key}
+            else:
+                keys.add(key)
 
     def __missing__(self, name):
         index, shift, width = self.fields[name]

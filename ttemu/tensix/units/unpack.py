@@ -155,9 +155,6 @@ class Unpackers(Unit):
         self.descriptor_word = tuple(cop.config.fields[f"THCON_SEC{u}_REG0_TileDescriptor"][0] for u in (0, 1))
         #: ``Unpackers[i].ContextCounter[thread]`` (uint3).
         self.context_counter = [[0, 0, 0], [0, 0, 0]]
-        #: (thread, unpacker, bank, MultiContextMode, context) -> (config versions,
-        #: _UnpackView), see _view.
-        self._views = {}
         #: unpack_convert argument sets (formats, flags) that convert without stopping the run
         self._formats_ok = set()
 
@@ -520,17 +517,21 @@ class Unpackers(Unit):
 
     def _view(self, thread, u, bank, MultiContextMode, ctx):
         """The configuration-derived values of an UNPACR (UNPACR_Regular.md) for this
-        thread, unpacker, bank and context, kept until a configuration write (Config or
-        ThreadConfig)."""
+        thread, unpacker, bank and context, kept with the bank's field values until a
+        write to a Config word they were read from, or any ThreadConfig write."""
         cfg = self.cop.config
-        key = (thread, u, bank, bool(MultiContextMode), ctx)
-        hit = self._views.get(key)
-        if hit is not None and hit[0] == cfg.version and hit[1] == cfg.thread_version:
-            return hit[2]
+        values = cfg.values[bank]
+        key = ("unpack_view", thread, u, bool(MultiContextMode), ctx)
+        hit = values.get(key)
+        if hit is not None and hit[0] == cfg.thread_version:
+            return hit[1]
         sec = f"THCON_SEC{u}_"
         unp = f"UNP{u}_"
+        read = []  # the fields read, which the view depends on
 
-        g = cfg.values[bank].__getitem__  # cfg.get(name, bank)
+        def g(name):  # cfg.get(name, bank)
+            read.append(name)
+            return values[name]
 
         v = _UnpackView()
         desc = v.desc = tile_descriptor([cfg.word(self.descriptor_word[u] + k, bank) for k in range(4)])
@@ -607,7 +608,7 @@ class Unpackers(Unit):
         v.context_count = g(f"{sec}REG2_Context_count")
         v.base_row = (cfg.thread_get(thread, "SRCB_SET_Base" if u else "SRCA_SET_Base") << 4) & 0x3F
         v.src_reg_set_upd = g(f"{sec}REG2_Unpack_Src_Reg_Set_Upd")
-        self._views[key] = (cfg.version, cfg.thread_version, v)
+        values.keep(key, (cfg.thread_version, v), read, [self.descriptor_word[u] + k for k in range(4)])
         return v
 
     def _read_l1(self, t, u, byte_addr, bits, bit_shift, check_only=False):
