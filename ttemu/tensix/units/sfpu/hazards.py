@@ -278,11 +278,15 @@ def lreg_access(unit, ins) -> tuple[frozenset, frozenset]:
     """(LRegs read, LRegs written) by ``ins`` executed now on ``unit`` (a VectorUnit),
     per :data:`LREG_ACCESS`. Call before executing it (indirect operands read LReg[7]).
     Results that do not depend on LReg / LaneConfig contents are cached per instruction
-    signature."""
+    signature (and on the Insn itself: Insns are not changed once they run)."""
+    hit = ins.access
+    if hit is not None:
+        return hit
     key = (ins.mnemonic, ins.mod, ins.vd, ins.vc, ins.vb, ins.va, ins.macro,
            ins.imm & 1 if ins.mnemonic == "SFPLOADMACRO" else 0)
     hit = _CACHE.get(key)
     if hit is not None:
+        ins.access = hit
         return hit
     spec = entry_for(ins)
     vd = load_vd(ins)
@@ -308,7 +312,7 @@ def lreg_access(unit, ins) -> tuple[frozenset, frozenset]:
     if not dynamic[0]:
         if len(_CACHE) > 4096:
             _CACHE.clear()
-        _CACHE[key] = result
+        _CACHE[key] = ins.access = result
     return result
 
 

@@ -70,18 +70,48 @@ class Scheduled:
 
 class MacroOps:
     # -- the issue path (every thread-issued Vector Unit instruction) --------------------
-    def issue(self, t, mnemonic: str, fields) -> None:
-        fields = dict(fields)
-        fields.pop("self", None)
-        fields.pop("t", None)
+    def issue(self, t, mnemonic: str, values: tuple) -> None:
+        """Thread ``t`` issues ``mnemonic`` with field ``values`` (in the order of
+        ``issue_fields[mnemonic]``). The :class:`Insn` is built once per distinct
+        instruction (mnemonic, fields, thread and word) and reused: nothing changes an
+        issued Insn."""
+        word = getattr(t, "word", None)
+        key = (mnemonic, values, t.index, word)
+        insns = self.issued_insns
+        ins = insns.get(key)
+        if ins is None:
+            ins = self._issued_insn(t, mnemonic, values, word)
+            if len(insns) >= 4096:
+                insns.clear()
+            insns[key] = ins
+        if self.swap_stall or self.pre_ran or self.scheduled:
+            self._issue_timed(t, ins)
+            return
+        # nothing scheduled by SFPLOADMACRO, no SFPSWAP stall: the instruction just runs
+        cycle = self.hz_now = self.hz_cycle(t, False)
+        self.hz_run(ins, cycle)
+        vd = ins.vd
+        if vd is not None and vd >= 12:
+            self.backdoor(ins)
+        if mnemonic == "SFPSWAP":
+            self.swap_stall = True
+        elif self.scheduled:  # an SFPLOADMACRO
+            self.run_due()
+
+    def _issued_insn(self, t, mnemonic: str, values: tuple, word) -> Insn:
+        fields = dict(zip(self.issue_fields[mnemonic], values))
         masks = self.field_masks.get(mnemonic)
         if masks:
             for name, mask in masks.items():
                 fields[name] &= mask
         ins = Insn(mnemonic, fields, t.index, own=True)
-        word = getattr(t, "word", None)
         if type(word) is int and word >> 24 == self.cop.table.by_mnemonic[mnemonic].opcode:
             ins.word = word
+        return ins
+
+    def _issue_timed(self, t, ins: Insn) -> None:
+        """The issue path with SFPLOADMACRO-scheduled work or an SFPSWAP stall (module doc)."""
+        mnemonic = ins.mnemonic
         stalled = self.swap_stall and mnemonic != "SFPNOP"
         cycle = self.hz_cycle(t, stalled)  # hazards.py: the cycle this instruction runs in
         if self.swap_stall:
@@ -108,9 +138,12 @@ class MacroOps:
         self.run_due()
 
     def execute(self, ins: Insn) -> None:
-        fn = self.variants.get(ins.mnemonic)
+        fn = self.executors.get(ins.mnemonic)
         if fn is None:
-            fn = getattr(self, "x_" + ins.mnemonic)
+            fn = self.variants.get(ins.mnemonic)
+            if fn is None:
+                fn = getattr(self, "x_" + ins.mnemonic)
+            self.executors[ins.mnemonic] = fn
         fn(ins)
 
     def x_SFPNOP(self, ins):

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .fp import ONE, fma, lut8_to_fp32, lut16_to_fp32
+from .fp import ONE, fma, fma_rows, lut8_to_fp32, lut16_to_fp32
 from .state import LANES, U32
 
 ABS = U32(0x7FFFFFFF)
@@ -27,9 +27,9 @@ class MadOps:
         mask = self.gate(ins) & self.lane_enabled()
         if ins.mod & 4:
             a = self.lreg[self.lreg[7] & 15, LANES]
+            d = fma(a, self.lreg[ins.vb], self.lreg[ins.vc])
         else:
-            a = self.lreg[ins.va]
-        d = fma(a, self.lreg[ins.vb], self.lreg[ins.vc])
+            d = fma_rows(self.lreg.take((ins.va, ins.vb, ins.vc), axis=0))
         self._mad_write(ins, d, mask, bool(ins.mod & 8))
 
     def x_SFPADD(self, ins):
@@ -44,15 +44,22 @@ class MadOps:
         """SFPADDI.md: ``VD = BF16ToFP32(Imm16) * 1.0 + VC`` with ``VC = VD``."""
         mask = self.gate(ins) & self.lane_enabled()
         vc = ins.vd if ins.vc is None else ins.vc
-        d = fma(np.full(32, (ins.imm & 0xFFFF) << 16, dtype=U32), np.full(32, ONE, dtype=U32),
-                self.lreg[vc])
+        x = np.empty((3, 32), dtype=U32)
+        x[0] = (ins.imm & 0xFFFF) << 16
+        x[1] = ONE
+        x[2] = self.lreg[vc]
+        d = fma_rows(x)
         self._mad_write(ins, d, mask, bool(ins.mod & 8))
 
     def x_SFPMULI(self, ins):
         """SFPMULI.md: ``VD = BF16ToFP32(Imm16) * VC + 0.0`` with ``VC = VD``."""
         mask = self.gate(ins) & self.lane_enabled()
         vc = ins.vd if ins.vc is None else ins.vc
-        d = fma(np.full(32, (ins.imm & 0xFFFF) << 16, dtype=U32), self.lreg[vc], np.zeros(32, dtype=U32))
+        x = np.empty((3, 32), dtype=U32)
+        x[0] = (ins.imm & 0xFFFF) << 16
+        x[1] = self.lreg[vc]
+        x[2] = 0
+        d = fma_rows(x)
         self._mad_write(ins, d, mask, bool(ins.mod & 8))
 
     def _abs_l3(self):

@@ -94,6 +94,8 @@ class VectorState:
         self.scheduled = []
         self.pre_ran = set()
         self.swap_stall = False
+        self.issued_insns = {}  # (mnemonic, field values, thread, word) -> its Insn (macro.py)
+        self.executors = {}  # mnemonic -> the method executing it (macro.py)
         self.hz_reset()  # hazards.py: nothing pending after reset
 
     # -- lane predication -------------------------------------------------------------
