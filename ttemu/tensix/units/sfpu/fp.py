@@ -67,6 +67,10 @@ try:  # numpy's floating-point error state, set without np.errstate's per-use ob
     _FP_QUIET = _make_extobj(all="ignore")
 except ImportError:  # pragma: no cover - another numpy layout: the public (slower) way
     _FP_STATE = None
+try:  # np.count_nonzero without its Python wrapper
+    from numpy._core.multiarray import count_nonzero as _count_nonzero
+except ImportError:  # pragma: no cover
+    _count_nonzero = np.count_nonzero
 
 #: the tie between the largest FP32 denormal and 2**-126 (FP32 ties further down round to
 #: denormals either way, which are written as +0)
@@ -83,8 +87,8 @@ def fma_rows(x) -> np.ndarray:
     ``v``: it cannot be on the other side of a tie, which float64 represents), so
     only ties matter: between two normal FP32 values (low 29 fraction bits 0x10000000),
     or :data:`_DENORMAL_TIE` (a tie between two denormals is flushed to +0 either way).
-    TwoSum's error term tells whether a tie is exact. A non-finite ``s`` (any NaN or
-    infinity input) also needs the careful form. Ties need the low 28 fraction bits
+    TwoSum's error term tells whether a tie is exact. A non-finite ``s`` (from any NaN
+    or infinity input) needs the careful form. Ties need the low 28 fraction bits
     zero, so a lane without them needs no more checks; when no lane needs the careful
     form, ``s`` is rounded to FP32 directly and a denormal or zero result written as
     +0; otherwise :func:`_fma_stacked` computes all lanes."""
@@ -113,15 +117,17 @@ def _fma_rows(x, n, k):
     p, c = f[0] * f[1], f[2]
     s = p + c
     bits = s.view(np.uint64)
-    if np.count_nonzero(bits & low28) != n:  # some lane may be a tie (or not finite)
+    if _count_nonzero(bits & low28) != n:  # some lane may be a tie (or not finite)
+        mag = np.abs(s)
+        if _count_nonzero(mag < _INF) != n:  # NaN or infinity
+            return _fma_stacked(x)
         tie = (bits & low29) == half  # a tie between two normal FP32 values
-        tie |= np.abs(s) == _DENORMAL_TIE
-        tie |= ~np.isfinite(s)
-        if np.count_nonzero(tie):
+        tie |= mag == _DENORMAL_TIE
+        if _count_nonzero(tie):
             bp = s - p
-            e = (p - (s - bp)) + (c - bp)  # TwoSum: s + e is the exact sum (NaN if s is not finite)
+            e = (p - (s - bp)) + (c - bp)  # TwoSum: s + e is the exact sum
             e *= tie
-            if np.count_nonzero(e):
+            if _count_nonzero(e):
                 return _fma_stacked(x)
     r = s.astype(np.float32).view(U32)
     nz = r & exp1

@@ -16,8 +16,8 @@ U32 = np.uint32
 LANES = np.arange(32)
 COL = LANES & 7  # column in the 4x8 lane grid (LReg.md "Lane layout")
 ROW = LANES >> 3
-_ALL_LANES = np.ones(32, dtype=bool)  # gate()'s all-lanes answer (read-only)
-_ALL_LANES.setflags(write=False)
+ALL_LANES = np.ones(32, dtype=bool)  # gate()'s all-lanes answer (read-only)
+ALL_LANES.setflags(write=False)
 
 #: LReg[8], LReg[9], LReg[10], LReg[15] (read-only, LReg.md).
 CONST_0P8373 = 0x3F56594B
@@ -132,13 +132,39 @@ class VectorState:
             row_mask = (np.asarray(self.lane_config)[COL] >> ROW_MASK_SHIFT) & 0xF
             unmasked = view["unmasked"] = ~(((row_mask >> ROW.astype(U32)) & 1) != 0)
             unmasked.setflags(write=False)
+        if not np.count_nonzero(self.use_flags):
+            return unmasked  # (read-only)
         return unmasked & (~self.use_flags | self.flags)
+
+    def lanes_open(self, block_bit: int, all_lanes: bool = False) -> np.ndarray:
+        """``!LaneConfig[Lane].block_bit && (IsLaneEnabled(Lane) || all_lanes)`` per lane
+        (read-only; kept with the LaneConfig masks while UseLaneFlagsForLaneEnable is
+        false in every lane)."""
+        if all_lanes or not np.count_nonzero(self.use_flags):
+            view = self._lane_view()
+            key = ("open", block_bit, all_lanes)
+            out = view.get(key)
+            if out is None:
+                out = view[key] = ~self.cfg_bit(block_bit) & (self.lane_enabled() | all_lanes)
+                out.setflags(write=False)
+            return out
+        return ~self.cfg_bit(block_bit) & self.lane_enabled()
+
+    def dest_index_lanes(self):
+        """``ENABLE_DEST_INDEX && CAPTURE_DEFAULT_DEST_INDEX`` per lane, or None when no lane
+        has both (SFPLOAD's Dst index capture)."""
+        view = self._lane_view()
+        out = view.get("dest_index", False)
+        if out is False:
+            out = self.cfg_bit(ENABLE_DEST_INDEX) & self.cfg_bit(CAPTURE_DEFAULT_DEST_INDEX)
+            out = view["dest_index"] = out if out.any() else None
+        return out
 
     def gate(self, ins) -> np.ndarray:
         """``VD < 12 || LaneConfig[Lane].DISABLE_BACKDOOR_LOAD`` per lane (``true`` for
         instructions scheduled by SFPLOADMACRO, SFPLOADMACRO.md)."""
         if ins.macro or ins.vd < 12:
-            return _ALL_LANES
+            return ALL_LANES
         return self.cfg_bit(DISABLE_BACKDOOR_LOAD)
 
     # -- writes -------------------------------------------------------------------------
