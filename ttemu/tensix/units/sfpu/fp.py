@@ -66,7 +66,7 @@ try:  # numpy's floating-point error state, set without np.errstate's per-use ob
     from numpy._core.umath import _make_extobj
     _FP_QUIET = _make_extobj(all="ignore")
 except ImportError:  # pragma: no cover - another numpy layout: the public (slower) way
-    _FP_STATE = None
+    _FP_STATE = _FP_QUIET = None
 try:  # np.count_nonzero without its Python wrapper
     from numpy._core.multiarray import count_nonzero as _count_nonzero
 except ImportError:  # pragma: no cover
