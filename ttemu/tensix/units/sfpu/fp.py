@@ -87,11 +87,12 @@ def fma_rows(x) -> np.ndarray:
     ``v``: it cannot be on the other side of a tie, which float64 represents), so
     only ties matter: between two normal FP32 values (low 29 fraction bits 0x10000000),
     or :data:`_DENORMAL_TIE` (a tie between two denormals is flushed to +0 either way).
-    TwoSum's error term tells whether a tie is exact. A non-finite ``s`` (from any NaN
-    or infinity input) needs the careful form. Ties need the low 28 fraction bits
-    zero, so a lane without them needs no more checks; when no lane needs the careful
-    form, ``s`` is rounded to FP32 directly and a denormal or zero result written as
-    +0; otherwise :func:`_fma_stacked` computes all lanes."""
+    TwoSum's error term tells whether a tie is exact. A NaN ``s`` (from a NaN or
+    infinity input) needs the careful form. Ties need the low 28 fraction bits zero, and
+    are not FP32 values, so a lane with such bits or an ``s`` that FP32 represents needs
+    no more checks; when no lane needs the careful form, ``s`` is rounded to FP32
+    directly and a denormal or zero result written as +0; otherwise
+    :func:`_fma_stacked` computes all lanes."""
     n = x.shape[1]
     k = _CONSTS.get(n)
     if k is None:
@@ -117,19 +118,25 @@ def _fma_rows(x, n, k):
     p, c = f[0] * f[1], f[2]
     s = p + c
     bits = s.view(np.uint64)
-    if _count_nonzero(bits & low28) != n:  # some lane may be a tie (or not finite)
-        mag = np.abs(s)
-        if _count_nonzero(mag < _INF) != n:  # NaN or infinity
-            return _fma_stacked(x)
-        tie = (bits & low29) == half  # a tie between two normal FP32 values
-        tie |= mag == _DENORMAL_TIE
-        if _count_nonzero(tie):
-            bp = s - p
-            e = (p - (s - bp)) + (c - bp)  # TwoSum: s + e is the exact sum
-            e *= tie
-            if _count_nonzero(e):
-                return _fma_stacked(x)
-    r = s.astype(np.float32).view(U32)
+    cut = bits & low28
+    r = s.astype(np.float32)
+    if _count_nonzero(cut) != n:  # some lane may be a tie (or exact, or not finite)
+        fine = r.astype(np.float64) == s  # exact FP32 values (and infinities) round to themselves
+        if _count_nonzero(fine) != n:
+            fine |= cut != 0
+            if _count_nonzero(fine) != n:
+                mag = np.abs(s)
+                if _count_nonzero(mag < _INF) != n:  # NaN or infinity
+                    return _fma_stacked(x)
+                tie = (bits & low29) == half  # a tie between two normal FP32 values
+                tie |= mag == _DENORMAL_TIE
+                if _count_nonzero(tie):
+                    bp = s - p
+                    e = (p - (s - bp)) + (c - bp)  # TwoSum: s + e is the exact sum
+                    e *= tie
+                    if _count_nonzero(e):
+                        return _fma_stacked(x)
+    r = r.view(U32)
     nz = r & exp1
     np.minimum(nz, ones1, out=nz)
     nz *= r  # a denormal or -0 result -> +0
