@@ -223,7 +223,7 @@ class BlackholeOps:
         """SFPMAD.md (BlackholeA0): ``VD = ±(VA * VB) ± VC`` with Blackhole's multiply-add
         (:func:`.fp_bh.fma_bh`): NEGATE_VB (Mod1 & 1), NEGATE_VC (Mod1 & 2), INDIRECT_VA
         (Mod1 & 4: VA from ``LReg[7] & 15``), INDIRECT_VD (Mod1 & 8)."""
-        mask = self.gate(ins) & self.lane_enabled()
+        mask = self.enabled(ins)
         mod = ins.mod
         if mod & 4:
             w = self.lreg.take((0, ins.vb, ins.vc), axis=0)
@@ -245,7 +245,7 @@ class BlackholeOps:
         self.bh_SFPMAD(ins)
 
     def _bh_imm_mad(self, ins, multiply: bool):
-        mask = self.gate(ins) & self.lane_enabled()
+        mask = self.enabled(ins)
         vc = ins.vd if ins.vc is None else ins.vc
         c = self.lreg[vc] ^ SIGN if ins.mod & 2 else self.lreg[vc]
         imm = np.full(32, (ins.imm & 0xFFFF) << 16, dtype=U32)
@@ -275,7 +275,7 @@ class BlackholeOps:
         """SFPMUL24.md (BlackholeA0): 23-bit integer multiply of the low mantissa bits of VA
         (INDIRECT_VA, Mod1 & 4) and VB, low 23 bits of the product (or UPPER, Mod1 & 1:
         bits 45:23), then ``Mul24ShiftAdd`` with VC; INDIRECT_VD (Mod1 & 8)."""
-        mask = self.gate(ins) & self.lane_enabled()
+        mask = self.enabled(ins)
         mod = ins.mod
         a = self.lreg[self.lreg[7] & 15, LANES] if mod & 4 else self.lreg[ins.va]
         d = mul24(a, self.lreg[ins.vb], self.lreg[ins.vc], bool(mod & 1))
@@ -376,7 +376,7 @@ class BlackholeOps:
         (0x7fffff, with the documented ``>=`` bug), 1 (and 3, which no case of the page's
         switch names) stochastic. The PRNG advances in every enabled lane whatever the
         mode (``AdvancePRNG()`` runs before the switch)."""
-        en = self.gate(ins) & self.lane_enabled()
+        en = self.enabled(ins)
         prng = (self.advance_prng(en) & U32(0x7FFFFF)).astype(np.uint64)
         fixed = {0: 0x400000, 2: 0x7FFFFF}.get(ins.rnd & 3)
         rnd = prng if fixed is None else np.full(32, fixed, dtype=np.uint64)

@@ -89,6 +89,8 @@ class MacroOps:
             return
         # nothing scheduled by SFPLOADMACRO, no SFPSWAP stall: the instruction just runs
         cycle = self.hz_now = self.hz_cycle(t, False)
+        if mnemonic == "SFPNOP":  # reads and writes nothing: no rule can concern it
+            return
         self.hz_run(ins, cycle)
         vd = ins.vd
         if vd is not None and vd >= 12:

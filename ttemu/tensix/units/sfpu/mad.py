@@ -21,10 +21,22 @@ class MadOps:
         else:
             self.write(ins.vd, d, mask)
 
+    def _imm_operands(self, imm: int, other: int) -> np.ndarray:
+        """A fresh uint32 [3, 32]: ``BF16ToFP32(Imm16)``, then ``other`` in both other rows
+        (SFPADDI / SFPMULI fill in their LReg operand)."""
+        cache = self.__dict__.setdefault("_imm_rows", {})
+        key = (imm & 0xFFFF, other)
+        rows = cache.get(key)
+        if rows is None:
+            if len(cache) >= 1024:
+                cache.clear()
+            rows = cache[key] = np.array([[(imm & 0xFFFF) << 16] * 32, [other] * 32, [other] * 32], dtype=U32)
+        return rows.copy()
+
     def x_SFPMAD(self, ins):
         """SFPMAD.md: ``VD = VA * VB + VC``; INDIRECT_VA (Mod1 & 4) reads VA from
         ``LReg[7] & 15``, INDIRECT_VD (Mod1 & 8) writes to ``LReg[LReg[7] & 15]``."""
-        mask = self.gate(ins) & self.lane_enabled()
+        mask = self.enabled(ins)
         if ins.mod & 4:
             a = self.lreg[self.lreg[7] & 15, LANES]
             d = fma(a, self.lreg[ins.vb], self.lreg[ins.vc])
@@ -42,23 +54,19 @@ class MadOps:
 
     def x_SFPADDI(self, ins):
         """SFPADDI.md: ``VD = BF16ToFP32(Imm16) * 1.0 + VC`` with ``VC = VD``."""
-        mask = self.gate(ins) & self.lane_enabled()
+        mask = self.enabled(ins)
         vc = ins.vd if ins.vc is None else ins.vc
-        x = np.empty((3, 32), dtype=U32)
-        x[0] = (ins.imm & 0xFFFF) << 16
-        x[1] = ONE
+        x = self._imm_operands(ins.imm, ONE)
         x[2] = self.lreg[vc]
         d = fma_rows(x)
         self._mad_write(ins, d, mask, bool(ins.mod & 8))
 
     def x_SFPMULI(self, ins):
         """SFPMULI.md: ``VD = BF16ToFP32(Imm16) * VC + 0.0`` with ``VC = VD``."""
-        mask = self.gate(ins) & self.lane_enabled()
+        mask = self.enabled(ins)
         vc = ins.vd if ins.vc is None else ins.vc
-        x = np.empty((3, 32), dtype=U32)
-        x[0] = (ins.imm & 0xFFFF) << 16
+        x = self._imm_operands(ins.imm, 0)
         x[1] = self.lreg[vc]
-        x[2] = 0
         d = fma_rows(x)
         self._mad_write(ins, d, mask, bool(ins.mod & 8))
 
@@ -72,7 +80,7 @@ class MadOps:
         """SFPLUT.md: ``VD = Lut8ToFp32(C >> 8) * |LReg[3]| + Lut8ToFp32(C)`` with C the low
         16 bits of LReg[0], [1] or [2] for |LReg[3]| < 1, < 2, otherwise; SGN_RETAIN
         (Mod0 & 4) copies LReg[3]'s sign, INDIRECT_VD (Mod0 & 8)."""
-        mask = self.gate(ins) & self.lane_enabled()
+        mask = self.enabled(ins)
         l3, b, bf = self._abs_l3()
         coeffs = np.where(bf < 1.0, self.lreg[0], np.where(bf < 2.0, self.lreg[1], self.lreg[2]))
         d = fma_fn(lut8_to_fp32(coeffs >> 8), b, lut8_to_fp32(coeffs))
@@ -89,7 +97,7 @@ class MadOps:
         The page's model tests ``Mod1 & SFPLUTFP32_MOD1_FP16_3ENTRY_TABLE`` (= 10) inside
         the ``Mod1 & 2`` branch, which as written is always true there and would make the
         6-entry tables unreachable; the model here takes it as ``(Mod1 & 10) == 10``."""
-        mask = self.gate(ins) & self.lane_enabled()
+        mask = self.enabled(ins)
         mod = ins.mod
         l3, b, bf = self._abs_l3()
         i = np.where(bf < 1.0, 0, np.where(bf < 2.0, 1, 2))

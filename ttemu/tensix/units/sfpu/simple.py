@@ -210,7 +210,7 @@ class SimpleOps:
     def x_SFPCAST(self, ins):
         """SFPCAST.md: sign-magnitude integer -> FP32, round to nearest even or (Mod1 & 1)
         stochastically with seven PRNG bits."""
-        en = self.gate(ins) & self.lane_enabled()
+        en = self.enabled(ins)
         c = self.lreg[ins.vc]
         sign = c & SIGN
         mag = c & U32(0x7FFFFFFF)
@@ -238,7 +238,7 @@ class SimpleOps:
                                "uses VDGetsMin = 0, VD gets the maximum in every lane (ttsim's Mod1 9)")
             gets_min[mod] = 0
         vc, vd = ins.vc, ins.vd
-        en = self.gate(ins) & self.lane_enabled()
+        en = self.enabled(ins)
         cval = self.lreg[vc].copy()
         dval = self.lreg[vd].copy()
         if mod == 0:
@@ -268,7 +268,7 @@ class SimpleOps:
     def x_SFPTRANSP(self, ins):
         """SFPTRANSP.md: within each lane column, transpose the 4x4 block formed by the rows
         of LReg[0..3] (and of LReg[4..7]); a lane only receives a value when enabled."""
-        en = (self.gate(ins) & self.lane_enabled()).reshape(4, 8)
+        en = (self.enabled(ins)).reshape(4, 8)
         for base in (0, 4):
             block = self.lreg[base:base + 4].reshape(4, 4, 8)  # [register, row, column]
             new = block.transpose(1, 0, 2)  # new[i][j] = old[j][i]
@@ -309,7 +309,7 @@ class SimpleOps:
     def x_SFPSETCC(self, ins):
         """SFPSETCC.md: in enabled lanes, LaneFlags = VC < 0 / != 0 / >= 0 / == 0 (as int32),
         or Imm1 (IMM_BIT0), or false (CLEAR, or conditional execution off)."""
-        en = self.gate(ins) & self.lane_enabled()
+        en = self.enabled(ins)
         mod = ins.mod
         if mod & 8:
             new = np.zeros(32, dtype=bool)

@@ -130,8 +130,11 @@ class VectorState:
         unmasked = view.get("unmasked")
         if unmasked is None:
             row_mask = (np.asarray(self.lane_config)[COL] >> ROW_MASK_SHIFT) & 0xF
-            unmasked = view["unmasked"] = ~(((row_mask >> ROW.astype(U32)) & 1) != 0)
+            unmasked = ~(((row_mask >> ROW.astype(U32)) & 1) != 0)
+            if unmasked.all():
+                unmasked = ALL_LANES  # (callers may test for it by identity)
             unmasked.setflags(write=False)
+            view["unmasked"] = unmasked
         if not np.count_nonzero(self.use_flags):
             return unmasked  # (read-only)
         return unmasked & (~self.use_flags | self.flags)
@@ -160,6 +163,15 @@ class VectorState:
             out = view["dest_index"] = out if out.any() else None
         return out
 
+    def enabled(self, ins) -> np.ndarray:
+        """``gate(ins) & lane_enabled()`` (read-only; :data:`ALL_LANES` itself when every
+        lane is)."""
+        g = self.gate(ins)
+        e = self.lane_enabled()
+        if g is ALL_LANES:
+            return e
+        return g if e is ALL_LANES else g & e
+
     def gate(self, ins) -> np.ndarray:
         """``VD < 12 || LaneConfig[Lane].DISABLE_BACKDOOR_LOAD`` per lane (``true`` for
         instructions scheduled by SFPLOADMACRO, SFPLOADMACRO.md)."""
@@ -173,7 +185,10 @@ class VectorState:
         if vd < 8 or vd == 16:
             row = self.lreg[vd]
             if type(value) is np.ndarray and value.dtype == U32 and value.shape == (32,):
-                np.copyto(row, value, where=mask)
+                if mask is ALL_LANES:
+                    row[:] = value
+                else:
+                    np.copyto(row, value, where=mask)
             else:
                 row[mask] = np.broadcast_to(np.asarray(value, dtype=U32), (32,))[mask]
 
