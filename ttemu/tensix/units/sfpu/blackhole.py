@@ -195,12 +195,16 @@ class BlackholeOps:
         if n:
             dst32 = mod0 in FL.SFPSTORE_WRITES_DST32
             bits = self.cop.dst.bits
-            if n == 32 and (dst32 or not self.cop.dst.aliased16):
+            if dst32 or not self.cop.dst.aliased16:
                 hi, lo = self._bh_flat(ins.thread, addr, DEST_WR_COL_EXCHANGE, dst32, False)
+                x = self.lreg[ins.vd]
+                if n != 32:  # (the conversions are lane by lane)
+                    hi, x = hi[active], x[active]
+                    lo = None if lo is None else lo[active]
                 if mod0 == FL.MOD0_FMT_BF16:
-                    bits.put(hi, store_bf16_table().take(self.lreg[ins.vd] >> 16))
+                    bits.put(hi, store_bf16_table().take(x >> 16))
                 else:
-                    v = sfpstore_convert_bh(self.lreg[ins.vd], mod0)
+                    v = sfpstore_convert_bh(x, mod0)
                     if dst32:
                         bits.put(hi, (v >> 16).astype(np.uint16))
                         bits.put(lo, (v & 0xFFFF).astype(np.uint16))

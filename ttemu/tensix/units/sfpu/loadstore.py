@@ -217,17 +217,21 @@ class LoadStoreOps:
         if n:
             dst32 = mod0 in FL.SFPSTORE_WRITES_DST32
             bits = self.cop.dst.bits
-            if n == 32 and (dst32 or not self.cop.dst.aliased16):
+            if dst32 or not self.cop.dst.aliased16:
                 hi, lo = self._dst_flat(addr, DEST_WR_COL_EXCHANGE, dst32, False)
+                x = self.lreg[ins.vd]
+                if n != 32:  # (the conversions are lane by lane)
+                    hi, x = hi[active], x[active]
+                    lo = None if lo is None else lo[active]
                 if mod0 == FL.MOD0_FMT_BF16:
-                    bits.put(hi, store_bf16_table().take(self.lreg[ins.vd] >> 16))
-                    return self._store_done(ins)
-                vals = FL.sfpstore_convert(self.lreg[ins.vd], mod0)
-                if dst32:
-                    bits.put(hi, (vals >> 16).astype(np.uint16))
-                    bits.put(lo, (vals & 0xFFFF).astype(np.uint16))
+                    bits.put(hi, store_bf16_table().take(x >> 16))
                 else:
-                    bits.put(hi, (vals & 0xFFFF).astype(np.uint16))
+                    vals = FL.sfpstore_convert(x, mod0)
+                    if dst32:
+                        bits.put(hi, (vals >> 16).astype(np.uint16))
+                        bits.put(lo, (vals & 0xFFFF).astype(np.uint16))
+                    else:
+                        bits.put(hi, (vals & 0xFFFF).astype(np.uint16))
             else:
                 vals = FL.sfpstore_convert(self.lreg[ins.vd], mod0)
                 rows, cols = self._rows_cols(addr, self.cfg_bit(DEST_WR_COL_EXCHANGE, by_column=True))
@@ -238,9 +242,6 @@ class LoadStoreOps:
                     bits[adj + 8, c] = (v & 0xFFFF).astype(np.uint16)
                 else:
                     bits[self.cop.dst.map16(r, write=True), c] = (v & 0xFFFF).astype(np.uint16)
-        self._store_done(ins)
-
-    def _store_done(self, ins) -> None:
         if not ins.macro:
             self.cop.rwcs.apply_addr_mod(ins.thread, ins.addr_mod, update_fidelity=False)
 

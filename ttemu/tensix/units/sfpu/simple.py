@@ -12,7 +12,7 @@ import numpy as np
 
 from .fp import clz32, sign_mag_key
 from .insn import sext
-from .state import (COL, DISABLE_BACKDOOR_LOAD, ENABLE_DEST_INDEX, EXCHANGE_SRCB_SRCC, LANES, STACK_DEPTH,
+from .state import (ALL_LANES, COL, DISABLE_BACKDOOR_LOAD, ENABLE_DEST_INDEX, EXCHANGE_SRCB_SRCC, LANES, STACK_DEPTH,
                     U32)
 
 SIGN = U32(0x80000000)
@@ -303,8 +303,12 @@ class SimpleOps:
         else:
             use = self.use_flags
         flags = np.full(32, bool(ins.imm & 2)) if ins.mod & 8 else np.ones(32, dtype=bool)
-        self.use_flags = np.where(g, use, self.use_flags)
-        self.flags = np.where(g, flags, self.flags)
+        if g is ALL_LANES:
+            self.use_flags = use
+            self.flags = flags
+        else:
+            self.use_flags = np.where(g, use, self.use_flags)
+            self.flags = np.where(g, flags, self.flags)
 
     def x_SFPSETCC(self, ins):
         """SFPSETCC.md: in enabled lanes, LaneFlags = VC < 0 / != 0 / >= 0 / == 0 (as int32),
@@ -360,6 +364,12 @@ class SimpleOps:
                                "the flag stack already holds 8 entries (SFPPUSHC.md: undefined); ttemu does what "
                                "seed 004 describes: the push overwrites an earlier entry (slot size & 7) and the "
                                "4-bit size counter counts on, wrapping at 16")
+        if g is ALL_LANES:
+            pos = self.stack_size & (STACK_DEPTH - 1)
+            self.stack_flags[pos, LANES] = self.flags
+            self.stack_use[pos, LANES] = self.use_flags
+            self.stack_size = (self.stack_size + 1) & 15
+            return
         lanes = LANES[g]
         pos = self.stack_size[g] & (STACK_DEPTH - 1)
         self.stack_flags[pos, lanes] = self.flags[g]
