@@ -24,6 +24,10 @@ def _vb(ins) -> int:
 
 
 class SimpleOps:
+    def _set_flags(self, en, new) -> None:
+        """LaneFlags = ``new`` (a fresh array) in the lanes of ``en``."""
+        self.flags = new if en is ALL_LANES else np.where(en, new, self.flags)
+
     # -- bitwise ------------------------------------------------------------------------
     def _bitwise(self, ins, fn):
         if ins.vd < 8 or ins.vd == 16:
@@ -78,7 +82,7 @@ class SimpleOps:
                 flags = (d & SIGN) != 0
             if ins.mod & 8:  # CC_GTE0
                 flags = ~flags
-            self.flags = np.where(en, flags, self.flags)
+            self._set_flags(en, flags)
 
     def x_SFPABS(self, ins):
         """SFPABS.md: two's complement |x| (-2**31 stays), or FP32 |x| keeping -NaN (Mod1 & 1)."""
@@ -108,7 +112,7 @@ class SimpleOps:
                 flags = c != 0
             if ins.mod & 8:  # CC_COMP
                 flags = ~flags
-            self.flags = np.where(en, flags, self.flags)
+            self._set_flags(en, flags)
 
     # -- FP32 fields ----------------------------------------------------------------------
     def x_SFPEXEXP(self, ins):
@@ -126,7 +130,7 @@ class SimpleOps:
                 flags = d < 0
             if ins.mod & 8:
                 flags = ~flags
-            self.flags = np.where(en, flags, self.flags)
+            self._set_flags(en, flags)
 
     def x_SFPEXMAN(self, ins):
         """SFPEXMAN.md: ``VD = {0, !PAD9, VC.Mant}``."""
@@ -323,7 +327,7 @@ class SimpleOps:
             c = self.lreg[ins.vc].view(np.int32)
             new = {0: c < 0, 2: c != 0, 4: c >= 0, 6: c == 0}[mod]
         new = new & self.use_flags
-        self.flags = np.where(en, new, self.flags)
+        self._set_flags(en, new)
 
     def _sign_mag_compare(self, ins, greater: bool):
         """SFPGT.md / SFPLE.md (BlackholeA0): ``VD > VC`` (``VD <= VC``) on sign-magnitude
