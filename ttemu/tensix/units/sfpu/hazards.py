@@ -241,6 +241,7 @@ LREG_ACCESS = {
 #: The instructions whose pages forbid reading their results on the next cycle.
 MAD_LATENCY = frozenset({"SFPMAD", "SFPADD", "SFPMUL", "SFPADDI", "SFPMULI", "SFPLUT", "SFPLUTFP32",
                          "SFPMUL24"})  # SFPMUL24: Blackhole only
+MAD_PAGES = {m: f"{m}.md" for m in MAD_LATENCY}
 #: SFPSHFT2.md: what may not execute the cycle after SFPSHFT2 Mod1 2, 3 or 4.
 SHFT2_NEXT_FORBIDDEN = frozenset({
     "SFPABS", "SFPAND", "SFPCAST", "SFPDIVP2", "SFPEXEXP", "SFPEXMAN", "SFPIADD", "SFPLZ", "SFPMOV",
@@ -474,14 +475,21 @@ class HazardOps:
         if mnemonic not in PRODUCERS:
             self.execute(ins)
             return
-        if mnemonic in self.hz_interlocked and not ins.macro:
-            # ArchSpec.sfpu_interlocked: the hardware stalls a reader, except for the reads
-            # its stalling logic does not see (undetected_reads; MAD results only)
-            if mnemonic in MAD_LATENCY:
-                _, writes = lreg_access(self, ins)
-                if writes:
-                    self._hz_add(cycle, Rule("unseen", ins, writes, "SFPMAD.md (Blackhole)",
-                                             {r: self.lreg[r].copy() for r in writes}))
+        if mnemonic in MAD_LATENCY:  # (the common producers, first)
+            access = ins.access or lreg_access(self, ins)
+            writes = access[1]
+            if writes:
+                lreg = self.lreg
+                old = {r: lreg[r].copy() for r in writes}
+                if mnemonic in self.hz_interlocked and not ins.macro:
+                    # ArchSpec.sfpu_interlocked: the hardware stalls a reader, except for the
+                    # reads its stalling logic does not see (undetected_reads)
+                    self._hz_add(cycle, Rule("unseen", ins, writes, "SFPMAD.md (Blackhole)", old))
+                else:
+                    self._hz_add(cycle, Rule("read", ins, writes, MAD_PAGES[mnemonic], old))
+            self.execute(ins)
+            return
+        if mnemonic in self.hz_interlocked and not ins.macro:  # the hardware stalls a reader
             self.execute(ins)
             return
         if mnemonic == "SFPCONFIG":
