@@ -25,8 +25,6 @@ names (:mod:`.blackhole`, ``bh_<MNEMONIC>``, with :mod:`.fp_bh`'s numerics).
 
 from __future__ import annotations
 
-import inspect
-
 from .. import Unit, op
 from .blackhole import BlackholeOps
 from .hazards import HazardOps
@@ -192,7 +190,7 @@ class VectorUnit(VectorState, SimpleOps, MadOps, RoundOps, LoadStoreOps, MacroOp
 
 
 #: mnemonic -> the field names its ``@op`` method hands to :meth:`MacroOps.issue` (in order)
-VectorUnit.issue_fields = {fn.tt_mnemonic: tuple(inspect.signature(fn).parameters)[2:]
+VectorUnit.issue_fields = {fn.tt_mnemonic: fn.__code__.co_varnames[2:fn.__code__.co_argcount]
                            for fn in vars(VectorUnit).values() if getattr(fn, "tt_mnemonic", None)}
 
 __all__ = ["VectorUnit", "PENDING", "PENDING_BLACKHOLE"]
