@@ -112,9 +112,13 @@ def fma_rows(x) -> np.ndarray:
 def _fma_rows(x, n, k):
     exp3, ones3, exp1, ones1, low28, low29, half = k
     nz = x & exp3
-    np.minimum(nz, ones3, out=nz)  # 0 for exponent 0, else 1
-    nz *= x  # DAZ
-    f = nz.view(np.float32).astype(np.float64)
+    if _count_nonzero(nz) != 3 * n:  # some operand has exponent 0
+        np.minimum(nz, ones3, out=nz)  # 0 for exponent 0, else 1
+        nz *= x  # DAZ
+        x_daz = nz
+    else:
+        x_daz = x
+    f = x_daz.view(np.float32).astype(np.float64)
     p, c = f[0] * f[1], f[2]
     s = p + c
     bits = s.view(np.uint64)
@@ -138,6 +142,8 @@ def _fma_rows(x, n, k):
                         return _fma_stacked(x)
     r = r.view(U32)
     nz = r & exp1
+    if _count_nonzero(nz) == n:
+        return r
     np.minimum(nz, ones1, out=nz)
     nz *= r  # a denormal or -0 result -> +0
     return nz

@@ -42,7 +42,10 @@ class MadOps:
             d = fma(a, self.lreg[ins.vb], self.lreg[ins.vc])
         else:
             d = fma_rows(self.lreg.take((ins.va, ins.vb, ins.vc), axis=0))
-        self._mad_write(ins, d, mask, bool(ins.mod & 8))
+        if ins.mod & 8:
+            self._mad_write(ins, d, mask, True)
+        else:
+            self.write(ins.vd, d, mask)
 
     def x_SFPADD(self, ins):
         """SFPADD.md: as SFPMAD (the preferred opcode when VA is LReg[10] = 1.0)."""
