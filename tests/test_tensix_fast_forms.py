@@ -401,3 +401,57 @@ def test_unpack_view_kept_until_a_word_it_read_is_written(arch, u, bank, multi, 
         cfg.values[bank].pop(key, None)
         fresh = unp._view(0, u, bank, multi, 0)
         assert vars(kept) == vars(fresh), name
+
+
+# -- UNPACR: a waiting attempt checks its address bounds without making the addresses ---------
+@settings(max_examples=200, deadline=None)
+@given(st.integers(0, 1 << 24), st.integers(1, 1100), st.integers(0, 6), st.integers(0, 5000), st.integers(1, 64))
+def test_span_bounds_match_the_address_arrays(dat_u, n, row_shift, row_stride_u, ds_u):
+    """The lowest and highest address of the arrays _regular builds without FIFO wrapping
+    (starts[idx >> row_shift] + (idx & mask) * ds_u)."""
+    from ttemu.tensix.units.unpack import _span_bounds
+    idx = np.arange(n, dtype=np.int64)
+    nrows = (n + (1 << row_shift) - 1) >> row_shift
+    starts = dat_u + np.arange(nrows, dtype=np.int64) * row_stride_u
+    addr_u = starts[idx >> row_shift] + (idx & ((1 << row_shift) - 1)) * ds_u
+    assert _span_bounds(dat_u, n, row_shift, row_stride_u, ds_u) == (int(addr_u.min()), int(addr_u.max()))
+
+
+# -- PACR: BF16 from a 16-bit Dst through row spans, without the conversion chain -------------
+def _bf16_chain(bits, spans, remap):
+    from ttemu.tensix.formats import DataFormat, Intermediate, Repr, write_datums
+    from ttemu.tensix.formats.pack import EarlyMode, packer_early
+    from ttemu.tensix.formats.pack_late import packer_late
+    from ttemu.tensix.regs.dst import adj16
+    a = np.concatenate([((row << 4) + c0 + np.arange(n, dtype=np.int64)) for row, c0, n in spans]) & 0x3FFF
+    raw = bits[adj16(a >> 4, remap), a & 15].astype(np.uint32)
+    v = packer_early(raw, Repr.DST16_BF16, Intermediate.BF16, EarlyMode.ROUND)
+    datums, _ = packer_late(v, Intermediate.BF16, DataFormat.Float16_b, bfp_overflow="saturate")
+    return v, write_datums(datums, DataFormat.Float16_b).tobytes()
+
+
+def test_bf16_rows_bytes_matches_the_conversion_chain_for_every_value():
+    """Every 16-bit Dst value, in spans of two rows (two read interfaces) and one row."""
+    from ttemu.tensix.units.pack import bf16_rows_bytes
+    bits = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16).reshape(4096, 16)
+    for base in range(0, 4096, 1024):
+        view = bits[base:base + 1024]
+        for r in range(0, 1024, 2):
+            for spans in ([(r, 0, 16), (r + 1, 0, 16)], [(r, 0, 16)]):
+                v, want = _bf16_chain(view, spans, False)
+                out, data = bf16_rows_bytes(view, spans, False)
+                assert data == want, (base, spans)
+                assert np.array_equal((out >> 7) & 0xFF, (v >> 23) & 0xFF)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 1023), st.integers(0, 15)), min_size=1, max_size=4), st.integers(1, 16),
+       st.booleans(), st.integers(0, 2**32 - 1))
+def test_bf16_rows_bytes_matches_the_chain_for_any_spans(starts, n, remap, seed):
+    from ttemu.tensix.units.pack import bf16_rows_bytes
+    bits = np.random.default_rng(seed).integers(0, 1 << 16, size=(1024, 16), dtype=np.uint64).astype(np.uint16)
+    spans = [(row, c0, min(n, 16 - max(c for _, c in starts))) for row, c0 in starts]
+    v, want = _bf16_chain(bits, spans, remap)
+    out, data = bf16_rows_bytes(bits, spans, remap)
+    assert data == want
+    assert np.array_equal((out >> 7) & 0xFF, (v >> 23) & 0xFF)

@@ -82,7 +82,7 @@ from ..formats import (
     write_datums,
 )
 from ..regs.adc import PACKERS, WIDTHS
-from ..regs.dst import adj16, adj_row, adj_rows
+from ..regs.dst import adj16, adj16_row, adj_row, adj_rows
 from . import Unit, op
 
 #: Instructions of this unit not implemented yet (each stops a run as unimplemented).
@@ -162,6 +162,20 @@ def fp32_row_bytes(bits, span, remap=(0, 0)):
     out[:, 0] = bits[adj + 8, c0:c0 + n]
     out[:, 1] = hb
     return hb, out.tobytes()
+
+
+def bf16_rows_bytes(bits, spans, remap=False):
+    """BF16 values read from a 16-bit Dst (``Dst16b``) through row ``spans`` ((row, first
+    column, count) each, in order) and packed as BF16: -> (the values, uint16; the L1
+    bytes, little-endian). What ``packer_early`` (DST16_BF16 -> BF16, round: there are
+    no bits to drop, so exponent 0 becomes +0 and exponent 255 an infinity of its sign),
+    ``packer_late`` (BF16 -> Float16_b) and ``write_datums`` make of them."""
+    parts = [bits[adj16_row(row, remap), c0:c0 + n] for row, c0, n in spans]
+    x = parts[0] if len(parts) == 1 else np.concatenate(parts)
+    b = (x & 0x8000) | ((x & 0xFF) << 7) | ((x & 0x7F00) >> 8)  # UnshuffleBF16
+    e = b & 0x7F80
+    out = np.where(e == 0, np.uint16(0), np.where(e == 0x7F80, b & 0xFF80, b)).astype("<u2")
+    return out, out.tobytes()
 
 
 def _late_source(inter: Intermediate, late_from: DataFormat) -> Intermediate:
@@ -460,14 +474,18 @@ class Packers(Unit):
             src_addr += g(f"DEST_TARGET_REG_CFG_PACK_SEC{i}_Offset") << 4
             src_addr &= 0x3FFF
         span = None
-        if len(interfaces) == 1:
-            start = (src_addr + 16 * intf_rows * interfaces[0]) & 0x3FFF
-            if from_dst and 0 < n and (start & 15) + n <= 16:
-                # the datums sit in one Dst row, in order: (row, first column, count)
-                span = (start >> 4, start & 15, n)
-                dst_addrs = None
-            else:
-                dst_addrs = (src_addr + 16 * intf_rows * interfaces[0] + np.arange(n, dtype=np.int64)) & 0x3FFF
+        if from_dst and 0 < n and interfaces:
+            starts = [(src_addr + 16 * intf_rows * k) & 0x3FFF for k in interfaces]
+            if n <= 16 and all((start & 15) + n <= 16 for start in starts):
+                # each interface's datums sit in one Dst row, in order: (row, first column, count)
+                span = tuple((start >> 4, start & 15, n) for start in starts)
+            elif not n & 15 and not any(start & 15 for start in starts):
+                # whole Dst rows (row numbers wrap at 1024, as the addresses at 0x4000)
+                span = tuple((((start >> 4) + r) & 0x3FF, 0, 16) for start in starts for r in range(n >> 4))
+        if span is not None:
+            dst_addrs = None
+        elif len(interfaces) == 1:
+            dst_addrs = (src_addr + 16 * intf_rows * interfaces[0] + np.arange(n, dtype=np.int64)) & 0x3FFF
         else:
             dst_addrs = np.concatenate([src_addr + 16 * intf_rows * k + np.arange(n, dtype=np.int64)
                                         for k in interfaces]) & 0x3FFF if interfaces else np.zeros(0, dtype=np.int64)
@@ -570,17 +588,25 @@ class Packers(Unit):
         read_32b, inter_code, late_from, repr_, inter, mode = self._early_config(g, in_code, out_fmt, what)
         late_inter = _late_source(inter, late_from)
         if a is None:
-            if (read_32b and mode is EarlyMode.IDENTITY and inter is _I.FP32 and late_inter is _I.FP32
-                    and out_fmt is _F.Float32 and not g("STACC_RELU_ApplyRelu") & 3
-                    and (g(pc + "Downsample_mask") or 0xFFFF) == 0xFFFF and not g(pc + "Exp_threshold_en")
-                    and self._edge_keeps_all(i, g)):
-                # FP32 from a 32-bit Dst, unchanged (untilize): the row's bits, unshuffled
-                self._tpg_advance(i, g, span[2])
-                hb, data = fp32_row_bytes(cop.dst.bits, span, remap)
-                self._histogram(i, inter, hb, high=True)
-                self._emit(t, i, st.data, data, out_fmt, acc, what)
-                return
-            a = ((span[0] << 4) + span[1] + np.arange(span[2], dtype=np.int64)) & 0x3FFF
+            if (not g("STACC_RELU_ApplyRelu") & 3 and (g(pc + "Downsample_mask") or 0xFFFF) == 0xFFFF
+                    and not g(pc + "Exp_threshold_en") and self._edge_keeps_all(i, g)):
+                if (read_32b and mode is EarlyMode.IDENTITY and inter is _I.FP32 and late_inter is _I.FP32
+                        and out_fmt is _F.Float32 and len(span) == 1):
+                    # FP32 from a 32-bit Dst, unchanged (untilize): the row's bits, unshuffled
+                    self._tpg_advance(i, g, span[0][2])
+                    hb, data = fp32_row_bytes(cop.dst.bits, span[0], remap)
+                    self._histogram(i, inter, hb, high=True)
+                    self._emit(t, i, st.data, data, out_fmt, acc, what)
+                    return
+                if (not read_32b and repr_ is Repr.DST16_BF16 and mode is EarlyMode.ROUND and inter is _I.BF16
+                        and late_inter is _I.BF16 and out_fmt is _F.Float16_b):
+                    # BF16 from a 16-bit Dst, rounded (no bits to drop) and written as BF16
+                    self._tpg_advance(i, g, sum(k for _, _, k in span))
+                    out, data = bf16_rows_bytes(cop.dst.bits, span, remap[0])
+                    self._histogram(i, inter, out, high=True)
+                    self._emit(t, i, st.data, data, out_fmt, acc, what)
+                    return
+            a = np.concatenate([((row << 4) + c0 + np.arange(k, dtype=np.int64)) for row, c0, k in span]) & 0x3FFF
         n = a.size
 
         if from_dst:

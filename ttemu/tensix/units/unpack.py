@@ -99,6 +99,19 @@ def src_rows(src):
     return rows
 
 
+def _span_bounds(dat_u, n, row_shift, row_stride_u, ds_u):
+    """The lowest and highest of UNPACR's datum addresses (sixteenths of a byte) without
+    FIFO wrapping: datum k (0 <= k < n, n > 0) at ``dat_u + (k >> row_shift) *
+    row_stride_u + (k & (2**row_shift - 1)) * ds_u``, strides not negative. The lowest
+    is datum 0's; the highest the last datum's or the end of the row before it."""
+    m = (1 << row_shift) - 1
+    r_last = (n - 1) >> row_shift
+    hi = dat_u + r_last * row_stride_u + ((n - 1) & m) * ds_u
+    if r_last:
+        hi = max(hi, dat_u + (r_last - 1) * row_stride_u + m * ds_u)
+    return dat_u, hi
+
+
 class _UnpackView:
     """Configuration-derived values of one UNPACR setting (see Unpackers._view)."""
 
@@ -399,9 +412,20 @@ class Unpackers(Unit):
         # rows of whole-byte datums back to back without FIFO wrapping: datum k at
         # dat_u + k * ds_u (read as one slice below)
         contiguous = not fifo and not ds_u & 15 and row_stride_u == ds_u << row_shift
-        idx = None if contiguous and not bfp else np.arange(n, dtype=np.int64)
+
+        # An UNPACR that will wait for its Src bank (below) is retried until the bank is
+        # handed back; each attempt does what it did (warnings, checks that stop the run)
+        # but reads and converts no datums, whose values would be thrown away.
+        which = _WHICH[u]
+        src = cop.src
+        waiting = n > 0 and src.allowed[which][src.unpack_bank[which]] != UNPACK
+        # without FIFO wrapping, a waiting attempt checks the bounds of the addresses
+        # below without making them (_span_bounds)
+        bounds_only = waiting and not fifo
+
+        idx = None if (contiguous and not bfp) or bounds_only else np.arange(n, dtype=np.int64)
         nrows = (n + (1 << row_shift) - 1) >> row_shift
-        if contiguous:
+        if contiguous or bounds_only:
             pass
         elif fifo:
             starts = np.empty(nrows, dtype=np.int64)
@@ -411,15 +435,8 @@ class Unpackers(Unit):
                 a = wrap(a + row_stride_u)
         else:
             starts = dat_u + np.arange(nrows, dtype=np.int64) * row_stride_u
-        if not contiguous:
+        if not contiguous and not bounds_only:
             addr_u = starts[idx >> row_shift] + (idx & ((1 << row_shift) - 1)) * ds_u if n else idx
-
-        # An UNPACR that will wait for its Src bank (below) is retried until the bank is
-        # handed back; each attempt does what it did (warnings, checks that stop the run)
-        # but reads and converts no datums, whose values would be thrown away.
-        which = _WHICH[u]
-        src = cop.src
-        waiting = n > 0 and src.allowed[which][src.unpack_bank[which]] != UNPACK
 
         # Exponent addresses: +1/16 byte per datum, Wrap at each 16-byte boundary.
         exp_bits = None
@@ -437,13 +454,21 @@ class Unpackers(Unit):
                         e += k
                         if e % 256 == 0:
                             e = wrap(e)
+                elif bounds_only:  # exp_u + k for k < n, one byte each
+                    self._check_l1(t, u, exp_u >> 4, ((exp_u + n - 1) >> 4) + 1, 1)
                 else:
                     pos = exp_u + idx
-                exp_bits = self._read_l1(t, u, pos >> 4, 8, 0, check_only=waiting)
+                exp_bits = (np.zeros(0, dtype=np.uint32) if bounds_only
+                            else self._read_l1(t, u, pos >> 4, 8, 0, check_only=waiting))
 
         # Read and convert.
         if n and contiguous:  # whole bytes one after the other: one slice of L1
             raw = self._read_l1_run(t, u, dat_u >> 4, n, bits, check_only=waiting)
+        elif bounds_only:
+            lo_u, hi_u = _span_bounds(dat_u, n, row_shift, row_stride_u, ds_u)
+            nbytes = max(bits // 8, 1)
+            self._check_l1(t, u, lo_u >> 4, (hi_u >> 4) + nbytes, nbytes)
+            raw = np.zeros(0, dtype=np.uint32)
         elif n:
             raw = self._read_l1(t, u, addr_u >> 4, bits, (addr_u & 15) >> 1, check_only=waiting)
         else:
