@@ -480,7 +480,11 @@ class HazardOps:
             writes = access[1]
             if writes:
                 lreg = self.lreg
-                old = {r: lreg[r].copy() for r in writes}
+                if len(writes) == 1:
+                    for r in writes:
+                        old = {r: lreg[r].copy()}
+                else:
+                    old = {r: lreg[r].copy() for r in writes}
                 if mnemonic in self.hz_interlocked and not ins.macro:
                     # ArchSpec.sfpu_interlocked: the hardware stalls a reader, except for the
                     # reads its stalling logic does not see (undetected_reads)
