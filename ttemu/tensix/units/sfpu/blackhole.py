@@ -15,7 +15,7 @@ from ...formats import layout as FL
 from ...regs.dst import COLS, adj16
 from ...regs.dst import adj_rows as adj32
 from .fp_bh import approx_exp, approx_recip, fma_bh, fma_bh_rows, mul24
-from .loadstore import MOD0_FMT_INT32_ALL, store_bf16_table
+from .loadstore import FP32_BY_TABLE, MOD0_FMT_INT32_ALL, load_fp32, store_bf16_table, store_fp32
 from .rounding import ROR1_SRC
 from .simple import SIGN, _vb
 from .state import (ALL_LANES, BLOCK_DEST_WR_FROM_SFPU, BLOCK_SFPU_RD_FROM_DEST, DEST_RD_COL_EXCHANGE,
@@ -44,6 +44,10 @@ def sfpload_convert_bh(raw, mod0: int, old, fp16a_inf) -> np.ndarray:
 BH_LOAD_BY_TABLE = frozenset({FL.MOD0_FMT_BF16, FL.MOD0_FMT_UINT16, FL.MOD0_FMT_HI16, FL.MOD0_FMT_INT16,
                               FL.MOD0_FMT_LO16, MOD0_FMT_INT8, MOD0_FMT_INT8_COMP})
 _TABLES: dict = {}  # Mod0 -> sfpload_convert_bh of every 16-bit pattern
+#: modes whose Blackhole conversion is loadstore.py's FP32 table one (:func:`.loadstore.load_fp32`;
+#: :func:`.loadstore.store_fp32`, with the flush for MOD0_FMT_FP32)
+BH_FP32_LOAD_BY_TABLE = FP32_BY_TABLE | {MOD0_FMT_INT32_SM}
+BH_FP32_STORE_BY_TABLE = FP32_BY_TABLE | {MOD0_FMT_INT32_SM}
 
 
 def bh_load_table(mod0: int) -> np.ndarray:
@@ -163,6 +167,8 @@ class BlackholeOps:
             vd = ins.vd
             if mod0 in BH_LOAD_BY_TABLE:
                 datum = bh_load_table(mod0).take(bits.take(hi))
+            elif mod0 in BH_FP32_LOAD_BY_TABLE:
+                datum = load_fp32(bits.take(hi), bits.take(lo))
             else:
                 if dst32:
                     raw = (bits.take(hi).astype(U32) << 16) | bits.take(lo).astype(U32)
@@ -203,6 +209,10 @@ class BlackholeOps:
                     lo = None if lo is None else lo[active]
                 if mod0 == FL.MOD0_FMT_BF16:
                     bits.put(hi, store_bf16_table().take(x >> 16))
+                elif mod0 in BH_FP32_STORE_BY_TABLE:
+                    high, low = store_fp32(x, mod0 == MOD0_FMT_FP32)
+                    bits.put(hi, high)
+                    bits.put(lo, low)
                 else:
                     v = sfpstore_convert_bh(x, mod0)
                     if dst32:
