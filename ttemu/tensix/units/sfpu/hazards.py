@@ -491,7 +491,10 @@ class HazardOps:
                     self._hz_add(cycle, Rule("unseen", ins, writes, "SFPMAD.md (Blackhole)", old))
                 else:
                     self._hz_add(cycle, Rule("read", ins, writes, MAD_PAGES[mnemonic], old))
-            self.execute(ins)
+            fn = self.executors.get(mnemonic)  # (execute(ins))
+            if fn is None:
+                fn = self._executor(mnemonic)
+            fn(ins)
             return
         if mnemonic in self.hz_interlocked and not ins.macro:  # the hardware stalls a reader
             self.execute(ins)

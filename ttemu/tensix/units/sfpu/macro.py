@@ -93,8 +93,10 @@ class MacroOps:
         cycle = self.hz_now = self.hz_cycle(t, False)
         if run is None:  # SFPNOP: reads and writes nothing, no rule can concern it
             return
-        if run is True or self.hz_rules.get(cycle - 1):
+        if self.hz_rules.get(cycle - 1):
             self.hz_run(ins, cycle)  # hazards.py: checks, and the rules a producer starts
+        elif run is True:
+            self._hz_run(ins, cycle)  # (hz_run without rules to check)
         else:
             run(ins)
         vd = ins.vd
