@@ -37,7 +37,18 @@ PUSH_REGIONS = ("tensix_inst", "tensix_inst1", "tensix_inst2")
 
 def _params(handler):
     """The parameter names of a bound unit method after the thread, when all are plain
-    positional-or-keyword parameters without defaults; else None."""
+    positional-or-keyword parameters without defaults; else None. What
+    ``inspect.signature(handler, follow_wrapped=False)`` reports, read from the code
+    object of a plain function or method (inspect's way for anything else)."""
+    bound = getattr(handler, "__self__", None) is not None and hasattr(handler, "__func__")
+    f = handler.__func__ if bound else handler
+    code = getattr(f, "__code__", None)
+    skip = 2 if bound else 1  # self, the thread
+    if (code is not None and type(f).__name__ == "function" and not code.co_flags & 0x0C  # no *args, **kw
+            and not code.co_kwonlyargcount and not code.co_posonlyargcount and code.co_argcount >= skip
+            and getattr(f, "__signature__", None) is None and not hasattr(f, "_partialmethod")):
+        names = code.co_varnames[skip:code.co_argcount]
+        return None if names and f.__defaults__ else list(names)
     import inspect
 
     try:

@@ -60,11 +60,11 @@ Model notes and decisions (where the pages leave a choice):
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import dataclass, field
 
 import numpy as np
 
 from ...errors import GuestFault, UndefinedBehaviour, Unimplemented
+from ...record import Factory, Record
 from ..formats import (
     DataFormat,
     EarlyMode,
@@ -109,21 +109,19 @@ _FP16_RELU_CODES = (_F.Float16, _F.Fp8, _F.Bfp8, _F.Bfp4, _F.Bfp2)
 ROUND10 = "round10"
 
 
-@dataclass
-class Stream:
+class Stream(Record):
     """One output stream (RSI / exponents / data) of a packer: its L1 byte address,
     ``NeedsNewAddress`` and the bytes buffered before the next aligned 16-byte write."""
 
     byte_address: int = 0
     needs_new: bool = True
-    buf: bytearray = field(default_factory=bytearray)
+    buf: bytearray = Factory(bytearray)
 
 
-@dataclass
-class PackerState:
-    exp: Stream = field(default_factory=Stream)
-    data: Stream = field(default_factory=Stream)
-    tpg: list = field(default_factory=lambda: [0, 0, 0])  # TilePositionGenerator X, Y, Z
+class PackerState(Record):
+    exp: Stream = Factory(Stream)
+    data: Stream = Factory(Stream)
+    tpg: list = Factory(lambda: [0, 0, 0])  # TilePositionGenerator X, Y, Z
     pending: np.ndarray | None = None  # intermediate bits of an incomplete BFP block
     pending_key: tuple | None = None
     writes: int = 0  # 16-byte L1 writes since the last tile ended
