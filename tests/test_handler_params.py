@@ -8,7 +8,7 @@ import inspect
 import pytest
 
 from ttemu import Tile
-from ttemu.tensix.coprocessor import _field_params, _params
+from ttemu.tensix.coprocessor import _field_params
 
 
 def _by_inspect(fn):
@@ -61,39 +61,3 @@ def test_shapes_of_callables():
     assert _field_params(u.plain) == ({"a", "b", "c", "d"}, {"a", "c"}, False)
     assert _field_params(u.star) is None  # *args: left to inspect
     assert _field_params(functools.partial(_U.plain, u)) is None
-
-
-def _params_by_inspect(handler):
-    """What dispatch_entry's parameter names were read with before (inspect)."""
-    try:
-        params = list(inspect.signature(handler, follow_wrapped=False).parameters.values())[1:]
-    except (TypeError, ValueError):
-        return None
-    if any(p.kind is not p.POSITIONAL_OR_KEYWORD or p.default is not p.empty for p in params):
-        return None
-    return [p.name for p in params]
-
-
-@pytest.mark.parametrize("arch", ["wormhole_b0", "blackhole"])
-def test_dispatch_params_as_inspect_says(arch):
-    cop = Tile(arch).tensix
-    handlers = [h for h in cop.handlers if h is not None]
-    assert len(handlers) > 100
-    for h in handlers:
-        assert _params(h) == _params_by_inspect(h), h
-
-
-def test_dispatch_params_of_other_callables():
-    u = _U()
-
-    def positional_only(t, a, /, b):
-        pass
-
-    def no_thread():
-        pass
-
-    for fn in (u.plain, u.anykw, u.wrapped, u.star, u.static, _U.plain, positional_only, no_thread,
-               functools.partial(_U.plain, u), print, lambda t, a, b: None):
-        assert _params(fn) == _params_by_inspect(fn), fn
-    assert _params(lambda t, a, b: None) == ["a", "b"]
-    assert _params(u.plain) is None
