@@ -46,11 +46,10 @@ parts an SFPLOADMACRO uses (the page allows it, "though this is not encouraged")
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from ....errors import Unimplemented
+from ....record import Record
 from .hazards import PRODUCERS
 from .insn import CAN_EXECUTE, MACRO_SUBUNITS, NO_BACKDOOR, REGULAR_SUBUNIT, SIMPLE, STORE, Insn
 from .state import COL, DISABLE_BACKDOOR_LOAD, LANE_CONFIG_MASK, PROG_CONST_DEFAULTS, U32
@@ -60,13 +59,16 @@ IMM16_IS_VALUE = 1
 IMM16_IS_LANE_MASK = 8
 
 
-@dataclass
-class Scheduled:
+class Scheduled(Record):
     subunit: str
     insn: Insn
     delay: int  # counts down; runs the cycle after it reaches 0
     counts_instructions: bool  # WaitForElapsedInstructions
     thread: int
+
+    def __init__(self, subunit, insn, delay, counts_instructions, thread):
+        self.subunit, self.insn, self.delay, self.thread = subunit, insn, delay, thread
+        self.counts_instructions = counts_instructions
 
 
 class MacroOps:
