@@ -455,3 +455,52 @@ def test_bf16_rows_bytes_matches_the_chain_for_any_spans(starts, n, remap, seed)
     out, data = bf16_rows_bytes(bits, spans, remap)
     assert data == want
     assert np.array_equal((out >> 7) & 0xFF, (v >> 23) & 0xFF)
+
+
+def test_semwait_recheck_one_semaphore_matches_refresh_then_hold_state():
+    """The one-semaphore path of semwait_recheck, for every index, condition and edge value."""
+    from ttemu.tensix.frontend.gate import WaitGate
+    tile = Tile("wormhole_b0")
+    cop = tile.tensix
+    for i in range(8):
+        for cond in range(4):
+            for value, top in ((0, 0), (0, 3), (1, 3), (3, 3), (5, 3), (15, 15)):
+                cop.sync.semaphores[i].value, cop.sync.semaphores[i].max = value, top
+                old, new = WaitGate(), WaitGate()
+                for g in (old, new):
+                    g.latch_semwait(0x40, 1 << i, cond)
+                old.refresh(cop, 0)
+                want = old.hold_state(cop) if old.opcode is not None else None
+                assert new.semwait_recheck(cop) == want, (i, cond, value, top)
+                assert (new.opcode, new.checked) == (old.opcode, old.checked)
+
+
+# -- the Vector Unit's direct route: dispatch calls issue() instead of the forwarding @op --------
+def test_sfpu_direct_route_makes_the_same_issue_call_as_the_op_method():
+    from ttemu.isa.table import get_table
+    n = 0
+    for arch in ("wormhole_b0", "blackhole"):
+        tile = Tile(arch)
+        cop = tile.tensix
+        sfpu = cop.sfpu
+        table = get_table(arch)
+        t = cop.threads[1]
+        calls = []
+        sfpu.issue = lambda t, mnemonic, values: calls.append((t, mnemonic, values))  # records, runs nothing
+        for spec in table:
+            handler = cop.handlers[spec.opcode]
+            if getattr(handler, "__self__", None) is not sfpu:
+                continue
+            names = C._params(handler)
+            args = tuple(range(3, 3 + len(names)))
+            route = sfpu.direct_route(handler, args)
+            assert route is not None, spec.mnemonic
+            calls.clear()
+            handler(t, *args)  # the @op method (the old form)
+            fn, rargs = route
+            assert fn == sfpu.issue
+            fn(t, *rargs)
+            assert len(calls) == 2 and calls[0] == calls[1], (arch, spec.mnemonic, calls)
+            n += 1
+        assert sfpu.direct_route(cop.handlers[table.by_mnemonic["SEMPOST"].opcode], (1,)) is None
+    assert n > 60

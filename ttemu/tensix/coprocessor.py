@@ -198,6 +198,13 @@ class Coprocessor:
                     names = self._params[spec.opcode] = _params(handler)
                 if names is not None and sorted(names) == sorted(fields):
                     args = tuple(fields[n] for n in names)
+                    # a unit may name a shorter route to the same call (the Vector Unit: its
+                    # issue path, without the @op method that only forwards to it)
+                    direct = getattr(getattr(handler, "__self__", None), "direct_route", None)
+                    if direct is not None:
+                        route = direct(handler, args)
+                        if route is not None:
+                            handler, args = route
                 else:
                     kwargs = dict(fields)
             if spec.mnemonic == "STALLWAIT":

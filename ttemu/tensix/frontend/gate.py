@@ -112,9 +112,19 @@ class WaitGate:
         in one pass over the selected semaphores (-> the state, or None: released)."""
         sems = cop.sync.semaphores
         n = len(sems)
-        snap = tuple([(i, sems[i].value, sems[i].max) for i in self.sem_indices if i < n])
         self.checked = cop.epoch
         cond = self.cond_mask
+        indices = self.sem_indices
+        if len(indices) == 1 and indices[0] < n:  # one semaphore (the common case): no loops
+            i = indices[0]
+            sem = sems[i]
+            value = sem.value
+            top = sem.max
+            if (cond & STALL_ON_ZERO and value == 0) or (cond & STALL_ON_MAX and value >= top):
+                return ("SEMWAIT", cond, ((i, value, top),))
+            self.opcode = None
+            return None
+        snap = tuple([(i, sems[i].value, sems[i].max) for i in indices if i < n])
         on_zero = cond & STALL_ON_ZERO
         on_max = cond & STALL_ON_MAX
         for _, value, top in snap:

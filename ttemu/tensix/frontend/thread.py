@@ -137,11 +137,18 @@ class TensixThread:
         gate = self.gate
         moved = False
         replay = self.replay
+        tile = cop.tile
         while limit is None or limit > 0:
             item = self.held
             if item is None:
                 fifo = self.fifo
-                if (fifo and not self.mid and self.mop.active is None and not replay.play_left
+                if replay.play_left and tile.tracer is None:
+                    # what _next() returns here (ReplayExpander.playback), without its calls
+                    index = replay.play_index
+                    item = replay.buffer[index % 32]
+                    replay.play_index = index + 1
+                    replay.play_left -= 1
+                elif (fifo and not self.mid and self.mop.active is None and not replay.play_left
                         and not replay.record_left and (fifo[0][0] >> 24) not in _EXPANDER_OPCODES):
                     item = fifo.popleft()  # what _next() returns here, without its calls
                 else:
@@ -190,7 +197,7 @@ class TensixThread:
                 self._gate_epoch = None
             self.issued += 1
             cop.epoch += 1
-            if cop.tile.tracer is not None:
+            if tile.tracer is not None:
                 cop.trace(self.index, "issue", word, f"-> {spec.unit}")
             if fence:
                 self.fpu_fence = self.issued  # STALLWAIT B8 (SFPU) + C7 (FPU busy)

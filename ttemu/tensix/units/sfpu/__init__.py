@@ -71,6 +71,17 @@ class VectorUnit(VectorState, SimpleOps, MadOps, RoundOps, LoadStoreOps, MacroOp
             return ops
         return {m: fn for m, fn in ops.items() if m in shared or m in self.variants}
 
+    def direct_route(self, handler, args: tuple):
+        """For the frontend's dispatch table (Coprocessor.dispatch_entry): an ``@op`` method
+        below only forwards its fields to :meth:`MacroOps.issue`, so ``handler(t, *args)``
+        is ``issue(t, mnemonic, args)``: -> ``(self.issue, (mnemonic, args))``, or None for
+        any other handler."""
+        fn = getattr(handler, "__func__", None)
+        mnemonic = getattr(fn, "tt_mnemonic", None)
+        if mnemonic is None or VectorUnit.__dict__.get(mnemonic) is not fn or handler.__self__ is not self:
+            return None
+        return self.issue, (mnemonic, tuple(args))
+
     # -- instructions as issued by a thread (fields by their table names) ----------------
     @op
     def SFPLOAD(self, t, dest_reg_addr, sfpu_addr_mode, instr_mod0, lreg_ind):
