@@ -495,6 +495,9 @@ def test_sfpu_direct_route_makes_the_same_issue_call_as_the_op_method():
             args = tuple(range(3, 3 + len(names)))
             route = sfpu.direct_route(handler, args)
             assert route is not None, spec.mnemonic
+            if spec.mnemonic == "SFPNOP":
+                assert route == (sfpu.issue_nop, ())  # (checked below)
+                continue
             calls.clear()
             handler(t, *args)  # the @op method (the old form)
             fn, rargs = route
@@ -504,3 +507,33 @@ def test_sfpu_direct_route_makes_the_same_issue_call_as_the_op_method():
             n += 1
         assert sfpu.direct_route(cop.handlers[table.by_mnemonic["SEMPOST"].opcode], (1,)) is None
     assert n > 60
+
+
+def test_sfpu_issue_nop_matches_issue_of_an_sfpnop():
+    """issue_nop (the SFPNOP route) against issue(t, "SFPNOP", ()), after instructions that
+    leave nothing pending, a rule pending, an SFPSWAP stall and SFPLOADMACRO work."""
+    from ttemu.isa.table import get_table
+    for arch in ("wormhole_b0", "blackhole"):
+        table = get_table(arch)
+        before = [[], [("SFPMAD", dict(lreg_src_a=1, lreg_src_b=2, lreg_src_c=3, lreg_dest=4, instr_mod1=0))],
+                  [("SFPSWAP", dict(lreg_src_c=1, lreg_dest=2, instr_mod1=0, imm12_math=0))],
+                  [("SFPLOADMACRO", dict(lreg_ind=0, instr_mod0=0, sfpu_addr_mode=0, dest_reg_addr=0))]]
+        for prefix in before:
+            states = []
+            for form in ("issue", "nop"):
+                tile = Tile(arch)
+                cop = tile.tensix
+                t = cop.threads[2]
+                for mnemonic, fields in prefix:
+                    t.push(table.encode(mnemonic, **fields), "test", after_mop=True)
+                    cop.kick()
+                for thread in (2, 2, 1, 2):
+                    t = cop.threads[thread]
+                    t.issued += 1  # (as the frontend counts it, before the next issue)
+                    if form == "issue":
+                        cop.sfpu.issue(t, "SFPNOP", ())
+                    else:
+                        cop.sfpu.issue_nop(t)
+                u = cop.sfpu
+                states.append((u.hz_now, u.hz_last, u.swap_stall, len(u.scheduled), u.lreg.tobytes()))
+            assert states[0] == states[1], (arch, prefix)

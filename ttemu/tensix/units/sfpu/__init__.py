@@ -74,12 +74,14 @@ class VectorUnit(VectorState, SimpleOps, MadOps, RoundOps, LoadStoreOps, MacroOp
     def direct_route(self, handler, args: tuple):
         """For the frontend's dispatch table (Coprocessor.dispatch_entry): an ``@op`` method
         below only forwards its fields to :meth:`MacroOps.issue`, so ``handler(t, *args)``
-        is ``issue(t, mnemonic, args)``: -> ``(self.issue, (mnemonic, args))``, or None for
-        any other handler."""
+        is ``issue(t, mnemonic, args)``: -> ``(self.issue, (mnemonic, args))`` (for SFPNOP
+        ``(self.issue_nop, ())``), or None for any other handler."""
         fn = getattr(handler, "__func__", None)
         mnemonic = getattr(fn, "tt_mnemonic", None)
         if mnemonic is None or VectorUnit.__dict__.get(mnemonic) is not fn or handler.__self__ is not self:
             return None
+        if mnemonic == "SFPNOP":
+            return self.issue_nop, ()
         return self.issue, (mnemonic, tuple(args))
 
     # -- instructions as issued by a thread (fields by their table names) ----------------

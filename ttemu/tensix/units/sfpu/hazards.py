@@ -475,25 +475,7 @@ class HazardOps:
             self.execute(ins)
             return
         if mnemonic in MAD_LATENCY:  # (the common producers, first)
-            access = ins.access or lreg_access(self, ins)
-            writes = access[1]
-            if writes:
-                lreg = self.lreg
-                if len(writes) == 1:
-                    for r in writes:
-                        old = {r: lreg[r].copy()}
-                else:
-                    old = {r: lreg[r].copy() for r in writes}
-                if mnemonic in self.hz_interlocked and not ins.macro:
-                    # ArchSpec.sfpu_interlocked: the hardware stalls a reader, except for the
-                    # reads its stalling logic does not see (undetected_reads)
-                    self._hz_add(cycle, Rule("unseen", ins, writes, "SFPMAD.md (Blackhole)", old))
-                else:
-                    self._hz_add(cycle, Rule("read", ins, writes, MAD_PAGES[mnemonic], old))
-            fn = self.executors.get(mnemonic)  # (execute(ins))
-            if fn is None:
-                fn = self._executor(mnemonic)
-            fn(ins)
+            self._hz_run_mad(ins, cycle)
             return
         if mnemonic in self.hz_interlocked and not ins.macro:  # the hardware stalls a reader
             self.execute(ins)
@@ -523,6 +505,39 @@ class HazardOps:
                 self._hz_add(cycle, Rule("read", ins, writes, f"{mnemonic}.md",
                                          {r: self.lreg[r].copy() for r in writes}))
         self.execute(ins)
+
+    def _hz_run_mad(self, ins, cycle: int) -> None:
+        """:meth:`_hz_run` of a MAD-latency producer (MAD_LATENCY): the rule it starts (the
+        LRegs it writes, with their values from before), then its executor."""
+        access = ins.access or lreg_access(self, ins)
+        writes = access[1]
+        mnemonic = ins.mnemonic
+        if writes:
+            lreg = self.lreg
+            if len(writes) == 1:
+                for r in writes:
+                    old = {r: lreg[r].copy()}
+            else:
+                old = {r: lreg[r].copy() for r in writes}
+            if mnemonic in self.hz_interlocked and not ins.macro:
+                # ArchSpec.sfpu_interlocked: the hardware stalls a reader, except for the
+                # reads its stalling logic does not see (undetected_reads)
+                rule = Rule("unseen", ins, writes, "SFPMAD.md (Blackhole)", old)
+            else:
+                rule = Rule("read", ins, writes, MAD_PAGES[mnemonic], old)
+            rules = self.hz_rules  # (_hz_add)
+            got = rules.get(cycle)
+            if got is None:
+                if len(rules) > 4:
+                    for c in [c for c in rules if c < cycle - 1]:
+                        del rules[c]
+                rules[cycle] = [rule]
+            else:
+                got.append(rule)
+        fn = self.executors.get(mnemonic)  # (execute(ins))
+        if fn is None:
+            fn = self._executor(mnemonic)
+        fn(ins)
 
     def _hz_add(self, cycle: int, rule: Rule) -> None:
         rules = self.hz_rules

@@ -50,7 +50,7 @@ import numpy as np
 
 from ....errors import Unimplemented
 from ....record import Record
-from .hazards import PRODUCERS
+from .hazards import MAD_LATENCY, PRODUCERS
 from .insn import CAN_EXECUTE, MACRO_SUBUNITS, NO_BACKDOOR, REGULAR_SUBUNIT, SIMPLE, STORE, Insn
 from .state import COL, DISABLE_BACKDOOR_LOAD, LANE_CONFIG_MASK, PROG_CONST_DEFAULTS, U32
 
@@ -87,7 +87,7 @@ class MacroOps:
             if len(insns) >= 4096:
                 insns.clear()
             insns[key] = hit
-        ins, run = hit
+        ins, run, cycle_run = hit
         if self.swap_stall or self.pre_ran or self.scheduled:
             self._issue_timed(t, ins)
             return
@@ -97,8 +97,8 @@ class MacroOps:
             return
         if self.hz_rules.get(cycle - 1):
             self.hz_run(ins, cycle)  # hazards.py: checks, and the rules a producer starts
-        elif run is True:
-            self._hz_run(ins, cycle)  # (hz_run without rules to check)
+        elif cycle_run is not None:
+            cycle_run(ins, cycle)  # (hz_run without rules to check)
         else:
             run(ins)
         vd = ins.vd
@@ -109,10 +109,20 @@ class MacroOps:
         elif self.scheduled:  # an SFPLOADMACRO
             self.run_due()
 
+    def issue_nop(self, t) -> None:
+        """:meth:`issue` of an SFPNOP (the frontend's direct route for it): with nothing
+        scheduled and no SFPSWAP stall it only takes its cycle."""
+        if self.swap_stall or self.pre_ran or self.scheduled:
+            self.issue(t, "SFPNOP", ())
+            return
+        self.hz_now = self.hz_cycle(t, False)
+
     def _issued_insn(self, t, mnemonic: str, values: tuple, word):
         """(the Insn, how it runs when no rule of the previous cycle is pending: None for
-        SFPNOP, True for an instruction that may start a rule (through
-        :meth:`HazardOps.hz_run`), else the method executing it)."""
+        SFPNOP, True for an instruction that may start a rule, else the method executing
+        it; and for one that may start a rule, the method running it in a cycle:
+        :meth:`HazardOps._hz_run_mad` for the MAD-latency ones, :meth:`HazardOps._hz_run`
+        (hz_run without rules to check) for the others, else None)."""
         fields = dict(zip(self.issue_fields[mnemonic], values))
         masks = self.field_masks.get(mnemonic)
         if masks:
@@ -122,10 +132,12 @@ class MacroOps:
         if type(word) is int and word >> 24 == self.cop.table.by_mnemonic[mnemonic].opcode:
             ins.word = word
         if mnemonic == "SFPNOP":
-            return ins, None
+            return ins, None, None
+        if mnemonic in MAD_LATENCY:
+            return ins, True, self._hz_run_mad
         if mnemonic in PRODUCERS:
-            return ins, True
-        return ins, self._executor(mnemonic)
+            return ins, True, self._hz_run
+        return ins, self._executor(mnemonic), None
 
     def _issue_timed(self, t, ins: Insn) -> None:
         """The issue path with SFPLOADMACRO-scheduled work or an SFPSWAP stall (module doc)."""
