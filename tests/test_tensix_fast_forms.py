@@ -537,3 +537,25 @@ def test_sfpu_issue_nop_matches_issue_of_an_sfpnop():
                 u = cop.sfpu
                 states.append((u.hz_now, u.hz_last, u.swap_stall, len(u.scheduled), u.lreg.tobytes()))
             assert states[0] == states[1], (arch, prefix)
+
+
+def test_semwait_hold_kept_across_other_units_instructions_matches_a_recheck():
+    """The frontend keeps a SEMWAIT hold found just before an instruction of a unit other
+    than the Sync Unit without re-reading the semaphores: what it keeps is what a fresh
+    check finds, and a SEMPOST (Sync Unit) releases the thread at once."""
+    from ttemu.tensix.frontend.gate import WaitGate
+    tile, issue = make()
+    cop = tile.tensix
+    issue(0, "SEMINIT", max_value=2, init_value=0, sem_sel=1)
+    issue(1, "SEMWAIT", stall_res=0x1FF, sem_sel=1, wait_sem_cond=1)  # all: wait while sem0 == 0
+    t = issue(1, "NOP")
+    assert t.held is not None
+    for k in range(6):
+        issue(2, "SFPNOP" if k % 2 else "SFPLOADI", **({} if k % 2 else dict(imm16=k, instr_mod0=0, lreg_ind=1)))
+        assert t.held is not None and t.gate.checked == cop.epoch == t._gate_epoch
+        fresh = WaitGate()
+        fresh.latch_semwait(0x1FF, 1, 1)
+        assert fresh.semwait_recheck(cop) == t._held_why[1]
+    assert "SEMWAIT" in t.held_reason
+    issue(0, "SEMPOST", sem_sel=1)
+    assert t.held is None and t.issued == 2

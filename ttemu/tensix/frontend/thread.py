@@ -182,6 +182,7 @@ class TensixThread:
             self.word = word
             self.origin = item[1]
             cop.issuing = self
+            epoch = cop.epoch
             if kwargs is None:
                 result = handler(self, *args)
             else:
@@ -202,10 +203,16 @@ class TensixThread:
             if fence:
                 self.fpu_fence = self.issued  # STALLWAIT B8 (SFPU) + C7 (FPU busy)
             moved = True
+            # only the Sync Unit's instructions change semaphores here (a RISC-V access moves
+            # the epoch on): otherwise a SEMWAIT found holding just before this one still holds
+            quiet = cop.epoch == epoch + 1 and spec.unit != "sync"
             for t in cop.threads:  # cop.after_issue(): latched waits may be met now
                 tgate = t.gate
                 if tgate.opcode is not None:
                     if tgate.opcode == "SEMWAIT" and t._gate_epoch is not None:
+                        if quiet and t._gate_epoch == epoch and tgate.checked == epoch:
+                            tgate.checked = t._gate_epoch = cop.epoch  # (the same state as at epoch)
+                            continue
                         state = tgate.semwait_recheck(cop)  # refresh + hold_state below, in one
                         if state is not None:
                             t._held_why = (t.held[0], state, None)
