@@ -54,6 +54,7 @@ from ..formats import layout as L
 from ..regs.dst import adj16, adj_rows
 from . import Unit, Wait, op
 from . import fpu_datapath as FD
+from .fpu_fused import FusedMvmul
 
 #: Instructions of this unit not implemented (each stops a run as unimplemented).
 #: The legacy instructions have no page with a functional model (MatrixUnit.md,
@@ -152,6 +153,7 @@ class MatrixUnit(Unit):
         self._has_remap = "DEST_ACCESS_CFG_remap_addrs" in cfg.fields
         self._rm = (0, 0)
         self._rm_version = -1
+        self._fused = FusedMvmul()
 
     def _view(self, ti, mnemonic):
         """``(bank, style, use32, dst_base, fid_base)`` of thread ``ti``: its Config bank,
@@ -464,6 +466,8 @@ class MatrixUnit(Unit):
                     self._accumulate_int(dst_row + 2 * k, prod)
             else:
                 self._accumulate_int(dst_row, prod)
+        elif not broadcast and style != FP16 and self._fused_mvmul(a, b, style == BF16, phase, dst_row, nrows, use32):
+            pass
         else:
             sums = FD.dot(a, b, style == FP16, style == BF16, use32, phase)
             if broadcast:
@@ -474,6 +478,24 @@ class MatrixUnit(Unit):
         self._flip(ti, clear_dvalid)
         cop.rwcs.apply_addr_mod(ti, addr_mode)
         return None
+
+    def _fused_mvmul(self, a, b, bf16, phase, row, n, use32):
+        """Dst rows ``row``.. += ``b`` @ ``a`` through fpu_fused (the numbers of
+        FD.dot + _fpu_accumulate) when the rows are plain slices of DstBits; False (and
+        nothing done) otherwise."""
+        bits = self.cop.dst.bits
+        if use32:
+            if (row & 7) + n > 8 or self._remap() is not None:
+                return False
+            r = ((row & 0x1F8) << 1) | (row & 0x207)
+            self._fused.dot_accumulate(a, b, bf16, phase, bits[r:r + n], bits[r + 8:r + 8 + n])
+            self._forget32(row, n)
+        else:
+            if row + n > 1024 or self.cop.dst.aliased16 or self._remap() is not None:
+                return False
+            self._fused.dot_accumulate(a, b, bf16, phase, bits[row:row + n])
+            self._forget16(row, n)
+        return True
 
     @op
     def MVMUL(self, t, clear_dvalid, instr_mod19, addr_mode, dst):
