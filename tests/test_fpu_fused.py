@@ -81,3 +81,59 @@ def test_dst_tables_flush_and_zero():
     assert (shuf[flush] == M._SHUF_BF16[0]).all() and M._SHUF_BF16[0] == 0
     np.testing.assert_array_equal(shuf[~flush], M._SHUF_BF16[~flush])
     assert (lo_mask[flush] == 0).all() and (lo_mask[~flush] == 0xFFFF).all()
+
+
+def test_dst_tables_match_decode():
+    """The Dst tables (outer products) against fpu_datapath.dst_decode of every Dst16
+    pattern, as MatrixUnit decodes Dst (value less 1 when negative, 2**-15 scaled)."""
+    value, low, power, const, shuf, lo_mask = dst_tables()
+    ed, ds = M._DST_EXP, M._DST_MAN
+    np.testing.assert_array_equal(value, (ds - (ds < 0)) * np.ldexp(1.0, ed - 15) * (ed != 0))
+    np.testing.assert_array_equal(low, M._DST_SIGN * np.ldexp(1.0, ed - 15))
+    np.testing.assert_array_equal(power, np.ldexp(1.0, ed - 1))
+    np.testing.assert_array_equal(const[ds < 0], 4095.5 / 8192)
+    np.testing.assert_array_equal(const[ds > 0], 4096.5 / 8192)
+
+
+def _check_elw(seed, kind, phase, bf16, fp32, add_dst=True, exps=None):
+    rng = np.random.default_rng(seed)
+    a = _mix(rng, (8, 16), 1 << 19, SRC_SPECIAL, np.uint32)
+    b = _mix(rng, (8, 16), 1 << 19, SRC_SPECIAL, np.uint32)
+    if exps is not None:
+        a = (a & ~np.uint32(0xFF)) | rng.integers(exps, exps + 14, size=a.shape).astype(np.uint32)
+        b = (b & ~np.uint32(0xFF)) | rng.integers(exps, exps + 14, size=b.shape).astype(np.uint32)
+    if rng.random() < 0.3:  # equal magnitudes, either sign: exact cancellation
+        b = a ^ (rng.integers(0, 2, size=a.shape).astype(np.uint32) << np.uint32(18))
+    ieee = _mix(rng, (8, 16), 1 << 32, DST_SPECIAL, np.uint32)
+    if not fp32:
+        ieee &= np.uint32(0xFFFF0000)
+    if kind == "mul":
+        term = FD.elw_mul(a, b, False, bf16, fp32, phase)
+    else:
+        term = FD.elw_add(a, b, kind == "sub", False, bf16, fp32, 0)
+    hi = L.dst16_from_bf16(ieee >> np.uint32(16)).astype(np.uint16)
+    lo = (ieee & np.uint32(0xFFFF)).astype(np.uint16)
+    if add_dst:
+        ed = M._DST_EXP[hi]
+        ds = M._DST_MAN[hi] + (M._DST_SIGN[hi] * lo if fp32 else 0)
+    else:
+        ed = ds = np.zeros((8, 16), np.int64)
+    want = FD.accumulate((term,), ed, ds, fp32, True)
+    f = FusedMvmul()
+    if kind == "mul":
+        f.elw_mul(a, b, bf16, phase, hi, lo if fp32 else None)
+    else:
+        f.elw_add(a, b, kind == "sub", bf16, hi, lo if fp32 else None, add_dst)
+    np.testing.assert_array_equal(hi, M._SHUF_BF16[want >> np.uint32(16)])
+    if fp32:
+        np.testing.assert_array_equal(lo, (want & np.uint32(0xFFFF)).astype(np.uint16))
+
+
+@settings(max_examples=300, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), kind=st.sampled_from(["mul", "add", "sub"]), phase=st.integers(0, 3),
+       bf16=st.booleans(), fp32=st.booleans(), add_dst=st.booleans(),
+       exps=st.sampled_from([None, None, 1, 60, 120, 127, 240]))
+def test_fused_elw_matches_reference(seed, kind, phase, bf16, fp32, add_dst, exps):
+    """ELWMUL (any fidelity phase), ELWADD / ELWSUB (phase 0, with and without AddDst),
+    exponents spread and close together (ties, cancellation, flush to zero, overflow)."""
+    _check_elw(seed, kind, phase, bf16, fp32, add_dst or kind == "mul", exps)

@@ -1,23 +1,25 @@
-"""MVMUL's products and their accumulation into Dst in one pass of float64 array
-operations, for the 8-bit-exponent Src styles (BF16, TF32) with a BF16 (Dst16) or FP32
-(Dst32) Dst: the numbers of ``fpu_datapath.dot`` followed by ``fpu_datapath.accumulate``
-(the reference; tests/test_fpu_fused.py compares the two bit for bit), in about half the
-numpy calls. FP16 and INT8 styles, broadcast rows and remapped Dst rows keep the
-reference path (``MatrixUnit._matmul``).
+"""The Matrix Unit's products and their accumulation into Dst in one pass of float64
+array operations, for the 8-bit-exponent Src styles (BF16, TF32) with a BF16 (Dst16) or
+FP32 (Dst32) Dst: MVMUL / DOTPV / GAPOOL (``dot_accumulate``: the numbers of
+``fpu_datapath.dot`` + ``accumulate``), ELWMUL (``elw_mul``) and ELWADD / ELWSUB in
+fidelity phase 0 (``elw_add``), in about half the numpy calls of the reference forms
+(tests/test_fpu_fused.py compares them bit for bit). FP16 and INT8 styles, broadcast
+MVMUL rows and remapped or aliased Dst rows keep the reference path (math.py).
 
 How each step stays exact (every value below is an integer times a power of two with at
 most 53 significant bits, so float64 holds it exactly):
 
-* Src lookups: one table per (operand, fidelity part, BF16) maps a 19-bit Src value to
-  the pair (signed fidelity bits x 2**exponent, 2**exponent x scale), 0 for a zero
-  operand. The scales make the pair product of SrcA and SrcB ``2**(ea + eb + adj - 1)``
-  (``adj``: fpu_datapath.prod_adj), so a group's largest one is ``Pg = 2**(E - 1)`` with
-  ``E`` the group's exponent; a group of zero products gets ``2**(adj - 1)`` (the
-  ``initial`` of the max).
+* Src lookups (small tables): the sign and mantissa (bits 18..8) give the signed
+  fidelity bits, the exponent (bits 7..0) ``2**e x scale`` (0 for a zero operand). The
+  scales make the product of SrcA's and SrcB's ``2**(ea + eb + adj - 1)`` (``adj``:
+  fpu_datapath.prod_adj), so a group's largest one is ``Pg = 2**(E - 1)`` with ``E`` the
+  group's exponent; a group of zero products gets ``2**(adj - 1)`` (the max's
+  ``initial``).
 * Group rounding (half away from zero): each product divided by ``2**emx`` is ``m x 2**-d``
   with ``m`` < 2**12; multiplied by ``1 + 2**-40`` (exact: 12 + 41 bits) it moves off every
   tie by less than any non-tie's distance to one, so round-half-even (``rint``) rounds it
-  half away from zero.
+  half away from zero. ELWADD's smaller operand is aligned the same way (11-bit
+  mantissas), and the larger comes out exact.
 * ``floor(Pg)`` is ``2**(E - 1)`` where ``E >= 1`` and 0 where ``E <= 0``: the group's
   sum scaled (``S x floor(Pg)``) is already zero where the reference drops it, and the
   largest of these and ``2**(ed - 1)`` (the Dst value's) is ``Pm = 2**(emax - 1)``.
@@ -30,7 +32,8 @@ most 53 significant bits, so float64 holds it exactly):
   its bits and clearing the bits below rounds the magnitude half up, a carry moving into
   the exponent as in the reference; the cast to float32 is then exact, gives infinity for
   an exponent >= 255 (the reference's sign | 255 | 0) and a subnormal for an exponent <= 0,
-  which the output tables flush to +0.
+  which the output tables flush to +0. A sum of -1 unit (FP32 Dst) is replaced by
+  ``-2**27``, which renormalises as the reference's.
 """
 
 from __future__ import annotations
@@ -40,7 +43,6 @@ import numpy as np
 from ..formats import layout as L
 from . import fpu_datapath as FD
 
-_TABLES: dict = {}
 _TIE = 1.0 + 2.0 ** -40  # moves products off ties (see the module docstring)
 _C16 = 4096.5 / 8192  # rounding constant of a term / non-negative Dst value (Dst16)
 _C16_NEG = 4095.5 / 8192  # ... of a negative Dst value
@@ -50,47 +52,58 @@ _MINUS_ONE_32 = -2.0 ** 27  # a sum of -1 unit (FP32 Dst) renormalises as 28 bit
 
 
 def src_tables(bf16, operand, part):
-    """Two float64 [2**19] tables: Src bits -> signed fidelity bits x 2**e, and -> 2**e x
-    scale (both 0 for a zero operand), see the module docstring; SrcA's scale is
+    """Small float64 tables of one operand and fidelity part: Src bits >> 8 (sign,
+    mantissa) -> the signed fidelity bits [2048], and the low 8 bits (the exponent) ->
+    2**e x scale [256] (0 for a zero operand), see the module docstring; SrcA's scale is
     2**(-128 - 5 part), SrcB's 2**(-7 part)."""
-    key = ("src", bf16, operand, part)
-    t = _TABLES.get(key)
-    if t is None:
-        man = np.arange(1 << 10, dtype=np.int64) | 0x400
-        if bf16:
-            man &= 0x7F8
-        bits = FD.srca_bits(man, part) if operand == "A" else FD.srcb_bits(man, part << 1)
-        pw = np.ldexp(1.0, np.arange(256))
-        pw[0] = 0.0  # exponent 0: a zero operand
-        value = np.empty((2, 1 << 10, 256))
-        np.multiply.outer(bits, pw, out=value[0])
-        np.negative(value[0], out=value[1])
-        power = np.tile(pw * (2.0 ** (-128 - 5 * part) if operand == "A" else 2.0 ** (-7 * part)), 1 << 11)
-        t = _TABLES[key] = (value.reshape(-1), power)
-    return t
+    man = np.arange(1 << 10, dtype=np.int64) | 0x400
+    if bf16:
+        man &= 0x7F8
+    bits = FD.srca_bits(man, part) if operand == "A" else FD.srcb_bits(man, part << 1)
+    pw = np.ldexp(1.0, np.arange(256))
+    pw[0] = 0.0  # exponent 0: a zero operand
+    pw *= 2.0 ** (-128 - 5 * part) if operand == "A" else 2.0 ** (-7 * part)
+    return np.concatenate([bits, -bits]).astype(np.float64), pw
+
+
+def elw_tables(bf16):
+    """Small float64 tables for ELWADD / ELWSUB: Src bits >> 8 (sign, mantissa) -> the
+    signed 11-bit mantissa [2048]; the low 8 bits (the exponent) -> ``2**e`` (0 for a zero
+    operand) and -> ``2**(e - 1)`` (a zero operand has exponent 0, fpu_datapath.elw_add)
+    [256] each."""
+    man = np.arange(1 << 10, dtype=np.int64) | 0x400
+    if bf16:
+        man &= 0x7F8
+    sm = np.concatenate([man, -man]).astype(np.float64)
+    pw = np.ldexp(1.0, np.arange(256))
+    half = pw * 0.5
+    pw[0] = 0.0
+    return sm, pw, half
 
 
 def dst_tables():
-    """Tables over the 2**16 Dst16 (BF16 layout) patterns h, which are also the high
-    halves of Dst32 rows: the Dst value V (twice the signed 24-bit mantissa, less 1 when
-    negative, x 2**(ed - 15)) of a 16-bit Dst, the factor of a Dst32's low half in it, its
-    ``2**(ed - 1)`` and its rounding constant (16-bit Dst); and over IEEE BF16 / FP32
-    high halves: the Dst16 pattern (0 for exponent 0) and the mask of the low half."""
-    t = _TABLES.get("dst")
-    if t is None:
-        h = np.arange(1 << 16, dtype=np.uint32)
-        ed, ds = FD.dst_decode(L.dst16_to_bf16(h).astype(np.uint32) << np.uint32(16))
-        neg = ds < 0
-        scale = np.ldexp(1.0, ed - 15)
-        value = (ds - neg) * scale
-        low = np.where(ed == 0, 0, np.where(neg, -2, 2)) * scale
-        power = np.ldexp(1.0, ed - 1)
-        const = np.where(neg, _C16_NEG, _C16)
-        flush = (h & 0x7F80) == 0
-        shuf = np.where(flush, 0, L.dst16_from_bf16(h)).astype(np.uint16)
-        lo_mask = np.where(flush, 0, 0xFFFF).astype(np.uint16)
-        t = _TABLES["dst"] = (value, low, power, const, shuf, lo_mask)
-    return t
+    """Tables over the 2**16 Dst16 (BF16 layout: sign, mantissa, exponent) patterns h,
+    which are also the high halves of Dst32 rows: the Dst value V (twice the signed
+    24-bit mantissa, less 1 when negative, x 2**(ed - 15)) of a 16-bit Dst, the factor of
+    a Dst32's low half in it, its ``2**(ed - 1)`` and its rounding constant (16-bit Dst);
+    and over IEEE BF16 / FP32 high halves (sign, exponent, mantissa): the Dst16 pattern
+    (0 for exponent 0) and the mask of the low half. Built as outer products of
+    [sign, mantissa] and [exponent] (tests compare them with fpu_datapath.dst_decode)."""
+    e = np.arange(256)
+    scale = np.ldexp(1.0, e - 15)
+    scale[0] = 0.0  # exponent 0: zero
+    m = (np.arange(128) | 128) << 17  # twice the 24-bit mantissa with the hidden bit
+    sm = np.concatenate([m, -m - 1])  # [sign, mantissa]; less 1 when negative
+    value = np.multiply.outer(sm, scale).reshape(-1)
+    low = np.multiply.outer(np.repeat([2.0, -2.0], 128), scale).reshape(-1)
+    power = np.tile(np.ldexp(1.0, e - 1), 256)
+    const = np.repeat([_C16, _C16_NEG], 128 * 256)
+    h = np.arange(1 << 16, dtype=np.uint32)
+    flush = (h & 0x7F80) == 0
+    shuf = L.dst16_from_bf16(h).astype(np.uint16)
+    shuf[flush] = 0
+    lo_mask = np.where(flush, 0, 0xFFFF).astype(np.uint16)
+    return value, low, power, const, shuf, lo_mask
 
 
 class FusedMvmul:
@@ -101,6 +114,7 @@ class FusedMvmul:
         self._bufs = {}
         self._src = {}
         self._dst = None
+        self._elw = {}
 
     def _buffers(self, n):
         b = self._bufs.get(n)
@@ -117,6 +131,12 @@ class FusedMvmul:
                                   + (2.0 ** (-128 - 5 * (phase & 1) - 7 * (phase >> 1)),))
         return t
 
+    def _elw_tables(self, bf16):
+        t = self._elw.get(bf16)
+        if t is None:
+            t = self._elw[bf16] = elw_tables(bf16)
+        return t
+
     def dot_accumulate(self, a, b, bf16, phase, hi, lo=None):
         """Dst += SrcB rows ``b`` [n, 16] @ SrcA ``a`` [16, 16] (19-bit Src values, uint)
         for one fidelity phase, on Dst rows given as uint16 views: ``hi`` the Dst16 rows
@@ -124,35 +144,98 @@ class FusedMvmul:
         Writes the result into ``hi`` (and ``lo``)."""
         n = b.shape[0]
         x, p, xs, ps, cs = self._buffers(n)
-        va, pa, vb, pb, kappa = self._tables(bf16, phase)
+        sa, pa, sb, pb, kappa = self._tables(bf16, phase)
         a = a.astype(np.intp)
         bt = b.T.astype(np.intp)
-        np.multiply(vb[bt][:, :, None], va[a][:, None, :], out=x)  # [k, i, j]
-        np.multiply(pb[bt][:, :, None], pa[a][:, None, :], out=p)
+        np.multiply(pb[bt & 0xFF][:, :, None], pa[a & 0xFF][:, None, :], out=p)  # [k, i, j]
+        np.multiply(sb[bt >> 8][:, :, None], sa[a >> 8][:, None, :], out=x)
+        x *= p  # the products x 2**(adj - 1)
         pg = np.maximum.reduce(p.reshape(2, 8, n, 16), axis=1, initial=kappa)  # [group, i, j]
         x4 = x.reshape(2, 8, n, 16)
-        np.multiply(x4, np.divide(_TIE * kappa, pg)[:, None], out=x4)
+        np.multiply(x4, np.divide(_TIE, pg)[:, None], out=x4)
         np.rint(x, out=x)
         np.add.reduce(x4, axis=1, out=xs[1:])
         np.floor(pg, out=ps[1:])
         np.multiply(xs[1:], ps[1:], out=xs[1:])
+        self._accumulate(xs, ps, cs, hi, lo)
+
+    def _elw_buffers(self):
+        b = self._bufs.get("elw")
+        if b is None:
+            b = self._bufs["elw"] = (np.empty((2, 8, 16)), np.empty((2, 8, 16)), np.full((2, 8, 16), _C16))
+        return b
+
+    def elw_mul(self, a, b, bf16, phase, hi, lo=None):
+        """ELWMUL (one fidelity phase) of Src [8, 16] bit arrays ``a`` and ``b`` into Dst
+        rows ``hi`` (``lo``) as ``dot_accumulate``: the numbers of fpu_datapath.elw_mul +
+        accumulate."""
+        xs, ps, cs = self._elw_buffers()
+        sa, pa, sb, pb, kappa = self._tables(bf16, phase)
+        a = a.astype(np.intp)
+        b = b.astype(np.intp)
+        p = pa[a & 0xFF]
+        p *= pb[b & 0xFF]
+        np.floor(p, out=ps[1])  # 2**(e - 1), 0 where e <= 0 (dropped)
+        x = sa[a >> 8]
+        x *= sb[b >> 8]
+        np.multiply(x, ps[1], out=xs[1])
+        self._accumulate(xs, ps, cs, hi, lo)
+
+    def elw_add(self, a, b, sub, bf16, hi, lo=None, add_dst=True):
+        """ELWADD / ELWSUB (fidelity phase 0) of Src [8, 16] bit arrays into Dst rows as
+        ``dot_accumulate``: the numbers of fpu_datapath.elw_add + accumulate. The smaller
+        operand aligned to the larger's exponent, rounded half away from zero, is
+        ``rint`` of it over ``2**emax`` pushed off ties (as in ``dot_accumulate``); the
+        larger's comes out exact, so both take the same steps."""
+        xs, ps, cs = self._elw_buffers()
+        sm, pw, half = self._elw_tables(bf16)
+        a = a.astype(np.intp)
+        b = b.astype(np.intp)
+        ea = a & 0xFF
+        eb = b & 0xFF
+        pm = np.maximum(half[ea], half[eb], out=ps[1])
+        r = np.divide(0.5 * _TIE, pm)
+        x = sm[a >> 8]
+        x *= pw[ea]
+        x *= r
+        y = sm[b >> 8]
+        y *= pw[eb]
+        y *= r
+        np.rint(x, out=x)
+        np.rint(y, out=y)
+        if sub:
+            x -= y
+        else:
+            x += y
+        np.multiply(x, pm, out=xs[1])
+        self._accumulate(xs, ps, cs, hi, lo, add_dst)
+
+    def _accumulate(self, xs, ps, cs, hi, lo, add_dst=True):
+        """Dst rows ``hi`` (``lo``) (+)= the terms ``xs[1:]`` (values x 2**-15) with powers
+        ``ps[1:]`` (``2**(E - 1)``, 0 where dropped); ``xs[0]`` / ``ps[0]`` / ``cs[0]`` take
+        the Dst value (zero without ``add_dst``)."""
         dst = self._dst
         if dst is None:
             dst = self._dst = dst_tables()
         value, low, power, const, shuf, lo_mask = dst
-        h = hi.astype(np.intp)
-        xs[0] = value[h]
-        ps[0] = power[h]
+        if add_dst:
+            h = hi.astype(np.intp)
+            xs[0] = value[h]
+            ps[0] = power[h]
+        else:
+            xs[0] = 0.0
+            ps[0] = 0.5
         pm = np.maximum.reduce(ps, axis=0)
         if lo is None:
-            cs[0] = const[h]
+            cs[0] = const[h] if add_dst else _C16
             np.divide(xs, pm, out=xs)
             xs += cs
             gamma = _GAMMA16
         else:
-            t = low[h]
-            t *= lo
-            xs[0] += t
+            if add_dst:
+                t = low[h]
+                t *= lo
+                xs[0] += t
             np.multiply(xs, np.divide(8192.0, pm), out=xs)
             xs += 0.5
             gamma = _GAMMA32

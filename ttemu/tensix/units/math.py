@@ -558,6 +558,9 @@ class MatrixUnit(Unit):
             else:
                 r = _src_int8(a) - _src_int8(b)
             self._accumulate_int(dst_row, r, add_dst)
+        elif style != FP16 and (kind == "mul" or phase == 0) and self._fused_elw(
+                a, b, kind, style == BF16, phase, dst_row, use32, add_dst):
+            pass
         else:
             fp16, bf16 = style == FP16, style == BF16
             if kind == "mul":
@@ -568,6 +571,30 @@ class MatrixUnit(Unit):
         self._flip(ti, clear_dvalid)
         cop.rwcs.apply_addr_mod(ti, addr_mode)
         return None
+
+    def _fused_elw(self, a, b, kind, bf16, phase, row, use32, add_dst):
+        """ELWMUL / ELWADD / ELWSUB through fpu_fused (the numbers of FD.elw_mul /
+        FD.elw_add + _fpu_accumulate) when the 8 Dst rows are plain slices of DstBits;
+        False (and nothing done) otherwise."""
+        if self._remap() is not None:
+            return False
+        bits = self.cop.dst.bits
+        if use32:
+            r = ((row & 0x1F8) << 1) | (row & 0x207)
+            hi, lo = bits[r:r + 8], bits[r + 8:r + 16]
+        elif self.cop.dst.aliased16:
+            return False
+        else:
+            hi, lo = bits[row:row + 8], None
+        if kind == "mul":
+            self._fused.elw_mul(a, b, bf16, phase, hi, lo)
+        else:
+            self._fused.elw_add(a, b, kind == "sub", bf16, hi, lo, add_dst)
+        if use32:
+            self._forget32(row, 8)
+        else:
+            self._forget16(row, 8)
+        return True
 
     @op
     def ELWADD(self, t, clear_dvalid, dest_accum_en, instr_mod19, addr_mode, dst):
