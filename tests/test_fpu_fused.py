@@ -137,3 +137,29 @@ def test_fused_elw_matches_reference(seed, kind, phase, bf16, fp32, add_dst, exp
     """ELWMUL (any fidelity phase), ELWADD / ELWSUB (phase 0, with and without AddDst),
     exponents spread and close together (ties, cancellation, flush to zero, overflow)."""
     _check_elw(seed, kind, phase, bf16, fp32, add_dst or kind == "mul", exps)
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), count=st.integers(1, 70), blocks=st.integers(1, 9),
+       use32=st.booleans(), rows=st.sampled_from([8, 4]), phases=st.sampled_from([1, 2, 4]))
+def test_deferred_run_matches_one_by_one(seed, count, blocks, use32, rows, phases):
+    """FusedMvmul.run (deferred MVMULs: products together, accumulations in waves) leaves
+    DstBits as dot_accumulate applied one job after the other does: jobs on a few Dst
+    blocks in any order (repeats: chains of accumulations), fidelity phases and BF16 /
+    TF32 changing within the run."""
+    rng = np.random.default_rng(seed)
+    bits = _mix(rng, (1024, 16), 1 << 16, np.array([0, 0x8000, 0x7FFF, 0x00FF, 0x80FF, 0x3F80]), np.uint16)
+    step = 16 if use32 else rows
+    starts = rng.choice(np.arange(0, 1024 - 16, step if use32 else 8), size=blocks, replace=False)
+    jobs = []
+    for _ in range(count):
+        a = _mix(rng, (16, 16), 1 << 19, SRC_SPECIAL, np.uint32)
+        b = _mix(rng, (rows, 16), 1 << 19, SRC_SPECIAL, np.uint32)
+        jobs.append((a, b, bool(rng.integers(0, 2)) if phases > 1 else True, int(rng.integers(0, phases)),
+                     int(rng.choice(starts)), use32))
+    want = bits.copy()
+    one = FusedMvmul()
+    for a, b, bf16, phase, r, u in jobs:
+        one.dot_accumulate(a, b, bf16, phase, want[r:r + rows], want[r + 8:r + 8 + rows] if u else None)
+    FusedMvmul().run(jobs, bits)
+    np.testing.assert_array_equal(bits, want)

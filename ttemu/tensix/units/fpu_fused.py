@@ -97,7 +97,9 @@ def dst_tables():
     value = np.multiply.outer(sm, scale).reshape(-1)
     low = np.multiply.outer(np.repeat([2.0, -2.0], 128), scale).reshape(-1)
     power = np.tile(np.ldexp(1.0, e - 1), 256)
-    const = np.repeat([_C16, _C16_NEG], 128 * 256)
+    const = np.empty(1 << 16)
+    const[:1 << 15] = _C16  # sign clear
+    const[1 << 15:] = _C16_NEG
     h = np.arange(1 << 16, dtype=np.uint32)
     flush = (h & 0x7F80) == 0
     shuf = L.dst16_from_bf16(h).astype(np.uint16)
@@ -158,6 +160,77 @@ class FusedMvmul:
         np.floor(pg, out=ps[1:])
         np.multiply(xs[1:], ps[1:], out=xs[1:])
         self._accumulate(xs, ps, cs, hi, lo)
+
+    def run(self, jobs, bits):
+        """Apply deferred MVMULs ``jobs`` [(a, b, bf16, phase, r, use32), ...] (``a``, ``b``
+        as ``dot_accumulate`` takes them; ``r`` the first DstBits row of the block, whose
+        low halves are 8 rows further with ``use32``) to DstBits ``bits``, with the numbers
+        of ``dot_accumulate`` one job after the other: the products of consecutive jobs
+        with the same (bf16, phase, use32, rows) together, then their accumulations in
+        waves, wave ``c`` taking every job that is the ``c``-th of the run on its Dst block
+        (the blocks of such a run are aligned and of one size: two overlap only if equal)."""
+        i, count = 0, len(jobs)
+        while i < count:
+            _, b0, bf16, phase, _, use32 = jobs[i]
+            n = b0.shape[0]
+            j = i + 1
+            while (j < count and jobs[j][3] == phase and jobs[j][2] == bf16 and jobs[j][5] == use32
+                   and jobs[j][1].shape[0] == n):
+                j += 1
+            self._run(jobs[i:j], bits, bf16, phase, use32, n)
+            i = j
+
+    def _run(self, jobs, bits, bf16, phase, use32, n):
+        # arrays [k, i, j, job] (the job innermost: long inner loops)
+        w = len(jobs)
+        a = np.array([j[0] for j in jobs], dtype=np.intp).transpose(1, 2, 0).copy()  # [k, j, job]
+        bt = np.array([j[1] for j in jobs], dtype=np.intp).transpose(2, 1, 0).copy()  # [k, i, job]
+        sa, pa, sb, pb, kappa = self._tables(bf16, phase)
+        key = ("run", n, w)
+        buf = self._bufs.get(key)
+        if buf is None:  # kept for the last batch size only (1 MiB each for 64 MVMULs)
+            for k in [k for k in self._bufs if k[0] == "run" and k[1] == n]:
+                del self._bufs[k]
+            buf = self._bufs[key] = (np.empty((16, n, 16, w)), np.empty((16, n, 16, w)))
+        p, x = buf
+        np.multiply(pb[bt & 0xFF][:, :, None], pa[a & 0xFF][:, None], out=p)  # [k, i, j, job]
+        np.multiply(sb[bt >> 8][:, :, None], sa[a >> 8][:, None], out=x)
+        x *= p
+        pg = np.maximum.reduce(p.reshape(2, 8, n, 16, w), axis=1, initial=kappa)  # [group, i, j, job]
+        x5 = x.reshape(2, 8, n, 16, w)
+        np.multiply(x5, np.divide(_TIE, pg)[:, None], out=x5)
+        np.rint(x, out=x)
+        terms = np.add.reduce(x5, axis=1)
+        powers = np.floor(pg)
+        terms *= powers
+        terms = terms.transpose(0, 3, 1, 2)  # [group, job, i, j]
+        powers = powers.transpose(0, 3, 1, 2)
+        waves, seen = [], {}
+        for k, job in enumerate(jobs):
+            c = seen.get(job[4], 0)
+            seen[job[4]] = c + 1
+            if c == len(waves):
+                waves.append([])
+            waves[c].append(k)
+        off = np.arange(n)
+        for wave in waves:
+            m = len(wave)
+            rows = np.array([jobs[k][4] for k in wave])[:, None] + off  # [m, n]
+            xs = np.empty((3, m * n, 16))
+            ps = np.empty((3, m * n, 16))
+            cs = None if use32 else np.full((3, m * n, 16), _C16)
+            if m == w:
+                xs[1:] = terms.reshape(2, m * n, 16)
+                ps[1:] = powers.reshape(2, m * n, 16)
+            else:
+                xs[1:] = terms[:, wave].reshape(2, m * n, 16)
+                ps[1:] = powers[:, wave].reshape(2, m * n, 16)
+            hi = bits[rows].reshape(m * n, 16)
+            lo = bits[rows + 8].reshape(m * n, 16) if use32 else None
+            self._accumulate(xs, ps, cs, hi, lo)
+            bits[rows] = hi.reshape(m, n, 16)
+            if use32:
+                bits[rows + 8] = lo.reshape(m, n, 16)
 
     def _elw_buffers(self):
         b = self._bufs.get("elw")

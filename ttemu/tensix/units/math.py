@@ -154,6 +154,7 @@ class MatrixUnit(Unit):
         self._rm = (0, 0)
         self._rm_version = -1
         self._fused = FusedMvmul()
+        self._deferred = []  # MVMULs waiting for the next access to Dst (_fused_mvmul)
 
     def _view(self, ti, mnemonic):
         """``(bank, style, use32, dst_base, fid_base)`` of thread ``ti``: its Config bank,
@@ -481,21 +482,34 @@ class MatrixUnit(Unit):
 
     def _fused_mvmul(self, a, b, bf16, phase, row, n, use32):
         """Dst rows ``row``.. += ``b`` @ ``a`` through fpu_fused (the numbers of
-        FD.dot + _fpu_accumulate) when the rows are plain slices of DstBits; False (and
-        nothing done) otherwise."""
-        bits = self.cop.dst.bits
+        FD.dot + _fpu_accumulate) when the rows are plain slices of DstBits, deferred: the
+        job joins ``_deferred``, applied (FusedMvmul.run) on the next access to
+        ``cop.dst.bits`` (regs/dst.py) or once 64 are waiting. False (and nothing done)
+        when the rows are not plain slices."""
+        if self._remap() is not None:
+            return False
         if use32:
-            if (row & 7) + n > 8 or self._remap() is not None:
+            if (row & 7) + n > 8:
                 return False
             r = ((row & 0x1F8) << 1) | (row & 0x207)
-            self._fused.dot_accumulate(a, b, bf16, phase, bits[r:r + n], bits[r + 8:r + 8 + n])
             self._forget32(row, n)
         else:
-            if row + n > 1024 or self.cop.dst.aliased16 or self._remap() is not None:
+            if row + n > 1024 or self.cop.dst.aliased16:
                 return False
-            self._fused.dot_accumulate(a, b, bf16, phase, bits[row:row + n])
+            r = row
             self._forget16(row, n)
+        jobs = self._deferred
+        jobs.append((a, b, bf16, phase, r, use32))
+        dst = self.cop.dst
+        if dst.pending is None:
+            dst.pending = self._apply_deferred
+        elif len(jobs) >= 64:
+            dst.bits  # applies them
         return True
+
+    def _apply_deferred(self):
+        jobs, self._deferred = self._deferred, []
+        self._fused.run(jobs, self.cop.dst.raw)
 
     @op
     def MVMUL(self, t, clear_dvalid, instr_mod19, addr_mode, dst):
