@@ -114,6 +114,7 @@ class FusedMvmul:
 
     def __init__(self):
         self._bufs = {}
+        self._run_bufs = {}
         self._src = {}
         self._dst = None
         self._elw = {}
@@ -149,9 +150,12 @@ class FusedMvmul:
         sa, pa, sb, pb, kappa = self._tables(bf16, phase)
         a = a.astype(np.intp)
         bt = b.T.astype(np.intp)
-        np.multiply(pb[bt & 0xFF][:, :, None], pa[a & 0xFF][:, None, :], out=p)  # [k, i, j]
-        np.multiply(sb[bt >> 8][:, :, None], sa[a >> 8][:, None, :], out=x)
-        x *= p  # the products x 2**(adj - 1)
+        pa = pa[a & 0xFF]
+        pb = pb[bt & 0xFF]
+        np.multiply(pb[:, :, None], pa[:, None, :], out=p)  # [k, i, j]
+        pa *= sa[a >> 8]  # the signed values x scale
+        pb *= sb[bt >> 8]
+        np.multiply(pb[:, :, None], pa[:, None, :], out=x)  # the products x 2**(adj - 1)
         pg = np.maximum.reduce(p.reshape(2, 8, n, 16), axis=1, initial=kappa)  # [group, i, j]
         x4 = x.reshape(2, 8, n, 16)
         np.multiply(x4, np.divide(_TIE, pg)[:, None], out=x4)
@@ -186,16 +190,16 @@ class FusedMvmul:
         a = np.array([j[0] for j in jobs], dtype=np.intp).transpose(1, 2, 0).copy()  # [k, j, job]
         bt = np.array([j[1] for j in jobs], dtype=np.intp).transpose(2, 1, 0).copy()  # [k, i, job]
         sa, pa, sb, pb, kappa = self._tables(bf16, phase)
-        key = ("run", n, w)
-        buf = self._bufs.get(key)
-        if buf is None:  # kept for the last batch size only (1 MiB each for 64 MVMULs)
-            for k in [k for k in self._bufs if k[0] == "run" and k[1] == n]:
-                del self._bufs[k]
-            buf = self._bufs[key] = (np.empty((16, n, 16, w)), np.empty((16, n, 16, w)))
+        buf = self._run_bufs.get(n)
+        if buf is None or buf[0].shape[3] != w:  # for the last batch size only (1 MiB each for 64 MVMULs)
+            buf = self._run_bufs[n] = (np.empty((16, n, 16, w)), np.empty((16, n, 16, w)))
         p, x = buf
-        np.multiply(pb[bt & 0xFF][:, :, None], pa[a & 0xFF][:, None], out=p)  # [k, i, j, job]
-        np.multiply(sb[bt >> 8][:, :, None], sa[a >> 8][:, None], out=x)
-        x *= p
+        pa = pa[a & 0xFF]
+        pb = pb[bt & 0xFF]
+        np.multiply(pb[:, :, None], pa[:, None], out=p)  # [k, i, j, job]
+        pa *= sa[a >> 8]
+        pb *= sb[bt >> 8]
+        np.multiply(pb[:, :, None], pa[:, None], out=x)
         pg = np.maximum.reduce(p.reshape(2, 8, n, 16, w), axis=1, initial=kappa)  # [group, i, j, job]
         x5 = x.reshape(2, 8, n, 16, w)
         np.multiply(x5, np.divide(_TIE, pg)[:, None], out=x5)
@@ -203,8 +207,8 @@ class FusedMvmul:
         terms = np.add.reduce(x5, axis=1)
         powers = np.floor(pg)
         terms *= powers
-        terms = terms.transpose(0, 3, 1, 2)  # [group, job, i, j]
-        powers = powers.transpose(0, 3, 1, 2)
+        terms = np.ascontiguousarray(terms.transpose(0, 3, 1, 2))  # [group, job, i, j]
+        powers = np.ascontiguousarray(powers.transpose(0, 3, 1, 2))
         waves, seen = [], {}
         for k, job in enumerate(jobs):
             c = seen.get(job[4], 0)
@@ -212,13 +216,18 @@ class FusedMvmul:
             if c == len(waves):
                 waves.append([])
             waves[c].append(k)
-        off = np.arange(n)
         for wave in waves:
             m = len(wave)
-            rows = np.array([jobs[k][4] for k in wave])[:, None] + off  # [m, n]
-            xs = np.empty((3, m * n, 16))
-            ps = np.empty((3, m * n, 16))
-            cs = None if use32 else np.full((3, m * n, 16), _C16)
+            if m == 1:  # one job: its Dst rows as slices
+                k = wave[0]
+                r = jobs[k][4]
+                _, _, xs, ps, cs = self._buffers(n)
+                xs[1:] = terms[:, k]
+                ps[1:] = powers[:, k]
+                self._accumulate(xs, ps, cs, bits[r:r + n], bits[r + 8:r + 8 + n] if use32 else None)
+                continue
+            rows = np.array([jobs[k][4] for k in wave])[:, None] + np.arange(n)  # [m, n]
+            xs, ps, cs = self._wave_buffers(m * n)
             if m == w:
                 xs[1:] = terms.reshape(2, m * n, 16)
                 ps[1:] = powers.reshape(2, m * n, 16)
@@ -231,6 +240,13 @@ class FusedMvmul:
             bits[rows] = hi.reshape(m, n, 16)
             if use32:
                 bits[rows + 8] = lo.reshape(m, n, 16)
+
+    def _wave_buffers(self, rows):
+        key = ("wave", rows)
+        b = self._bufs.get(key)
+        if b is None:
+            b = self._bufs[key] = (np.empty((3, rows, 16)), np.empty((3, rows, 16)), np.full((3, rows, 16), _C16))
+        return b
 
     def _elw_buffers(self):
         b = self._bufs.get("elw")
