@@ -45,8 +45,9 @@ def _check(seed, phase, bf16, fp32, rows, exps=None):
     terms = FD.dot(a, b, False, bf16, fp32, phase)
     hi = L.dst16_from_bf16(ieee >> np.uint32(16)).astype(np.uint16)
     lo = (ieee & np.uint32(0xFFFF)).astype(np.uint16)
-    ed = M._DST_EXP[hi]
-    ds = M._DST_MAN[hi] + (M._DST_SIGN[hi] * lo if fp32 else 0)
+    dst_exp, dst_man, dst_sign = M.dst_decode_tables()
+    ed = dst_exp[hi]
+    ds = dst_man[hi] + (dst_sign[hi] * lo if fp32 else 0)
     want = FD.accumulate(terms, ed, ds, fp32, True)
     want_hi = M._SHUF_BF16[want >> np.uint32(16)]
     want_lo = (want & np.uint32(0xFFFF)).astype(np.uint16)
@@ -87,9 +88,9 @@ def test_dst_tables_match_decode():
     """The Dst tables (outer products) against fpu_datapath.dst_decode of every Dst16
     pattern, as MatrixUnit decodes Dst (value less 1 when negative, 2**-15 scaled)."""
     value, low, power, const, shuf, lo_mask = dst_tables()
-    ed, ds = M._DST_EXP, M._DST_MAN
+    ed, ds, sign = M.dst_decode_tables()
     np.testing.assert_array_equal(value, (ds - (ds < 0)) * np.ldexp(1.0, ed - 15) * (ed != 0))
-    np.testing.assert_array_equal(low, M._DST_SIGN * np.ldexp(1.0, ed - 15))
+    np.testing.assert_array_equal(low, sign * np.ldexp(1.0, ed - 15))
     np.testing.assert_array_equal(power, np.ldexp(1.0, ed - 1))
     np.testing.assert_array_equal(const[ds < 0], 4095.5 / 8192)
     np.testing.assert_array_equal(const[ds > 0], 4096.5 / 8192)
@@ -114,8 +115,9 @@ def _check_elw(seed, kind, phase, bf16, fp32, add_dst=True, exps=None):
     hi = L.dst16_from_bf16(ieee >> np.uint32(16)).astype(np.uint16)
     lo = (ieee & np.uint32(0xFFFF)).astype(np.uint16)
     if add_dst:
-        ed = M._DST_EXP[hi]
-        ds = M._DST_MAN[hi] + (M._DST_SIGN[hi] * lo if fp32 else 0)
+        dst_exp, dst_man, dst_sign = M.dst_decode_tables()
+        ed = dst_exp[hi]
+        ds = dst_man[hi] + (dst_sign[hi] * lo if fp32 else 0)
     else:
         ed = ds = np.zeros((8, 16), np.int64)
     want = FD.accumulate((term,), ed, ds, fp32, True)

@@ -116,11 +116,22 @@ def _src_int8(x, mask=0x7FFFF):
 # IEEE BF16 (Dst.md; also the high half of Dst32b FP32 / INT32).
 _UNSHUF_BF16 = (L.dst16_to_bf16(np.arange(1 << 16, dtype=U32)) << U32(16)).astype(U32)
 _SHUF_BF16 = L.dst16_from_bf16(np.arange(1 << 16, dtype=U32)).astype(np.uint16)
-# A DstBits value h (BF16 layout; the high half of an FP32 Dst32 row) for the FPU's
-# accumulator (fpu_datapath.dst_decode): exponent, twice the signed mantissa of h << 16,
-# and twice the sign (0 for a zero) the low half is added with.
-_DST_EXP, _DST_MAN = FD.dst_decode(_UNSHUF_BF16)
-_DST_SIGN = np.where(_DST_EXP == 0, 0, np.where(_DST_MAN < 0, -2, 2)).astype(np.int64)
+_DECODED = {}
+
+
+def dst_decode_tables():
+    """A DstBits value h (BF16 layout; the high half of an FP32 Dst32 row) for the FPU's
+    accumulator (fpu_datapath.dst_decode): exponent, twice the signed mantissa of
+    h << 16, and twice the sign (0 for a zero) the low half is added with; int64
+    [2**16] each, built on first use (the fused path, fpu_fused, has its own)."""
+    t = _DECODED.get("dst")
+    if t is None:
+        exp, man = FD.dst_decode(_UNSHUF_BF16)
+        sign = np.where(exp == 0, 0, np.where(man < 0, -2, 2)).astype(np.int64)
+        t = _DECODED["dst"] = (exp, man, sign)
+    return t
+
+
 _ZEROS16 = np.zeros((16, 16), dtype=np.int64)
 
 
@@ -396,21 +407,22 @@ class MatrixUnit(Unit):
         accumulator (fpu_datapath.accumulate), in the Dst format of ``style`` /
         ``use32``."""
         fp16 = style == FP16
+        dst_exp, dst_man, dst_sign = dst_decode_tables()
         if not add_dst:
             ed = ds = _ZEROS16[:nrows]
         elif use32 and (row & 7) + nrows <= 8 and self._remap() is None:
             a = ((row & 0x1F8) << 1) | (row & 0x207)
             bits = self.cop.dst.bits
             h = bits[a:a + nrows]
-            ed = _DST_EXP[h]
-            ds = _DST_MAN[h] + _DST_SIGN[h] * bits[a + 8:a + 8 + nrows]
+            ed = dst_exp[h]
+            ds = dst_man[h] + dst_sign[h] * bits[a + 8:a + 8 + nrows]
         elif use32:
             ed, ds = FD.dst_decode(self._read_ieee32(row, nrows))
         elif fp16:
             ed, ds = FD.dst_decode(FD.dst_in_fp16(L.dst16_to_fp16(self._read16(row, nrows))))
         else:
             h = self._read16(row, nrows)
-            ed, ds = _DST_EXP[h], _DST_MAN[h]
+            ed, ds = dst_exp[h], dst_man[h]
         bits = FD.accumulate(terms, ed, ds, use32, not fp16)
         if use32:
             self._write_ieee32(row, bits)
