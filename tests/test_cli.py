@@ -348,3 +348,24 @@ def test_console_entry_keeps_blas_to_one_thread_unless_the_user_says(monkeypatch
     monkeypatch.setattr(sys, "argv", ["ttemu", "--version"])
     assert console() == 0
     assert os.environ["OPENBLAS_NUM_THREADS"] == expect
+
+
+def test_process_exit_flushes_and_keeps_atexit(tmp_path):
+    """``ttemu`` / ``python -m ttemu`` end the process without interpreter teardown
+    (ttemu.cli.exit_fast): output written so far is all there, the exit code is the
+    command's, and a registered atexit callback makes it exit the normal way."""
+    import subprocess
+
+    root = os.path.join(os.path.dirname(__file__), "..")
+    p = subprocess.run([sys.executable, "-c", "import sys; from ttemu.cli import exit_fast\n"
+                        "sys.stdout.write('x' * 70000); exit_fast(5)"], capture_output=True, text=True, cwd=root)
+    assert p.returncode == 5 and p.stdout == "x" * 70000
+    p = subprocess.run([sys.executable, "-c", "import atexit; from ttemu.cli import exit_fast\n"
+                        "atexit.register(print, 'bye'); exit_fast(3)"], capture_output=True, text=True, cwd=root)
+    assert p.returncode == 3 and p.stdout == "bye\n"
+    trace = tmp_path / "t.trace"
+    p = subprocess.run([sys.executable, "-m", "ttemu", "trace", *HELLO, "-o", str(trace)],
+                       capture_output=True, text=True, cwd=root)
+    assert p.returncode == 0, p.stderr
+    assert main(["trace", *HELLO, "-o", str(tmp_path / "u.trace")]) == 0
+    assert trace.read_bytes() == (tmp_path / "u.trace").read_bytes() and trace.stat().st_size > 1000

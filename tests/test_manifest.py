@@ -159,3 +159,28 @@ reference = "-a + 0 * a.sum(axis=0, keepdims=True)"
 """)
     man = load(m)
     assert np.array_equal(man.expects[0].expected, -man.inputs[0].values)
+
+
+def test_parsed_manifest_is_cached_and_follows_the_file(tmp_path, monkeypatch):
+    """A manifest's parsed TOML is kept in the disk cache (key: the file's bytes): the
+    second load reads it from there, an edited file is parsed afresh, and a document
+    with a TOML date (which the cache cannot store) still loads."""
+    from ttemu.cmd import manifest as manifest_mod
+    from ttemu.riscv.codecache import CodeCache
+
+    monkeypatch.setenv("TTEMU_CACHE_DIR", str(tmp_path / "cache"))
+    path = tmp_path / "k.toml"
+    path.write_text('name = "k"\nmax_steps = 5\n[cores]\nbrisc = "b.elf"\n')
+    first = manifest_mod.load(str(path))
+    cache = CodeCache(kind="toml")
+    key = b"toml-1:" + path.read_bytes()
+    assert cache.get(key) == first.raw
+    cache.put(key, {**first.raw, "name": "from the cache"})  # what a second load uses
+    assert manifest_mod.load(str(path)).name == "from the cache"
+    path.write_text('name = "k2"\nmax_steps = 6\n[cores]\nbrisc = "b.elf"\n')
+    again = manifest_mod.load(str(path))
+    assert (again.name, again.max_steps) == ("k2", 6)
+    path.write_text('name = "k3"\nwhen = 1979-05-27\n[cores]\nbrisc = "b.elf"\n')
+    with pytest.raises(BadInput, match="unknown key"):
+        manifest_mod.load(str(path))
+    assert not list((tmp_path / "cache").rglob("*.tmp"))

@@ -1,5 +1,3 @@
-import sys
+from .cli import entry
 
-from .cli import console
-
-sys.exit(console())
+entry()

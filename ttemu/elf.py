@@ -10,15 +10,14 @@ from __future__ import annotations
 import bisect
 import io
 import os
-from dataclasses import dataclass, field
 
 from .errors import ElfError
+from .record import Factory, Record
 
 EM_RISCV = 243
 
 
-@dataclass
-class Segment:
+class Segment(Record):
     """A PT_LOAD segment: ``data`` holds its file bytes only; ``memsz`` may be larger
     (the rest is NOBITS: .bss, tt-llk's .loader_init / .runtime_args / .stack holes)."""
 
@@ -27,14 +26,13 @@ class Segment:
     memsz: int
 
 
-@dataclass
-class ElfImage:
+class ElfImage(Record):
     path: str
     entry: int
     segments: list
     symbols: dict  # name -> address
     arch_attr: str | None  # Tag_RISCV_arch, e.g. "rv32i2p0_m2p0_xttwh1p0"
-    _sorted: list = field(default_factory=list, repr=False)
+    _sorted: list = Factory(list, repr=False)
 
     def symbolize(self, addr: int) -> str | None:
         """``name`` or ``name+0xoff`` for the nearest function/label at or below addr."""

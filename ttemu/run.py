@@ -18,8 +18,7 @@ A run ends when (checked in this order after every turn or round):
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
+from .record import Factory, Record
 from .riscv.hart import HALTED, RESET, RUNNING
 from .riscv.translate import EXIT_HALT, EXIT_RESUME, EXIT_SYNC, MAX_BLOCK
 
@@ -30,8 +29,7 @@ _BIG = 1 << 60
 EXIT_CODES = {"halted": 0, "until": 0, "idle": 0, "hang": 3, "step-limit": 4}
 
 
-@dataclass
-class CoreResult:
+class CoreResult(Record):
     name: str
     state: str
     pc: int
@@ -41,14 +39,13 @@ class CoreResult:
     tensix_pushed: int = 0
 
 
-@dataclass
-class RunResult:
+class RunResult(Record):
     outcome: str
     steps: int
-    cores: dict = field(default_factory=dict)
+    cores: dict = Factory(dict)
     detail: str = ""
-    blocked: list = field(default_factory=list)  # hang diagnosis lines
-    tensix: dict = field(default_factory=dict)
+    blocked: list = Factory(list)  # hang diagnosis lines
+    tensix: dict = Factory(dict)
 
     @property
     def exit_code(self) -> int:

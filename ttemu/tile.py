@@ -146,8 +146,19 @@ class Tile:
                                     f"{entry[0].name}: this region is not modelled")
             return entry[1]
 
+        passed = {}  # addr << 3 | width -> the router entry of an access check() let through
+
+        def device(addr, width, verb, pc):
+            """check(), once per address and width: what it tests does not change, and the
+            router entry (not its device: the Tensix replaces a placeholder) is kept."""
+            entry = passed.get(addr << 3 | width)
+            if entry is None:
+                check(addr, width, verb, pc)
+                entry = passed[addr << 3 | width] = router.lookup(addr)
+            return entry[1]
+
         def LD(addr, width, signed, pc):
-            dev = check(addr, width, "load", pc)
+            dev = device(addr, width, "load", pc)
             try:
                 v = dev.read(name, addr, width)
             except (GuestFault, Unimplemented) as e:
@@ -162,7 +173,7 @@ class Tile:
             return v
 
         def ST(addr, width, value, pc):
-            dev = check(addr, width, "store", pc)
+            dev = device(addr, width, "store", pc)
             try:
                 ok = dev.write(name, addr, width, value)
             except (GuestFault, Unimplemented) as e:

@@ -3,11 +3,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from ..record import Factory, Record
 
 
-@dataclass(frozen=True)
-class ResetPC:
+class ResetPC(Record, frozen=True):
     """Where a core starts when it leaves soft reset: ``default`` unless bit
     ``enable_bit`` of the 32-bit register at ``enable_addr`` is set, in which case
     the register at ``pc_addr`` holds the start PC. Addresses are MMIO addresses."""
@@ -18,8 +17,7 @@ class ResetPC:
     pc_addr: int | None = None
 
 
-@dataclass(frozen=True)
-class CoreSpec:
+class CoreSpec(Record, frozen=True):
     name: str
     local_size: int  # bytes of core-local data RAM at local_base
     reset_bit: int  # bit in the soft reset register; set = held in reset
@@ -30,8 +28,7 @@ class CoreSpec:
     local_window: str | None = None  # address-map region showing its local data RAM to every core
 
 
-@dataclass(frozen=True)
-class Csr:
+class Csr(Record, frozen=True):
     """One CSR of a baby core (``ArchSpec.csrs``: number -> Csr).
 
     ``kind``: ``cycle``/``cycleh``/``instret``/``instreth`` (the tile clock and the
@@ -53,8 +50,7 @@ class Csr:
     note: str = ""
 
 
-@dataclass(frozen=True)
-class Region:
+class Region(Record, frozen=True):
     name: str
     base: int
     size: int
@@ -64,8 +60,7 @@ class Region:
         return self.base + self.size
 
 
-@dataclass(frozen=True)
-class NocSpec:
+class NocSpec(Record, frozen=True):
     """The tile's two NoC interfaces (NIUs) as seen from its own cores.
 
     ``grid``: NoC 0 coordinate extent (x, y); NoC 1 numbers the same nodes from the
@@ -84,8 +79,7 @@ class NocSpec:
     id_logical: int
 
 
-@dataclass(frozen=True)
-class PackerSpec:
+class PackerSpec(Record, frozen=True):
     """The packers (Packers/README.md) as data.
 
     ``sections``: the Config name prefix of each packer's THCON fields
@@ -112,8 +106,7 @@ class PackerSpec:
     fp8_e4m3_field: str | None = None
 
 
-@dataclass(frozen=True)
-class UnpackerSpec:
+class UnpackerSpec(Record, frozen=True):
     """The unpackers' parameters that differ between arches; the defaults are the
     Wormhole pages' model (UNPACR_Regular.md).
 
@@ -129,8 +122,7 @@ class UnpackerSpec:
     fp8_max_to_ones: bool = False
 
 
-@dataclass(frozen=True)
-class ArchSpec:
+class ArchSpec(Record, frozen=True):
     name: str
     riscv_arch_hint: str  # substring of the ELF's RISC-V arch attribute naming this arch
     l1_size: int
@@ -141,13 +133,13 @@ class ArchSpec:
     wall_clock_lo: int
     wall_clock_hi: int
     address_map: tuple[Region, ...]  # every MMIO region the tile decodes
-    registers: dict = field(default_factory=dict)  # region name -> {offset: (name, rw, reset)}
-    csrs: dict = field(default_factory=dict)  # number -> Csr
+    registers: dict = Factory(dict)  # region name -> {offset: (name, rw, reset)}
+    csrs: dict = Factory(dict)  # number -> Csr
     # RISC-V extensions beyond RV32IM + Zicsr the cores decode (ttemu/riscv/ext.py names
     # them); anything else is an illegal instruction. ``riscv_unmodelled``: major opcode
     # -> the extension the docs list for it that ttemu does not model (stops the run, exit 6).
     riscv_extensions: frozenset = frozenset()
-    riscv_unmodelled: dict = field(default_factory=dict)
+    riscv_unmodelled: dict = Factory(dict)
     # substrings of an ELF's RISC-V arch attribute (beyond ``riscv_arch_hint``) that mark
     # code built for this arch, e.g. an extension only its toolchain emits
     riscv_arch_markers: tuple = ()
@@ -169,17 +161,17 @@ class ArchSpec:
     # the implementations' parameters (written after the Wormhole ISA pages): mnemonic ->
     # function(fields dict) -> the implementation's keyword arguments (raising
     # Unimplemented for field values it cannot map)
-    tensix_field_adapters: dict = field(default_factory=dict)
+    tensix_field_adapters: dict = Factory(dict)
     tensix_adapt_to: str | None = None  # the arch whose encodings the adapters produce
     # Vector Unit (SFPU) instructions the Wormhole implementations serve on this arch
     # (None: all of them, as on Wormhole itself)
     sfpu_shared: frozenset | None = None
     # Vector Unit instructions whose page on this arch differs from Wormhole's: mnemonic ->
     # the VectorUnit method (``bh_<MNEMONIC>`` ...) that implements this arch's page
-    sfpu_variants: dict = field(default_factory=dict)
+    sfpu_variants: dict = Factory(dict)
     # Vector Unit fields this arch's table makes wider than the page's encoding: mnemonic ->
     # {field name: mask of the bits the page gives that operand}
-    sfpu_field_masks: dict = field(default_factory=dict)
+    sfpu_field_masks: dict = Factory(dict)
     # Vector Unit instructions whose "on the next cycle" read rules the hardware enforces
     # itself (automatic stalling) when a thread issues them; SFPLOADMACRO-scheduled ones
     # still leave it to software
@@ -200,8 +192,8 @@ class ArchSpec:
     # empty where the arch has no STREAMWAIT
     streamwait_regs: tuple = ()
     # the packers (PACR): how many, their configuration, their Dst read interfaces
-    packers: PackerSpec = field(default_factory=PackerSpec)
-    unpacker: UnpackerSpec = field(default_factory=UnpackerSpec)
+    packers: PackerSpec = Factory(PackerSpec)
+    unpacker: UnpackerSpec = Factory(UnpackerSpec)
 
     @property
     def local_window(self) -> int:

@@ -3,6 +3,12 @@ exit codes); scripts and CI depend on it.
 
 Errors print one line, ``ttemu: error: <category>: <details>``, on stderr and exit
 with the category's code; ``--debug`` shows the Python traceback as well.
+
+click defines the commands (``cli``, built on first use) and owns help, usage errors
+and everything unusual. A plain ``run`` / ``trace`` line (known options with valid
+values, ELFs) is parsed by :func:`ttemu.cmd.options.parse_fast` from the same option
+table and runs without importing click (about 10 ms a process); whatever that parser
+does not fully understand goes to click, so behaviour is click's either way.
 """
 
 from __future__ import annotations
@@ -10,76 +16,117 @@ from __future__ import annotations
 import os
 import sys
 
-import click
-
 from .. import errors
 from ..arch import ARCH_NAMES
-from .options import RunOptions, run_options
+from .options import RUN_OPTIONS, Opt, RunOptions, click_option, parse_fast, run_options
 
 INTERNAL_ERROR = 70
 
-
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.option("--debug", is_flag=True, help="Show Python tracebacks for errors.")
-@click.version_option(package_name="ttemu")
-@click.pass_context
-def cli(ctx, debug):
-    """Emulate one Tenstorrent Tensix tile: its five RISC-V cores and the Tensix
-    coprocessor."""
-    ctx.obj = {"debug": debug}
+RUN_EXTRA = (Opt(("--trace",), "trace_file", metavar="FILE", help="Write an instruction trace to FILE."),)
+TRACE_EXTRA = (
+    Opt(("--output", "-o"), "trace_file", default="-", metavar="FILE", help="Trace file (default stdout)."),
+    Opt(("--only",), help="Compare only: riscv, tensix, t0, t1, t2 or a core name."),
+    Opt(("--stage",), help="Compare only Tensix lines of this stage."),
+    Opt(("--context",), "context_lines", kind="int", default=3, help="Lines of context in the diff."),
+)
 
 
-@cli.command("run")
-@run_options
-@click.option("--trace", "trace_file", default=None, metavar="FILE", help="Write an instruction trace to FILE.")
-@click.pass_context
-def run_cmd(ctx, trace_file, **kw):
-    """Load ELFs into a tile and run it."""
+def run_command(trace_file, **kw) -> int:
+    """``ttemu run``: load ELFs into a tile and run it."""
     from .session import Session
 
-    ctx.obj["debug"] |= kw["debug"]
-    opts = RunOptions(trace_file=trace_file, summary=True, **kw)
-    ctx.exit(Session(opts).execute())
+    return Session(RunOptions(trace_file=trace_file, summary=True, **kw)).execute()
 
 
-@cli.command("trace")
-@run_options
-@click.option("--output", "-o", "trace_file", default="-", metavar="FILE", help="Trace file (default stdout).")
-@click.option("--only", default=None, help="Compare only: riscv, tensix, t0, t1, t2 or a core name.")
-@click.option("--stage", default=None, help="Compare only Tensix lines of this stage.")
-@click.option("--context", "context_lines", type=int, default=3, help="Lines of context in the diff.")
-@click.pass_context
-def trace_cmd(ctx, trace_file, only, stage, context_lines, **kw):
-    """Write a trace (same options as run), or compare two trace files: ttemu trace A B."""
-    from .tracediff import is_trace_pair, compare_files
+def trace_command(trace_file, only, stage, context_lines, **kw) -> int:
+    """``ttemu trace``: write a trace, or compare two trace files."""
+    from .tracediff import compare_files, is_trace_pair
 
-    ctx.obj["debug"] |= kw["debug"]
     elfs = kw["elfs"]
     if len(elfs) == 2 and is_trace_pair(*elfs):
-        ctx.exit(compare_files(elfs[0], elfs[1], only=only, stage=stage, context=context_lines))
+        return compare_files(elfs[0], elfs[1], only=only, stage=stage, context=context_lines)
     from .session import Session
 
-    opts = RunOptions(trace_file=trace_file, summary=False, **kw)
-    ctx.exit(Session(opts).execute())
+    return Session(RunOptions(trace_file=trace_file, summary=False, **kw)).execute()
 
 
-@cli.command("disasm")
-@click.argument("elf", type=click.Path())
-@click.option("--arch", type=click.Choice(ARCH_NAMES), default=None)
-@click.pass_context
-def disasm_cmd(ctx, elf, arch):
-    """Objdump-style listing: RISC-V by capstone, Tensix words decoded."""
-    from .disasm import listing
-
-    for line in listing(elf, arch):
-        click.echo(line)
+COMMANDS = {"run": (run_command, RUN_EXTRA), "trace": (trace_command, TRACE_EXTRA)}
 
 
-def main(argv=None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
-    debug = "--debug" in argv or os.environ.get("TTEMU_DEBUG")
+def _build_cli():
+    import click
+
+    @click.group(context_settings={"help_option_names": ["-h", "--help"]})
+    @click.option("--debug", is_flag=True, help="Show Python tracebacks for errors.")
+    @click.version_option(package_name="ttemu")
+    @click.pass_context
+    def cli(ctx, debug):
+        """Emulate one Tenstorrent Tensix tile: its five RISC-V cores and the Tensix
+        coprocessor."""
+        ctx.obj = {"debug": debug}
+
+    @cli.command("run")
+    @run_options
+    @click_option(RUN_EXTRA[0])
+    @click.pass_context
+    def run_cmd(ctx, trace_file, **kw):
+        """Load ELFs into a tile and run it."""
+        ctx.obj["debug"] |= kw["debug"]
+        ctx.exit(run_command(trace_file, **kw))
+
+    @cli.command("trace")
+    @run_options
+    @click_option(TRACE_EXTRA[0])
+    @click_option(TRACE_EXTRA[1])
+    @click_option(TRACE_EXTRA[2])
+    @click_option(TRACE_EXTRA[3])
+    @click.pass_context
+    def trace_cmd(ctx, trace_file, only, stage, context_lines, **kw):
+        """Write a trace (same options as run), or compare two trace files: ttemu trace A B."""
+        ctx.obj["debug"] |= kw["debug"]
+        ctx.exit(trace_command(trace_file, only, stage, context_lines, **kw))
+
+    @cli.command("disasm")
+    @click.argument("elf", type=click.Path())
+    @click.option("--arch", type=click.Choice(ARCH_NAMES), default=None)
+    @click.pass_context
+    def disasm_cmd(ctx, elf, arch):
+        """Objdump-style listing: RISC-V by capstone, Tensix words decoded."""
+        from .disasm import listing
+
+        for line in listing(elf, arch):
+            click.echo(line)
+
+    return cli
+
+
+def __getattr__(name):
+    """``cli``: the click group, built (importing click) when first asked for."""
+    if name == "cli":
+        group = globals()["cli"] = _build_cli()
+        return group
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _fast_call(argv):
+    """-> (function, keyword arguments) for a plain run / trace line, else None."""
+    if os.environ.get("_TTEMU_COMPLETE") or not all(type(a) is str for a in argv):  # completion, Path objects...
+        return None
+    i = 0
+    while i < len(argv) and argv[i] == "--debug":
+        i += 1
+    if i >= len(argv) or argv[i] not in COMMANDS:
+        return None
+    fn, extra = COMMANDS[argv[i]]
+    kw = parse_fast(argv[i + 1:], RUN_OPTIONS + extra)
+    return None if kw is None else (fn, kw)
+
+
+def _click_main(argv):
+    import click
+
     try:
-        rc = cli.main(args=argv, prog_name="ttemu", standalone_mode=False)
+        rc = __getattr__("cli").main(args=argv, prog_name="ttemu", standalone_mode=False)
         return rc or 0
     except click.exceptions.Exit as e:
         return e.exit_code
@@ -89,6 +136,34 @@ def main(argv=None) -> int:
     except click.ClickException as e:
         _say(f"usage: {' '.join(e.format_message().split())}")
         return 2
+
+
+def _fast_main(fn, kw):
+    """The command as click's ``main(standalone_mode=False)`` would run it."""
+    try:
+        return fn(**kw) or 0
+    except (EOFError, KeyboardInterrupt):
+        sys.stderr.write("\n")
+        _say("interrupted")
+        return 130
+    except OSError as e:
+        import errno
+
+        if e.errno != errno.EPIPE:
+            raise
+        from click.utils import PacifyFlushWrapper
+
+        sys.stdout = PacifyFlushWrapper(sys.stdout)
+        sys.stderr = PacifyFlushWrapper(sys.stderr)
+        sys.exit(1)
+
+
+def main(argv=None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    debug = "--debug" in argv or os.environ.get("TTEMU_DEBUG")
+    try:
+        call = _fast_call(argv)
+        return _click_main(argv) if call is None else _fast_main(*call)
     except errors.TtemuError as e:
         if debug:
             import traceback

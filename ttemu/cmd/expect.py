@@ -7,7 +7,7 @@ rows and columns differ and the largest absolute and relative errors.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from ..record import Factory, Record
 
 import numpy as np
 
@@ -21,14 +21,13 @@ DEFAULT_TOLERANCE = {
 FACES = ("top-left", "top-right", "bottom-left", "bottom-right")
 
 
-@dataclass
-class Comparison:
+class Comparison(Record):
     ok: bool
     mismatched: int
     total: int
     max_abs: float
     max_rel: float
-    lines: list = field(default_factory=list)
+    lines: list = Factory(list)
 
     def text(self) -> str:
         return "\n".join(self.lines)

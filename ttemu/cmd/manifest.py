@@ -11,12 +11,11 @@ values (``--max-steps``, ``--idle-steps``, ``--release``, ``--arch``, ``--seed``
 from __future__ import annotations
 
 import os
-import tomllib
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from ..errors import BadInput, UsageError
+from ..record import Factory, Record
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
     import numpy as np
 
@@ -26,8 +25,7 @@ TOP_KEYS = {"name", "description", "arch", "release", "max_steps", "idle_steps",
 GENERATORS = ("uniform", "normal", "randint", "arange", "ones", "zeros", "identity")
 
 
-@dataclass
-class Input:
+class Input(Record):
     name: str
     addr: int
     format: str
@@ -36,8 +34,7 @@ class Input:
     values: np.ndarray  # what the kernel sees (after conversion to the format), float64
 
 
-@dataclass
-class Expect:
+class Expect(Record):
     name: str
     addr: int
     format: str
@@ -47,27 +44,26 @@ class Expect:
     rtol: float
 
 
-@dataclass
-class Manifest:
+class Manifest(Record):
     path: str
     name: str
     arch: str | None = None
-    cores: list = field(default_factory=list)  # [(core, path)]
-    local_data: dict = field(default_factory=dict)  # core -> L1 address its local-memory segment is staged at
+    cores: list = Factory(list)  # [(core, path)]
+    local_data: dict = Factory(dict)  # core -> L1 address its local-memory segment is staged at
     release: list | None = None
     max_steps: int | None = None
     idle_steps: int | None = None
     seed: int = 0
-    inputs: list = field(default_factory=list)
-    writes: list = field(default_factory=list)  # (addr or symbol, value, core)
+    inputs: list = Factory(list)
+    writes: list = Factory(list)  # (addr or symbol, value, core)
     #: host writes made after release, once a word holds: ((cond addr, cond value), addr, value, core)
-    later: list = field(default_factory=list)
-    until: list = field(default_factory=list)  # (addr or symbol, value, core)
-    expects: list = field(default_factory=list)
-    dump_l1: list = field(default_factory=list)
-    dumps: list = field(default_factory=list)
+    later: list = Factory(list)
+    until: list = Factory(list)  # (addr or symbol, value, core)
+    expects: list = Factory(list)
+    dump_l1: list = Factory(list)
+    dumps: list = Factory(list)
     trace: str | None = None
-    raw: dict = field(default_factory=dict, repr=False)
+    raw: dict = Factory(dict, repr=False)
 
 
 def _where(path, what):
@@ -111,8 +107,14 @@ def generate(spec, shape, seed):
     import numpy as np
 
     kind = spec.get("generate", "uniform")
-    rng = np.random.default_rng(seed)
     lo, hi = spec.get("range", [-1.0, 1.0])
+    if kind == "uniform":
+        from .rng import uniform
+
+        values = uniform(seed, lo, hi, shape[0] * shape[1])  # numpy's numbers, without numpy.random
+        if values is not None:
+            return values.reshape(shape)
+    rng = np.random.default_rng(seed)
     if kind == "uniform":
         return rng.uniform(lo, hi, shape)
     if kind == "normal":
@@ -157,11 +159,10 @@ def load(path: str, seed_override: int | None = None, arch: str | None = None) -
     ``[cores.<arch>]`` table when the manifest has one."""
     try:
         with open(path, "rb") as f:
-            doc = tomllib.load(f)
+            text = f.read()
     except FileNotFoundError:
         raise BadInput(f"{path}: no such file") from None
-    except tomllib.TOMLDecodeError as e:
-        raise BadInput(f"{path}: not valid TOML ({e})") from None
+    doc = _parse_toml(path, text)
     unknown = set(doc) - TOP_KEYS
     if unknown:
         raise BadInput(_where(path, f"unknown key(s) {', '.join(sorted(unknown))} "
@@ -261,6 +262,30 @@ def load(path: str, seed_override: int | None = None, arch: str | None = None) -
         atol, rtol = _tolerance(fmt, spec)
         m.expects.append(Expect(spec.get("name", f"out{k}"), addr, fmt, shape, expected, atol, rtol))
     return m
+
+
+def _parse_toml(path, text: bytes) -> dict:
+    """``tomllib.load``, with the parsed document kept in the disk cache of
+    ttemu.riscv.codecache (key: the file's bytes): parsing, and importing tomllib,
+    cost a few ms a run; documents marshal cannot store (TOML dates) are not kept."""
+    from ..riscv.codecache import CodeCache
+
+    cache = CodeCache(kind="toml")
+    key = b"toml-1:" + text
+    doc = cache.get(key)
+    if type(doc) is dict:
+        return doc
+    import tomllib
+
+    try:
+        doc = tomllib.loads(text.decode())
+    except tomllib.TOMLDecodeError as e:
+        raise BadInput(f"{path}: not valid TOML ({e})") from None
+    try:
+        cache.put(key, doc)
+    except ValueError:  # a value marshal cannot store
+        pass
+    return doc
 
 
 def load_into(man: Manifest, tile, cores=None) -> None:

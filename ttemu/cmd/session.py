@@ -7,7 +7,6 @@ run, dump, summarise. Returns the exit code; errors propagate as typed exception
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 
@@ -199,6 +198,8 @@ class Session:
                 self.gdb.run_ended(result)
         except TtemuError as e:
             if o.as_json and o.summary:
+                import json
+
                 json.dump({"outcome": "error", "exit_code": e.exit_code, "category": e.category,
                            "message": str(e), "cores": self._cores_json(tile),
                            "warning_count": len(tile.diagnostics.sites),
@@ -416,6 +417,8 @@ class Session:
             if self.manifest is not None:
                 doc["manifest"] = self.manifest.name
                 doc["seed"] = self.manifest.seed
+            import json
+
             json.dump(doc, sys.stdout, indent=1)
             sys.stdout.write("\n")
             return

@@ -31,8 +31,8 @@ import functools
 import importlib
 import re
 import types
-from dataclasses import dataclass
-from dataclasses import field as dc_field
+
+from ..record import Factory, Record
 
 ARCHES = ("wormhole_b0", "blackhole")
 UNITS = ("sync", "scalar", "cfg", "unpack", "math", "sfpu", "pack", "misc", "mover", "frontend")
@@ -51,8 +51,7 @@ def rotr2(insn: int) -> int:
     return ((insn >> 2) | (insn << 30)) & 0xFFFFFFFF
 
 
-@dataclass(frozen=True)
-class Field:
+class Field(Record, frozen=True):
     """One operand field: bits ``lo + width - 1 .. lo`` of the Tensix word; ``span``
     (>= width, default width) counts the bits up to the next field."""
 
@@ -61,9 +60,12 @@ class Field:
     width: int
     span: int = 0
 
-    def __post_init__(self):
-        if self.span < self.width:
-            object.__setattr__(self, "span", self.width)
+    def __init__(self, name, lo, width, span=0):
+        put = object.__setattr__
+        put(self, "name", name)
+        put(self, "lo", lo)
+        put(self, "width", width)
+        put(self, "span", width if span < width else span)
 
     @property
     def mask(self) -> int:
@@ -74,8 +76,7 @@ class Field:
         return (1 << self.span) - 1
 
 
-@dataclass(frozen=True)
-class InstrSpec:
+class InstrSpec(Record, frozen=True):
     """One Tensix instruction. ``fields`` ascend by bit; ``operands`` are field names in
     disassembly (TT_OP) order; ``doc`` is the ISA documentation page, when one exists."""
 
@@ -90,16 +91,27 @@ class InstrSpec:
     instrn_type: str = ""
     doc: str | None = None
     asm_name: str = ""
-    _extract: tuple[tuple[str, int, int], ...] = dc_field(default=(), repr=False, compare=False)
-    _asm_extract: tuple[tuple[int, int], ...] = dc_field(default=(), repr=False, compare=False)
+    # derived from fields and operands (so comparing them too changes no comparison)
+    _extract: tuple[tuple[str, int, int], ...] = Factory(tuple, repr=False)
+    _asm_extract: tuple[tuple[int, int], ...] = Factory(tuple, repr=False)
 
-    def __post_init__(self):
-        if not self.asm_name:
-            object.__setattr__(self, "asm_name", "tt" + self.mnemonic.lower())
-        by_name = {f.name: f for f in self.fields}
-        object.__setattr__(self, "_extract", tuple((f.name, f.lo, f.mask) for f in self.fields))
-        object.__setattr__(self, "_asm_extract",
-                           tuple((by_name[o].lo, by_name[o].span_mask) for o in self.operands))
+    def __init__(self, mnemonic, opcode, unit, ex_resource, fields, operands, block_mask, nop_rule=False,
+                 instrn_type="", doc=None, asm_name="", _extract=(), _asm_extract=()):
+        put = object.__setattr__
+        put(self, "mnemonic", mnemonic)
+        put(self, "opcode", opcode)
+        put(self, "unit", unit)
+        put(self, "ex_resource", ex_resource)
+        put(self, "fields", fields)
+        put(self, "operands", operands)
+        put(self, "block_mask", block_mask)
+        put(self, "nop_rule", nop_rule)
+        put(self, "instrn_type", instrn_type)
+        put(self, "doc", doc)
+        put(self, "asm_name", asm_name or "tt" + mnemonic.lower())
+        by_name = {f.name: f for f in fields}
+        put(self, "_extract", tuple((f.name, f.lo, f.mask) for f in fields))
+        put(self, "_asm_extract", tuple((by_name[o].lo, by_name[o].span_mask) for o in operands))
 
     def field(self, name: str) -> Field:
         for f in self.fields:

@@ -1,22 +1,26 @@
-"""Compiled RISC-V blocks kept on disk between runs, like Python's ``__pycache__``.
+"""Translated RISC-V blocks kept on disk between runs, like Python's ``__pycache__``.
 
-Compiling a translated block's source is most of a short run's translation cost
-(about 0.5 ms a block; a firmware boot translates a few hundred). The code object
-depends only on the block's source text and name and on the Python version, so it is
-stored under a hash of those (``marshal``) and loaded instead of compiled when the same
-block is met again, in this run or a later one. Results are identical either way.
+Translating a block (decoding its words, writing its Python source, compiling it) is
+most of a short run's RISC-V cost: about 0.4 ms a block, and a kernel set translates
+a few dozen, a firmware boot a few hundred. What a block becomes depends only on the
+instruction words it covers, its start pc, the translator's settings (memory layout
+constants, the arch's extensions) and the translator's own code, so the compiled
+block and its instruction count are stored (``marshal``) under a hash of those and
+loaded instead of translated when the same block is met again, in this run or a later
+one. Results are identical either way.
 
-Where: ``$TTEMU_CACHE_DIR``, else ``$XDG_CACHE_HOME/ttemu``, else ``~/.cache/ttemu``;
-``TTEMU_CACHE_DIR=off`` (or an unwritable directory) turns the cache off. Entries are
-written whole (a temporary file renamed into place), so parallel runs share a cache
-safely; a damaged entry is ignored and rewritten.
+Where: ``$TTEMU_CACHE_DIR``, else ``$XDG_CACHE_HOME/ttemu``, else ``~/.cache/ttemu``
+(one subdirectory per Python bytecode version); ``TTEMU_CACHE_DIR=off`` (or an
+unwritable directory) turns the cache off. Entries are written whole (a temporary
+file renamed into place), so parallel runs share a cache safely; a damaged or
+foreign entry is ignored and rewritten.
 """
 
 from __future__ import annotations
 
-import importlib.util
 import marshal
 import os
+from importlib.util import MAGIC_NUMBER
 
 try:  # CPython's own SHA-1: the same digests as hashlib's, without loading OpenSSL at start-up
     from _sha1 import sha1
@@ -32,36 +36,60 @@ def _cache_dir():
     return os.path.join(base, "ttemu")
 
 
-class CodeCache:
-    """``compile(source, filename, "exec")`` with a disk cache (one per translator)."""
+def source_digest(*paths) -> bytes:
+    """A digest of the translator's own source files: a changed translator never loads
+    blocks an older one stored (b"" when a file cannot be read: no cache)."""
+    h = sha1()
+    for p in paths:
+        try:
+            with open(p, "rb") as f:
+                h.update(f.read())
+        except OSError:
+            return b""
+    return h.digest()
 
-    def __init__(self, directory=None):
+
+class CodeCache:
+    """Values (marshal-able: code objects, tuples, numbers) on disk under a key of bytes,
+    in the subdirectory ``kind`` (``blocks``: translated blocks; ``toml``: parsed
+    manifests, see ttemu.cmd.manifest)."""
+
+    def __init__(self, directory=None, kind="blocks"):
         d = _cache_dir() if directory is None else directory
-        self.dir = os.path.join(d, "blocks-" + importlib.util.MAGIC_NUMBER.hex()) if d else None
+        self.dir = os.path.join(d, f"{kind}-" + MAGIC_NUMBER.hex()) if d else None
         self.hits = 0
         self.misses = 0
 
-    def compile(self, source: str, filename: str):
+    def _path(self, key: bytes) -> str:
+        name = sha1(key).hexdigest()
+        return os.path.join(self.dir, name[:2], name)
+
+    def get(self, key: bytes):
+        """The value stored under ``key``, or None (none stored, unreadable, damaged)."""
         if self.dir is None:
-            return compile(source, filename, "exec")
-        key = sha1(f"{filename}\0{source}".encode()).hexdigest()
-        path = os.path.join(self.dir, key[:2], key)
+            return None
         try:
-            with open(path, "rb") as f:
-                code = marshal.loads(f.read())
-            if code.co_filename == filename:
-                self.hits += 1
-                return code
-        except (OSError, ValueError, EOFError, TypeError, AttributeError):
-            pass
-        code = compile(source, filename, "exec")
-        self.misses += 1
+            with open(self._path(key), "rb") as f:
+                value = marshal.loads(f.read())
+        except (OSError, ValueError, EOFError, TypeError):
+            value = None
+        if value is None:
+            self.misses += 1
+        else:
+            self.hits += 1
+        return value
+
+    def put(self, key: bytes, value) -> None:
+        """Store ``value`` (ValueError if marshal cannot store it)."""
+        if self.dir is None:
+            return
+        data = marshal.dumps(value)
+        path = self._path(key)
         try:
             os.makedirs(os.path.dirname(path), exist_ok=True)
             tmp = f"{path}.{os.getpid()}.tmp"
             with open(tmp, "wb") as f:
-                f.write(marshal.dumps(code))
+                f.write(data)
             os.replace(tmp, path)
         except OSError:
-            self.dir = None  # cannot write there: compile from now on
-        return code
+            self.dir = None  # cannot write there: translate from now on

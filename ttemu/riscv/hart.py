@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from ..record import Factory, Record
 
 # Hart.state values
 RESET = "reset"  # held in soft reset (never released, or put back)
@@ -10,8 +10,7 @@ RUNNING = "running"
 HALTED = "halted"  # parked in a self-loop (jal x0, 0)
 
 
-@dataclass(eq=False)
-class Hart:
+class Hart(Record, eq=False):
     """One baby RISC-V core. ``x`` holds the 32 integer registers (x[0] stays 0).
 
     ``blocks`` caches translated code: pc -> (function, instruction count); negative
@@ -22,20 +21,20 @@ class Hart:
     name: str
     index: int  # trace id: 0 brisc, 1-3 trisc0-2, 4 ncrisc
     local: bytearray  # core-local data RAM
-    x: list = field(default_factory=lambda: [0] * 32)
+    x: list = Factory(lambda: [0] * 32)
     pc: int = 0
     state: str = RESET
     steps: int = 0  # retired instructions
     released: bool = False  # ever left soft reset during this run
     stall: str | None = None
-    blocks: dict = field(default_factory=dict)
-    single: dict = field(default_factory=dict)  # one-instruction blocks (tracing, exact step limits)
+    blocks: dict = Factory(dict)
+    single: dict = Factory(dict)  # one-instruction blocks (tracing, exact step limits)
     # written by a block's special exit: (kind, pc, count correction)
     exit_pc: int = 0
     exit_delta: int = 0
     synced: int = -1  # pc of a CSR block whose step counts the run loop just brought up to date
     tensix_pushed: int = 0
-    csr_scratch: dict = field(default_factory=dict)
+    csr_scratch: dict = Factory(dict)
 
     def reset_registers(self, pc: int) -> None:
         for i in range(32):

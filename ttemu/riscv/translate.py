@@ -28,8 +28,11 @@ behaviour: misaligned accesses, ``ecall``, illegal instructions (README.md lists
 
 from __future__ import annotations
 
+from array import array
+from functools import cache
+
 from . import ext as _ext
-from .codecache import CodeCache
+from .codecache import CodeCache, source_digest
 
 M32 = 0xFFFFFFFF
 EXIT_HALT = -1  # parked in jal x0, 0
@@ -38,6 +41,14 @@ EXIT_RESUME = -3  # ended early (a store hit translated code); carry on at exit_
 EXIT_SYNC = -4  # a CSR block asks the run loop to bring the step counts up to date first
 EXIT_CODES = (EXIT_HALT, EXIT_STALL, EXIT_RESUME, EXIT_SYNC)
 MAX_BLOCK = 64
+#: major opcodes that never end a block (unless their encoding is illegal)
+_THROUGH = frozenset((0x37, 0x17, 0x03, 0x23, 0x13, 0x33, 0x0F, 0x2F))
+
+
+@cache
+def _translator_digest() -> bytes:
+    """The translator's version, for the block cache: a digest of this file and ext.py."""
+    return source_digest(__file__, _ext.__file__)
 
 
 def sext(v: int, bits: int) -> int:
@@ -107,7 +118,8 @@ class Translator:
         self.can_push = can_push
         self.on_translate = on_translate  # callback(start_pc, [pcs]) for code tracking
         self.argnames = tuple(sorted(env))
-        self.code_cache = CodeCache()  # compiled blocks kept on disk between runs
+        self.code_cache = CodeCache()  # translated blocks kept on disk between runs (codecache.py)
+        self._key_prefix = None
 
     # -- decoding -----------------------------------------------------------------
     def decode(self, pc, word, k, count):
@@ -333,12 +345,60 @@ class Translator:
     # -- block assembly -----------------------------------------------------------
     def translate(self, start, max_len=MAX_BLOCK):
         """-> (function, instruction count) for the block starting at ``start``."""
-        pcs, words = [], []
+        first = self.fetch(start)
+        key = None
+        if self.code_cache.dir is not None:
+            key, span = self._cache_key(start, first, max_len)
+            hit = self.code_cache.get(key) if key is not None else None
+            if (type(hit) is tuple and len(hit) == 2 and type(hit[0]) is int and 0 < hit[0] <= span
+                    and getattr(hit[1], "co_filename", None) == f"<block 0x{start:08x}>"):
+                return self._install(hit[1], start, hit[0])
+        code, count = self._compile(start, first, max_len)
+        if key is not None:
+            self.code_cache.put(key, (count, code))
+        return self._install(code, start, count)
+
+    def _cache_key(self, start, first, max_len):
+        """What the block at ``start`` is made from: the translator's version and
+        settings, ``start``, ``max_len`` and the words from ``start`` up to the first
+        one that may end a block (a superset of the block's own words). -> (key, number
+        of those words), key None when there is no cache."""
+        if self._key_prefix is None:
+            digest = _translator_digest()
+            if not digest:
+                self.code_cache.dir = None
+                return None, 0
+            settings = (self.L1E, self.LB, self.LE, sorted(self.ext), sorted(self.unmodelled.items()),
+                        self.argnames)
+            self._key_prefix = digest + repr(settings).encode()
+        words = [first]
         pc = start
-        while True:
-            word = self.fetch(pc) if not pcs else self._fetch_or_none(pc)
+        word = first
+        # a CSR access goes on past itself when it starts the block (else one ends before it)
+        through = word & 0x7F == 0x73 and (word >> 12) & 7 not in (0, 4)
+        while len(words) < max_len and (through or word & 3 != 3 or word & 0x7F in _THROUGH):
+            through = False
+            pc = (pc + 4) & M32
+            word = self._fetch_or_none(pc)
             if word is None:
                 break
+            words.append(word)
+        return self._key_prefix + b"%d,%d:" % (start, max_len) + array("I", words).tobytes(), len(words)
+
+    def _install(self, code, start, count):
+        ns = dict(self.env)
+        ns.update(self.globals)
+        exec(code, ns)
+        if self.on_translate is not None:
+            self.on_translate(start, [(start + 4 * k) & M32 for k in range(count)])
+        return ns["_blk"], count
+
+    def _compile(self, start, first, max_len):
+        """Decode the block at ``start`` and compile its Python function: -> (code, count)."""
+        pcs, words = [], []
+        pc = start
+        word = first
+        while True:
             probe = self.decode(pc, word, 0, 0)
             if probe.kind == "csr" and pcs:
                 break  # a CSR access starts its own block (so its counters are exact)
@@ -347,6 +407,9 @@ class Translator:
             if probe.term or len(pcs) >= max_len:
                 break
             pc = (pc + 4) & M32
+            word = self._fetch_or_none(pc)
+            if word is None:
+                break
         count = len(pcs)
         insns = [self.decode(p, wd, k, count) for k, (p, wd) in enumerate(zip(pcs, words))]
         regs = set()
@@ -375,13 +438,7 @@ class Translator:
             src.append("        raise")
         else:
             src += ["    " + line for line in body]
-        ns = dict(self.env)
-        ns.update(self.globals)
-        code = self.code_cache.compile("\n".join(src) + "\n", f"<block 0x{start:08x}>")
-        exec(code, ns)
-        if self.on_translate is not None:
-            self.on_translate(start, pcs)
-        return ns["_blk"], count
+        return compile("\n".join(src) + "\n", f"<block 0x{start:08x}>", "exec"), count
 
     def _fetch_or_none(self, pc):
         try:

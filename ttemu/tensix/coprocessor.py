@@ -37,7 +37,19 @@ PUSH_REGIONS = ("tensix_inst", "tensix_inst1", "tensix_inst2")
 
 def _params(handler):
     """The parameter names of a bound unit method after the thread, when all are plain
-    positional-or-keyword parameters without defaults; else None."""
+    positional-or-keyword parameters without defaults; else None. Read from the code
+    object for a plain function or method (what :func:`inspect.signature` with
+    ``follow_wrapped=False`` reports, at a fraction of its cost)."""
+    bound = type(handler).__name__ == "method"
+    f = handler.__func__ if bound else handler
+    code = getattr(f, "__code__", None)
+    skip = 2 if bound else 1  # (self,) the thread
+    if (type(f).__name__ == "function" and code is not None and not hasattr(f, "__signature__")
+            and not code.co_posonlyargcount and not code.co_kwonlyargcount and not code.co_flags & 0x0C
+            and code.co_argcount >= skip):  # only plain positional-or-keyword parameters
+        if f.__defaults__ and code.co_argcount > skip:
+            return None  # the last one has a default
+        return list(code.co_varnames[skip:code.co_argcount])
     import inspect
 
     try:
@@ -104,6 +116,12 @@ class Coprocessor:
         self.pcbuf_waiting = [False, False, False]  # RISCV T_i waits reading PCBuf[i]
         self._pumping = False
         self._again = False
+        # Moved on by every issued instruction, kick(), state_changed and resets (what can
+        # change a wait condition; a STREAMWAIT's stream registers excepted, see
+        # TensixThread.pump): a thread held at its wait gate is evaluated again only after
+        # it moved
+        self.epoch = 0
+        self._by_name = None  # unit name -> units (see _units_named)
 
     def undefined(self, key: str, text: str) -> None:
         """Behaviour the ISA documentation leaves undefined, done by the instruction
@@ -152,7 +170,7 @@ class Coprocessor:
         if not self.threads[thread].push(word, origin, after_mop):
             return False
         self.tile.activity[0] = 1
-        self.kick()
+        self._pump_all()  # kick() without moving the epoch on: a push changes no wait condition
         return True
 
     def dispatch_entry(self, word):
@@ -193,11 +211,16 @@ class Coprocessor:
         math thread's SETRWC that releases SrcB must not run ahead of them).
         Re-entrant calls (a semaphore write from inside a pump) just ask the outer loop
         for another pass."""
+        self.epoch += 1  # whatever changed since (a test's direct write, say) is looked at again
+        return self._pump_all()
+
+    def _pump_all(self) -> bool:
         if self._pumping:
             self._again = True
             return False
         self._pumping = True
         moved_any = False
+        threads = self.threads
         try:
             while True:
                 self._again = False
@@ -205,7 +228,14 @@ class Coprocessor:
                 start = self.prefer_after_release or 0
                 self.prefer_after_release = None
                 for k in range(3):
-                    if self.threads[(start + k) % 3].pump(1):
+                    t = threads[(start + k) % 3]
+                    # what TensixThread.pump returns False for at once, without calling it
+                    if t.held is None:
+                        if not t.fifo and not t.mid and t.mop.active is None and not t.replay.play_left:
+                            continue
+                    elif t._gate_epoch == self.epoch:
+                        continue
+                    if t.pump(1):
                         moved = True
                 moved_any |= moved
                 if not moved and not self._again:
@@ -225,6 +255,7 @@ class Coprocessor:
 
     def state_changed(self) -> None:
         """Something outside the threads (a RISC-V semaphore write) changed state."""
+        self.epoch += 1
         self.after_issue()
         self.kick()
 
@@ -234,6 +265,7 @@ class Coprocessor:
         bit 17 for all packers) has AccTileSize and LastTileSize zeroed on entering
         reset and l1_dest_addr_offset zeroed on leaving it (no PACR is in flight
         between instructions here, and the output buffers are not modelled)."""
+        self.epoch += 1
         bit = 1 << 10
         if old & bit and not new & bit:
             self.sfpu.reset()
@@ -246,6 +278,7 @@ class Coprocessor:
                 self.pack.l1_dest_addr_offset[i] = 0
 
     def core_reset(self, core) -> None:
+        self.epoch += 1
         spec = self.tile.specs.get(core)
         if spec is not None and spec.tensix_thread is not None and core != "brisc":
             self.threads[spec.tensix_thread].reset()
@@ -254,15 +287,27 @@ class Coprocessor:
     def condition(self, thread, kind, arg) -> bool:
         """True while the condition says "keep waiting"."""
         if kind == "busy":
-            return any(u.name == arg and u.busy(thread) for u in self.units)
+            for u in self._units_named(arg):
+                if u.busy(thread):
+                    return True
+            return False
         if kind == "busy_any":
-            return any(u.name == arg and any(u.busy(t) for t in range(3)) for u in self.units)
+            return any(any(u.busy(t) for t in range(3)) for u in self._units_named(arg))
         if kind == "src_not_owned":
             which, client = arg
             return not self.src.owned_by(which, client)
         if kind == "riscv_pending":
             return False  # RISC-V accesses complete synchronously
         raise ValueError(kind)
+
+    def _units_named(self, name):
+        """The backend units named ``name``, in ``self.units`` order."""
+        by_name = self._by_name
+        if by_name is None:
+            by_name = self._by_name = {}
+            for u in self.units:
+                by_name.setdefault(u.name, []).append(u)
+        return by_name.get(name, ())
 
     def stream_reg(self, thread, stream_select, index) -> int:
         """``NOC_STREAM_READ_REG(StreamIndex, index)`` with StreamIndex = ThreadConfig

@@ -237,17 +237,18 @@ class Intermediate(enum.Enum):
     INT8 = ("INT8", None, None)
     UINT8 = ("UINT8", None, None)
 
+    # (``_value_`` is ``value`` without the enum descriptor's cost: read per PACR)
     @property
     def exponent_bits(self) -> int | None:
-        return self.value[1]
+        return self._value_[1]
 
     @property
     def mantissa_bits(self) -> int | None:
-        return self.value[2]
+        return self._value_[2]
 
     @property
     def is_float(self) -> bool:
-        return self.value[1] is not None
+        return self._value_[1] is not None
 
 
 class Repr(enum.Enum):

@@ -31,8 +31,8 @@ def _check_width(v: np.ndarray, src: Intermediate) -> None:
     if src.is_float:
         full_man = 23 if src.exponent_bits == 8 else 10
         unused = (1 << (full_man - src.mantissa_bits)) - 1
-        hi = U32(0) if src.exponent_bits == 8 else U32(0xFFFF0000)
-        bad = (v & U32(unused)) | (v & hi)
+        hi = 0 if src.exponent_bits == 8 else 0xFFFF0000
+        bad = v & U32(unused | hi)  # (v & unused) | (v & hi)
     else:
         width = {_I.INT32: 32, _I.INT16: 16, _I.INT8: 8, _I.UINT8: 8}[src]
         bad = v >> U32(width) if width < 32 else np.zeros(1, U32)

@@ -30,8 +30,10 @@ class WaitGate:
         self.block_mask = 0
         self.cond_mask = 0
         self.sem_mask = 0
+        self.sem_indices = ()  # the semaphores sem_mask selects
         self.stream = (0, 0)  # STREAMWAIT: (StreamSelect, TargetValue)
         self.pending = 0  # STALLWAIT condition bits that held at the latest holds()
+        self.checked = None  # the coprocessor's epoch at the latest refresh (see fresh)
 
     def latch_stallwait(self, block_mask: int, cond_mask: int) -> None:
         self.opcode = "STALLWAIT"
@@ -44,6 +46,7 @@ class WaitGate:
         self.block_mask = block_mask
         self.cond_mask = cond_mask
         self.sem_mask = sem_mask
+        self.sem_indices = tuple(i for i in range(sem_mask.bit_length()) if (sem_mask >> i) & 1)
 
     def latch_streamwait(self, block_mask: int, cond_index: int, target: int, stream_select: int) -> None:
         self.opcode = "STREAMWAIT"
@@ -71,8 +74,10 @@ class WaitGate:
         SEMWAIT the selected semaphores' ``(index, value, max)``, for STALLWAIT the mask
         of selected condition bits that still held."""
         if self.opcode == "SEMWAIT":
-            return ("SEMWAIT", self.cond_mask, tuple((i, sem.value, sem.max) for i, sem
-                                                     in enumerate(cop.sync.semaphores) if (self.sem_mask >> i) & 1))
+            sems = cop.sync.semaphores
+            n = len(sems)
+            return ("SEMWAIT", self.cond_mask, tuple([(i, sems[i].value, sems[i].max) for i in self.sem_indices
+                                                      if i < n]))
         if self.opcode == "STREAMWAIT":
             return ("STREAMWAIT", self.cond_mask, (self.stream[0], self.pending, self.stream[1]))
         return (self.opcode, self.cond_mask, self.pending)
@@ -80,10 +85,15 @@ class WaitGate:
     def holds(self, cop, thread) -> bool:
         """``bool(self.waiting(cop, thread))`` without describing the conditions."""
         if self.opcode == "SEMWAIT":
-            for i, sem in enumerate(cop.sync.semaphores):
-                if (self.sem_mask >> i) & 1 and ((self.cond_mask & STALL_ON_ZERO and sem.value == 0)
-                                                 or (self.cond_mask & STALL_ON_MAX and sem.value >= sem.max)):
-                    return True
+            sems = cop.sync.semaphores
+            n = len(sems)
+            on_zero = self.cond_mask & STALL_ON_ZERO
+            on_max = self.cond_mask & STALL_ON_MAX
+            for i in self.sem_indices:
+                if i < n:
+                    sem = sems[i]
+                    if (on_zero and sem.value == 0) or (on_max and sem.value >= sem.max):
+                        return True
             return False
         if self.opcode == "STALLWAIT":
             pending = 0
@@ -104,8 +114,16 @@ class WaitGate:
         on it, and its NoC overlay stream registers are read only when something does."""
         if self.opcode == "STREAMWAIT" and not blocked and cop.threads[thread].held is None:
             return
-        if self.opcode is not None and not self.holds(cop, thread):
-            self.opcode = None
+        if self.opcode is not None:
+            if not self.holds(cop, thread):
+                self.opcode = None
+            self.checked = cop.epoch
+
+    def fresh(self, cop) -> bool:
+        """Was the latched wait evaluated since the coprocessor's epoch last moved on
+        (evaluating it again would find the same)? A STREAMWAIT never is: its stream
+        registers change without the coprocessor seeing it."""
+        return self.checked == cop.epoch and self.opcode != "STREAMWAIT"
 
     def describe(self, cop, thread) -> str:
         return f"{self.opcode} " + ", ".join(self.waiting(cop, thread))

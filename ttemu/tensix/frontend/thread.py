@@ -21,6 +21,8 @@ from .mop import MOP_CFG_OPCODE, MOP_OPCODE, MopExpander
 from .replay import REPLAY_OPCODE, ReplayExpander
 
 FIFO_DEPTH = 32
+# words the MOP or replay expander takes (never passed on as they arrive)
+_EXPANDER_OPCODES = frozenset((MOP_CFG_OPCODE, MOP_OPCODE, REPLAY_OPCODE))
 
 
 class TensixThread:
@@ -35,6 +37,10 @@ class TensixThread:
         self.held = None  # (word, origin) waiting at the gate
         self._held_why = None  # what held_reason words, captured at the hold (see held_reason)
         self.held_since = None
+        # cop.epoch when the held instruction was last found waiting at the gate: until
+        # the epoch moves on (an instruction issues, a kick starts, a RISC-V semaphore
+        # access), evaluating the gate again gives the same answer, so pump skips it
+        self._gate_epoch = None
         self.word = 0  # the word being executed (for bits the table does not decode)
         self.origin = None  # where it was pushed ('.ttinsn pc 0x...', 'mmio 0x...', 'mop'), for reports
         # Issue count just after this thread's latest STALLWAIT with block bit B8 (SFPU)
@@ -121,19 +127,27 @@ class TensixThread:
         """Move instructions through the gate into the backend until the gate holds
         one, the input runs dry or ``limit`` instructions issued. Returns True if
         anything moved."""
-        if (self.held is None and not self.fifo and not self.mid and self.mop.active is None
-                and not self.replay.play_left):
-            return False
         cop = self.cop
+        if self.held is None:
+            if not self.fifo and not self.mid and self.mop.active is None and not self.replay.play_left:
+                return False
+        elif self._gate_epoch == cop.epoch:
+            return False  # held at the gate, evaluated since anything last changed: it still holds
         dispatch = cop.dispatch
         gate = self.gate
         moved = False
+        replay = self.replay
         while limit is None or limit > 0:
             item = self.held
             if item is None:
-                item = self._next()
-                if item is None:
-                    return moved
+                fifo = self.fifo
+                if (fifo and not self.mid and self.mop.active is None and not replay.play_left
+                        and not replay.record_left and (fifo[0][0] >> 24) not in _EXPANDER_OPCODES):
+                    item = fifo.popleft()  # what _next() returns here, without its calls
+                else:
+                    item = self._next()
+                    if item is None:
+                        return moved
                 moved = True
             word = item[0]
             entry = dispatch.get(word)
@@ -143,9 +157,12 @@ class TensixThread:
             if spec is None:
                 raise GuestFault(f"t{self.index}: 0x{word:08x} (pushed by {item[1]}) is not a Tensix instruction")
             if gate.opcode is not None and spec.blocked_by(gate.block_mask):
-                gate.refresh(cop, self.index, blocked=True)
+                if not gate.fresh(cop):
+                    gate.refresh(cop, self.index, blocked=True)
                 if gate.opcode is not None:
                     self._hold(item, (word, gate.hold_state(cop), None))
+                    # a STREAMWAIT reads NoC overlay registers RISC-V cores write: always asked again
+                    self._gate_epoch = cop.epoch if gate.opcode != "STREAMWAIT" else None
                     return moved
             if handler is None:
                 if spec.unit == "frontend":
@@ -164,20 +181,28 @@ class TensixThread:
                 result = handler(self, **kwargs)
             if result is not None:
                 self._hold(item, (word, spec.unit, result.reason))
+                self._gate_epoch = None
                 return moved
             if self.held is not None:
                 self.held_steps += cop.tile.steps - self.held_since
                 self.held = None
                 self._held_why = None
+                self._gate_epoch = None
             self.issued += 1
+            cop.epoch += 1
             if cop.tile.tracer is not None:
                 cop.trace(self.index, "issue", word, f"-> {spec.unit}")
             if fence:
                 self.fpu_fence = self.issued  # STALLWAIT B8 (SFPU) + C7 (FPU busy)
             moved = True
             for t in cop.threads:  # cop.after_issue(): latched waits may be met now
-                if t.gate.opcode is not None:
-                    t.gate.refresh(cop, t.index)
+                tgate = t.gate
+                if tgate.opcode is not None:
+                    tgate.refresh(cop, t.index)
+                    if tgate.opcode is not None and t._gate_epoch is not None:
+                        # still waits: capture the hold as that thread's next pump would
+                        t._held_why = (t.held[0], tgate.hold_state(cop), None)
+                        t._gate_epoch = cop.epoch
             if limit is not None:
                 limit -= 1
         return moved

@@ -45,6 +45,42 @@ class _Fields(dict):
                             f"modelled for {self.arch} yet")
 
 
+class _FieldValues(dict):
+    """``name -> value`` of one Config bank (or one thread's ThreadConfig), filled as
+    fields are read and forgotten word by word as words are written (see
+    :meth:`ConfigSpace.get`): a read that hits is one dict lookup."""
+
+    __slots__ = ("words", "row", "fields", "by_word")
+
+    def __init__(self, words, row, fields):
+        super().__init__()
+        self.words = words  # the numpy array of words
+        self.row = row  # bank (Config) or thread (ThreadConfig)
+        self.fields = fields
+        self.by_word = {}  # word index -> names cached from it
+
+    def __missing__(self, name):
+        index, shift, width = self.fields[name]
+        value = (int(self.words[self.row, index]) >> shift) & ((1 << width) - 1)
+        self[name] = value
+        names = self.by_word.get(index)
+        if names is None:
+            self.by_word[index] = [name]
+        else:
+            names.append(name)
+        return value
+
+    def forget(self, index) -> None:
+        names = self.by_word.pop(index, None)
+        if names:
+            for name in names:
+                self.pop(name, None)
+
+    def forget_all(self) -> None:
+        self.clear()
+        self.by_word.clear()
+
+
 class ConfigSpace(Device):
     name = "tensix_cfg"
 
@@ -65,6 +101,10 @@ class ConfigSpace(Device):
         self.thread_base = self.dual_base + (4 * self.bank_words if arch.cfg_dual_write else 0)
         self.end = self.thread_base + 3 * self.thread_words * 16
         self.listeners = []  # callables(bank, index, value) after a Config word write
+        # Field values as read, per bank / per thread (get, thread_get; a write forgets the
+        # written word's fields; code writing self.cfg directly calls forget_all)
+        self.values = (_FieldValues(self.cfg, 0, self.fields), _FieldValues(self.cfg, 1, self.fields))
+        self.thread_values = tuple(_FieldValues(self.thread_cfg, t, self.thread_fields) for t in range(3))
 
     # -- Config (thread-agnostic) --------------------------------------------------------
     def word(self, index: int, bank: int = 0) -> int:
@@ -76,15 +116,22 @@ class ConfigSpace(Device):
         self.version += 1
         if index >= self.global_base:
             self.cfg[:, index] = value
+            self.values[0].forget(index)
+            self.values[1].forget(index)
         else:
             self.cfg[bank, index] = value
+            self.values[bank].forget(index)
         for fn in self.listeners:
             fn(bank, index, value)
 
     def get(self, name: str, bank: int = 0) -> int:
         """``Config[bank].Field``."""
-        index, shift, width = self.fields[name]
-        return (int(self.cfg[bank, index]) >> shift) & ((1 << width) - 1)
+        return self.values[bank][name]
+
+    def forget_all(self) -> None:
+        """Forget every cached field value (after writing ``self.cfg`` directly)."""
+        for v in self.values:
+            v.forget_all()
 
     def set(self, name: str, value: int, bank: int = 0) -> None:
         index, shift, width = self.fields[name]
@@ -102,13 +149,13 @@ class ConfigSpace(Device):
 
     # -- ThreadConfig (per thread) -------------------------------------------------------
     def thread_get(self, thread: int, name: str) -> int:
-        index, shift, width = self.thread_fields[name]
-        return (int(self.thread_cfg[thread, index]) >> shift) & ((1 << width) - 1)
+        return self.thread_values[thread][name]
 
     def thread_set_word(self, thread: int, index: int, value: int) -> None:
         """SETC16."""
         self.thread_cfg[thread, index] = value & 0xFFFF
         self.thread_version += 1
+        self.thread_values[thread].forget(index)
 
     # -- RISC-V view --------------------------------------------------------------------
     def read(self, core, addr, width):

@@ -51,6 +51,7 @@ class ConfigUnit(Unit):
         cfg = self.cop.config
         if index == self._reset_index and not self._in_rmwcib:
             cfg.cfg[bank, :cfg.global_base] = 0
+            cfg.forget_all()
         if index == self._seed_index:
             seed = getattr(self.cop.sfpu, "seed_prng", None)
             if seed is not None:

@@ -60,7 +60,6 @@ Model notes and decisions (where the pages leave a choice):
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -93,6 +92,13 @@ PENDING = frozenset({'TBUFCMD'})
 #: PACR.md: the documented PackerMask values (0 means packer 0).
 VALID_MASKS = (0b0001, 0b0010, 0b0100, 0b1000, 0b0011, 0b1100, 0b1111)
 METADATA_FIFO_DEPTH = 16
+# ThreadConfig ADDR_MOD_PACK_SEC{n}_ field names per slot n, for channel 0 ("src") and
+# channel 1 ("dst"): (YClear, YCR, YIncr, ZClear, ZIncr)
+_ADDR_MOD_PACK_NAMES = tuple(tuple(tuple(f"ADDR_MOD_PACK_SEC{n}_{f}{side}{g}" for f, g in
+                                         (("Y", "Clear"), ("Y", "CR"), ("Y", "Incr"), ("Z", "Clear"), ("Z", "Incr")))
+                                   for side in ("src", "dst")) for n in range(4))
+_EDGE_MASK_NAMES = tuple(f"PCK_EDGE_OFFSET_SEC{c}_mask" for c in range(4))
+_ROW_MAP_NAMES = tuple(f"TILE_ROW_SET_MAPPING_{b}_row_set_mapping_{j}" for b in range(4) for j in range(16))
 U32 = np.uint32
 _F = DataFormat
 _I = Intermediate
@@ -109,24 +115,25 @@ _FP16_RELU_CODES = (_F.Float16, _F.Fp8, _F.Bfp8, _F.Bfp4, _F.Bfp2)
 ROUND10 = "round10"
 
 
-@dataclass
+# Plain classes, not dataclasses: each dataclass costs every process ~0.2 ms of import.
 class Stream:
     """One output stream (RSI / exponents / data) of a packer: its L1 byte address,
     ``NeedsNewAddress`` and the bytes buffered before the next aligned 16-byte write."""
 
-    byte_address: int = 0
-    needs_new: bool = True
-    buf: bytearray = field(default_factory=bytearray)
+    def __init__(self):
+        self.byte_address = 0
+        self.needs_new = True
+        self.buf = bytearray()
 
 
-@dataclass
 class PackerState:
-    exp: Stream = field(default_factory=Stream)
-    data: Stream = field(default_factory=Stream)
-    tpg: list = field(default_factory=lambda: [0, 0, 0])  # TilePositionGenerator X, Y, Z
-    pending: np.ndarray | None = None  # intermediate bits of an incomplete BFP block
-    pending_key: tuple | None = None
-    writes: int = 0  # 16-byte L1 writes since the last tile ended
+    def __init__(self):
+        self.exp = Stream()
+        self.data = Stream()
+        self.tpg = [0, 0, 0]  # TilePositionGenerator X, Y, Z
+        self.pending = None  # intermediate bits of an incomplete BFP block (np.ndarray)
+        self.pending_key = None
+        self.writes = 0  # 16-byte L1 writes since the last tile ended
 
 
 def _float_mask(inter: Intermediate) -> int:
@@ -255,6 +262,8 @@ class Packers(Unit):
         #: ``Packers.SetRegBase[2]`` / ``Packers.SetRegHiScaler[4]`` (set via TDMA-RISC).
         self.set_reg_base = [0, 0]
         self.set_reg_hi_scaler = [0, 0, 0, 0]
+        self._row_map_cache = None  # (field values, array): see _row_map
+        self._early = {}  # early_from_config's arguments -> its result (see _early_config)
 
     # -- sideband interface ------------------------------------------------------------
     @property
@@ -345,8 +354,7 @@ class Packers(Unit):
         # data packed" instead of the range times the active interfaces
         zero_special = bool(ZeroWrite) and ReadIntfSel == 0
 
-        def g(name):
-            return cfg.get(name, bank)
+        g = cfg.values[bank].__getitem__  # cfg.get(name, bank)
 
         if g("ALU_ROUNDING_MODE_Packer_srnd_en"):
             raise Unimplemented(f"t{thread} PACR: stochastic rounding (ALU_ROUNDING_MODE_Packer_srnd_en) is not "
@@ -372,27 +380,23 @@ class Packers(Unit):
 
     def _advance_adcs(self, thread, addr_mod, which):
         """The AddrMod updates at the end of both address generator pages."""
-        cfg = self.cop.config
-        pre = f"ADDR_MOD_PACK_SEC{addr_mod & 3}_"
-
-        def tg(name):
-            return cfg.thread_get(thread, pre + name)
-
+        tg = self.cop.config.thread_values[thread].__getitem__  # cfg.thread_get(thread, name)
+        names = _ADDR_MOD_PACK_NAMES[addr_mod & 3]
         for i in sorted(which):
             c0 = self.cop.adcs.channel(i, PACKERS, 0)
             c1 = self.cop.adcs.channel(i, PACKERS, 1)
-            for ch, side in ((c0, "src"), (c1, "dst")):
-                if tg(f"Y{side}Clear"):
+            for ch, (y_clear, y_cr, y_incr, z_clear, z_incr) in ((c0, names[0]), (c1, names[1])):
+                if tg(y_clear):
                     ch.Y = ch.Y_Cr = 0
-                elif tg(f"Y{side}CR"):
-                    ch.set("Y_Cr", ch.Y_Cr + tg(f"Y{side}Incr"))
+                elif tg(y_cr):
+                    ch.set("Y_Cr", ch.Y_Cr + tg(y_incr))
                     ch.Y = ch.Y_Cr
                 else:
-                    ch.set("Y", ch.Y + tg(f"Y{side}Incr"))
-                if tg(f"Z{side}Clear"):
+                    ch.set("Y", ch.Y + tg(y_incr))
+                if tg(z_clear):
                     ch.Z = ch.Z_Cr = 0
                 else:
-                    ch.set("Z", ch.Z + tg(f"Z{side}Incr"))
+                    ch.set("Z", ch.Z + tg(z_incr))
 
     def _pack_one(self, t, i, g, bank, which_adc, p0_initial, zero_write, flush, last, intf=1, intf_rows=1,
                   zero_special=False, remap=(0, 0)):
@@ -434,8 +438,11 @@ class Packers(Unit):
             src_addr = ((addr // bpd) & ~xmask) + (adc.X & xmask)
             src_addr += g(f"DEST_TARGET_REG_CFG_PACK_SEC{i}_Offset") << 4
             src_addr &= 0x3FFF
-        dst_addrs = np.concatenate([src_addr + 16 * intf_rows * k + np.arange(n, dtype=np.int64)
-                                    for k in interfaces]) & 0x3FFF if interfaces else np.zeros(0, dtype=np.int64)
+        if len(interfaces) == 1:
+            dst_addrs = (src_addr + 16 * intf_rows * interfaces[0] + np.arange(n, dtype=np.int64)) & 0x3FFF
+        else:
+            dst_addrs = np.concatenate([src_addr + 16 * intf_rows * k + np.arange(n, dtype=np.int64)
+                                        for k in interfaces]) & 0x3FFF if interfaces else np.zeros(0, dtype=np.int64)
 
         # ---- output address generator (Packers/OutputAddressGenerator.md) ----
         out_addr = g(pc + "L1_Dest_addr") + (0 if g(pc + "Sub_l1_tile_header_size") else 1)
@@ -514,11 +521,14 @@ class Packers(Unit):
                 and not g("PCK_DEST_RD_CTRL_Read_int8")):
             return read_32b, inter_code, late_from, (Repr.DST32_FP32 if read_32b else Repr.DST16_BF16), _I.FP16, \
                 ROUND10
-        repr_, inter, mode = early_from_config(
-            read_32b_data=read_32b, read_raw=bool(g("PCK_DEST_RD_CTRL_Read_int8")),
-            round_10b_mant=bool(g("PCK_DEST_RD_CTRL_Round_10b_mant")),
-            read_unsigned=bool(g("PCK_DEST_RD_CTRL_Read_unsigned")), intermediate_code=inter_code,
-            late_from=late_from, late_to=out_fmt)
+        key = (read_32b, bool(g("PCK_DEST_RD_CTRL_Read_int8")), bool(g("PCK_DEST_RD_CTRL_Round_10b_mant")),
+               bool(g("PCK_DEST_RD_CTRL_Read_unsigned")), inter_code, late_from, out_fmt)
+        early = self._early.get(key)
+        if early is None:  # early_from_config is a function of these alone (one that raises is asked again)
+            early = self._early[key] = early_from_config(
+                read_32b_data=key[0], read_raw=key[1], round_10b_mant=key[2], read_unsigned=key[3],
+                intermediate_code=inter_code, late_from=late_from, late_to=out_fmt)
+        repr_, inter, mode = early
         return read_32b, inter_code, late_from, repr_, inter, mode
 
     def _pipeline(self, t, i, g, bank, what, from_dst, a, in_code, out_fmt, acc, remap=(0, 0)):
@@ -634,33 +644,55 @@ class Packers(Unit):
         x0, y0, z0 = st.tpg
         reads = g(f"PACK_COUNTERS_SEC{i}_pack_reads_per_xy_plane")
         transposed = g(f"PACK_COUNTERS_SEC{i}_pack_yz_transposed")
-        # Advance() n times from (x0, y0, z0): entry k is the state before datum k,
-        # entry n the state left for the next datum.
+        inner, outer = (z0, y0) if transposed else (y0, z0)
+        # The state Advance() n times leaves for the next datum.
+        rows_n = (x0 + n) >> 4
+        if reads and inner < reads:
+            inner_n, outer_n = (inner + rows_n) % reads, outer + (inner + rows_n) // reads
+        else:
+            inner_n, outer_n = inner + rows_n, outer
+        st.tpg = [(x0 + n) & 15, outer_n, inner_n] if transposed else [(x0 + n) & 15, inner_n, outer_n]
+        mask_values = tuple(map(g, _EDGE_MASK_NAMES))
+        if mask_values == (0xFFFF, 0xFFFF, 0xFFFF, 0xFFFF):
+            return np.ones(n, dtype=bool)
+        row_map = self._row_map(g)
+        face_sets = g("PCK_EDGE_TILE_FACE_SET_SELECT_enable")
+        if not face_sets:
+            row_set = (g("PCK_EDGE_TILE_ROW_SET_SELECT_select") >> (2 * i)) & 3
+            if all(mask_values[c] == 0xFFFF for c in self._row_map_cache[0][16 * row_set:16 * row_set + 16]):
+                return np.ones(n, dtype=bool)  # every row's mask keeps every column
+        # Advance() n times from (x0, y0, z0): entry k is the state before datum k
+        # (entry n, the state left for the next datum, is st.tpg above).
         k = x0 + np.arange(n + 1, dtype=np.int64)
         rows = k >> 4
-        inner, outer = (z0, y0) if transposed else (y0, z0)
         if reads and inner < reads:  # the inner counter wraps at pack_reads_per_xy_plane
             inner_k, outer_k = (inner + rows) % reads, outer + (inner + rows) // reads
         else:  # it never equals pack_reads_per_xy_plane again: no wrap
             inner_k, outer_k = inner + rows, np.full(n + 1, outer, dtype=np.int64)
         y, z = (outer_k, inner_k) if transposed else (inner_k, outer_k)
-        st.tpg = [int(k[n] & 15), int(y[n]), int(z[n])]
         y, z = y[:n], z[:n]
-        masks = np.array([g(f"PCK_EDGE_OFFSET_SEC{c}_mask") for c in range(4)], dtype=np.int64)
-        if (masks == 0xFFFF).all():
-            return np.ones(n, dtype=bool)
-        row_map = np.array([[g(f"TILE_ROW_SET_MAPPING_{b}_row_set_mapping_{j}") for j in range(16)]
-                            for b in range(4)], dtype=np.int64)
-        if g("PCK_EDGE_TILE_FACE_SET_SELECT_enable"):
+        masks = np.array(mask_values, dtype=np.int64)
+        if face_sets:
             zz = g(f"DEST_TARGET_REG_CFG_PACK_SEC{i}_ZOffset") + z
             a_sel = (g("PCK_EDGE_TILE_FACE_SET_SELECT_select") >> (2 * i)) & 3
             face_map = np.array([g(f"TILE_FACE_SET_MAPPING_{a_sel}_face_set_mapping_{j}") for j in range(16)],
                                 dtype=np.int64)
             b = face_map[zz & 15]
         else:
-            b = np.full(n, (g("PCK_EDGE_TILE_ROW_SET_SELECT_select") >> (2 * i)) & 3, dtype=np.int64)
+            b = np.full(n, row_set, dtype=np.int64)
         c = row_map[b, y & 15]
         return ((masks[c] >> col) & 1).astype(bool)
+
+    def _row_map(self, g):
+        """TILE_ROW_SET_MAPPING_{b}_row_set_mapping_{j} as an int64 array [b, j], kept
+        for the values last read (reading 64 fields is most of an edge mask's cost)."""
+        key = tuple(map(g, _ROW_MAP_NAMES))
+        hit = self._row_map_cache
+        if hit is not None and hit[0] == key:
+            return hit[1]
+        row_map = np.array(key, dtype=np.int64).reshape(4, 16)
+        self._row_map_cache = (key, row_map)
+        return row_map
 
     def _relu(self, g, inter_code, inter, v, what):
         """ReLU.md ``ReLUStage`` on intermediate bit patterns."""
@@ -738,8 +770,8 @@ class Packers(Unit):
             e = v & 0xFF
         else:  # 8-bit exponents, and INT32 bitcast to FP32
             e = (v >> 23) & 0xFF
-        cfg = self.cop.config
-        if any(cfg.thread_get(k, "ENABLE_ACC_STATS_Enable") for k in range(3)):
+        tv = self.cop.config.thread_values  # ThreadConfig[k].ENABLE_ACC_STATS_Enable for any thread k
+        if tv[0]["ENABLE_ACC_STATS_Enable"] or tv[1]["ENABLE_ACC_STATS_Enable"] or tv[2]["ENABLE_ACC_STATS_Enable"]:
             counts = np.bincount((e & 31).astype(np.int64), minlength=32)
             h = self.exponent_histogram[i].astype(np.int64) + counts
             self.exponent_histogram[i] = np.minimum(h, 255).astype(np.uint8)

@@ -86,6 +86,9 @@ _WHICH = ("A", "B")
 _F = DataFormat
 
 
+_LE_UINT = {1: np.dtype("u1"), 2: np.dtype("<u2"), 4: np.dtype("<u4")}  # L1 datums of 1, 2, 4 bytes
+
+
 def src_rows(src):
     """``Unpackers[0].SrcRow[3]`` / ``Unpackers[1].SrcRow[3]`` as ``{"A": [...], "B": [...]}``
     on the SrcA/SrcB state (created on first use; the same attribute the Scalar Unit
@@ -155,6 +158,8 @@ class Unpackers(Unit):
         #: (thread, unpacker, bank, MultiContextMode, context) -> (config versions,
         #: _UnpackView), see _view.
         self._views = {}
+        #: unpack_convert argument sets (formats, flags) that convert without stopping the run
+        self._formats_ok = set()
 
     # -- UNPACR: form dispatch --------------------------------------------------------
     @op
@@ -284,8 +289,7 @@ class Unpackers(Unit):
         thread = t.index
         bank = cfg.bank_of(thread)
 
-        def g(name):
-            return cfg.get(name, bank)
+        g = cfg.values[bank].__getitem__  # cfg.get(name, bank)
 
         def ub(text):
             return UndefinedBehaviour(f"t{thread} UNPACR (unpacker {u}): {text}")
@@ -394,10 +398,15 @@ class Unpackers(Unit):
             raise ub("unpacking to Dst with a column shift or Haloize_mode")
 
         # Datum addresses (sixteenths of a byte): row r starts at Wrap(start(r-1) + RowStride).
-        idx = np.arange(n, dtype=np.int64)
         row_shift = v.row_shift
+        # rows of whole-byte datums back to back without FIFO wrapping: datum k at
+        # dat_u + k * ds_u (read as one slice below)
+        contiguous = not fifo and not ds_u & 15 and row_stride_u == ds_u << row_shift
+        idx = None if contiguous and not bfp else np.arange(n, dtype=np.int64)
         nrows = (n + (1 << row_shift) - 1) >> row_shift
-        if fifo:
+        if contiguous:
+            pass
+        elif fifo:
             starts = np.empty(nrows, dtype=np.int64)
             a = dat_u
             for r in range(nrows):
@@ -405,13 +414,21 @@ class Unpackers(Unit):
                 a = wrap(a + row_stride_u)
         else:
             starts = dat_u + np.arange(nrows, dtype=np.int64) * row_stride_u
-        addr_u = starts[idx >> row_shift] + (idx & ((1 << row_shift) - 1)) * ds_u if n else idx
+        if not contiguous:
+            addr_u = starts[idx >> row_shift] + (idx & ((1 << row_shift) - 1)) * ds_u if n else idx
+
+        # An UNPACR that will wait for its Src bank (below) is retried until the bank is
+        # handed back; each attempt does what it did (warnings, checks that stop the run)
+        # but reads and converts no datums, whose values would be thrown away.
+        which = _WHICH[u]
+        src = cop.src
+        waiting = n > 0 and src.allowed[which][src.unpack_bank[which]] != UNPACK
 
         # Exponent addresses: +1/16 byte per datum, Wrap at each 16-byte boundary.
         exp_bits = None
         if bfp:
             if force_exp:
-                exp_bits = np.full(n, v.forced_shared_exp, dtype=np.uint32)
+                exp_bits = np.full(0 if waiting else n, v.forced_shared_exp, dtype=np.uint32)
             else:
                 if fifo:
                     pos = np.empty(n, dtype=np.int64)
@@ -425,11 +442,13 @@ class Unpackers(Unit):
                             e = wrap(e)
                 else:
                     pos = exp_u + idx
-                exp_bits = self._read_l1(t, u, pos >> 4, 8, 0)
+                exp_bits = self._read_l1(t, u, pos >> 4, 8, 0, check_only=waiting)
 
         # Read and convert.
-        if n:
-            raw = self._read_l1(t, u, addr_u >> 4, bits, (addr_u & 15) >> 1)
+        if n and contiguous:  # whole bytes one after the other: one slice of L1
+            raw = self._read_l1_run(t, u, dat_u >> 4, n, bits, check_only=waiting)
+        elif n:
+            raw = self._read_l1(t, u, addr_u >> 4, bits, (addr_u & 15) >> 1, check_only=waiting)
         else:
             raw = np.zeros(0, dtype=np.uint32)
         unsigned = v.unsigned
@@ -441,6 +460,15 @@ class Unpackers(Unit):
                                f"unpacker {u}: FP32 -> FP32 into Src{'AB'[u]} (UNPACR_Regular.md FormatConversion: "
                                "undefined; ttsim refuses it); ttemu converts as FP32 -> TF32")
             conv_out = _F.Tf32
+        if waiting:
+            # no datums: only what stops the run for these formats (known from an earlier attempt)
+            key = (in_fmt, conv_out, to_dst, exp_bits is None, bool(unsigned), v.fp8_e4m3)
+            if key not in self._formats_ok:
+                unpack_convert(raw, in_fmt, conv_out, to_dst=to_dst, exps=exp_bits, int8_unsigned=bool(unsigned),
+                               fp8_e4m3=v.fp8_e4m3, fp8_max_to_ones=self.spec.fp8_max_to_ones)
+                self._formats_ok.add(key)
+            sbank = src.unpack_bank[which]
+            return Wait(f"Src{which} bank {sbank} owned by the Matrix Unit (unpacker {u})")
         values = unpack_convert(raw, in_fmt, conv_out, to_dst=to_dst, exps=exp_bits, int8_unsigned=bool(unsigned),
                                 fp8_e4m3=v.fp8_e4m3, fp8_max_to_ones=self.spec.fp8_max_to_ones)
         if AllDatumsAreZero:
@@ -448,21 +476,20 @@ class Unpackers(Unit):
 
         # Output slots: each datum then UpsampleZeroes zeroes (skipped when interleaving).
         per = ups + 1
-        slot = np.arange(n * per, dtype=np.int64)
-        keep = (slot % per == 0) if interleave else np.ones(n * per, dtype=bool)
-        slot_vals = np.zeros(n * per, dtype=np.uint32)
-        slot_vals[::per] = values
-        slot = slot[keep]
-        slot_vals = slot_vals[keep]
-        oaddr = out_addr + slot
+        if per == 1:
+            slot_vals = values if values.dtype == np.uint32 else values.astype(np.uint32)
+            oaddr = out_addr + np.arange(n, dtype=np.int64)
+        else:
+            slot = np.arange(n * per, dtype=np.int64)
+            keep = (slot % per == 0) if interleave else np.ones(n * per, dtype=bool)
+            slot_vals = np.zeros(n * per, dtype=np.uint32)
+            slot_vals[::per] = values
+            slot = slot[keep]
+            slot_vals = slot_vals[keep]
+            oaddr = out_addr + slot
 
-        which = _WHICH[u]
-        src = cop.src
         rows_state = src_rows(src)
-        if slot.size:
-            sbank = src.unpack_bank[which]
-            if src.allowed[which][sbank] != UNPACK:
-                return Wait(f"Src{which} bank {sbank} owned by the Matrix Unit (unpacker {u})")
+        if n:
             self._write(t, u, oaddr, slot_vals, to_dst, transpose, col_shift, out_fmt, rows_state[which][thread])
 
         # Counters for the next instruction.
@@ -503,8 +530,7 @@ class Unpackers(Unit):
         sec = f"THCON_SEC{u}_"
         unp = f"UNP{u}_"
 
-        def g(name):
-            return cfg.get(name, bank)
+        g = cfg.values[bank].__getitem__  # cfg.get(name, bank)
 
         v = _UnpackView()
         desc = v.desc = tile_descriptor([cfg.word(self.descriptor_word[u] + k, bank) for k in range(4)])
@@ -584,18 +610,18 @@ class Unpackers(Unit):
         self._views[key] = (cfg.version, cfg.thread_version, v)
         return v
 
-    def _read_l1(self, t, u, byte_addr, bits, bit_shift):
+    def _read_l1(self, t, u, byte_addr, bits, bit_shift, check_only=False):
         """``ReadL1Bytes`` (UNPACR_Regular.md) for arrays of addresses: ``bits`` wide
-        datums at ``byte_addr`` (plus ``bit_shift`` bits for sub-byte datums)."""
+        datums at ``byte_addr`` (plus ``bit_shift`` bits for sub-byte datums).
+        ``check_only``: only stop the run for an address outside L1 (no datums)."""
         byte_addr = np.asarray(byte_addr, dtype=np.int64)
         if byte_addr.size == 0:
             return np.zeros(0, dtype=np.uint32)
         nbytes = max(bits // 8, 1)
         lo, hi = int(byte_addr.min()), int(byte_addr.max()) + nbytes
-        if lo < 0 or hi > self.l1_bytes:
-            bad = lo if lo < 0 else hi - nbytes
-            raise GuestFault(f"t{t.index} UNPACR (unpacker {u}): reads L1 address {bad:#x}, outside L1 "
-                             "(UNPACR_Regular.md: undefined; there is no memory there)")
+        self._check_l1(t, u, lo, hi, nbytes)
+        if check_only:
+            return np.zeros(0, dtype=np.uint32)
         l1 = np.frombuffer(self.cop.tile.l1, dtype=np.uint8)
         if bits >= 8:
             v = l1[byte_addr].astype(np.uint32)
@@ -604,6 +630,22 @@ class Unpackers(Unit):
             return v
         shift = np.asarray(bit_shift, dtype=np.uint32)
         return (l1[byte_addr].astype(np.uint32) >> shift) & np.uint32((1 << bits) - 1)
+
+    def _check_l1(self, t, u, lo, hi, nbytes):
+        """Reads of the bytes ``lo`` .. ``hi - 1`` (datums of ``nbytes``) stay inside L1."""
+        if lo < 0 or hi > self.l1_bytes:
+            bad = lo if lo < 0 else hi - nbytes
+            raise GuestFault(f"t{t.index} UNPACR (unpacker {u}): reads L1 address {bad:#x}, outside L1 "
+                             "(UNPACR_Regular.md: undefined; there is no memory there)")
+
+    def _read_l1_run(self, t, u, start, n, bits, check_only=False):
+        """:meth:`_read_l1` of ``n`` (> 0) whole-byte datums one after the other from
+        byte ``start``: one slice of L1, read little-endian."""
+        nbytes = bits // 8
+        self._check_l1(t, u, start, start + n * nbytes, nbytes)
+        if check_only:
+            return np.zeros(0, dtype=np.uint32)
+        return np.frombuffer(self.cop.tile.l1, dtype=_LE_UINT[nbytes], count=n, offset=start).astype(np.uint32)
 
     def _write(self, t, u, oaddr, vals, to_dst, transpose, col_shift, out_fmt, src_row):
         """The writes of the main loop of UNPACR_Regular.md into SrcB / SrcA / Dst."""
