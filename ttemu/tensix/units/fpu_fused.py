@@ -170,35 +170,51 @@ class FusedMvmul:
         as ``dot_accumulate`` takes them; ``r`` the first DstBits row of the block, whose
         low halves are 8 rows further with ``use32``) to DstBits ``bits``, with the numbers
         of ``dot_accumulate`` one job after the other: the products of consecutive jobs
-        with the same (bf16, phase, use32, rows) together, then their accumulations in
-        waves, wave ``c`` taking every job that is the ``c``-th of the run on its Dst block
-        (the blocks of such a run are aligned and of one size: two overlap only if equal)."""
+        with the same (bf16, use32, rows) together (each job with the tables of its
+        fidelity phase), then their accumulations in waves, wave ``c`` taking every job
+        that is the ``c``-th of the run on its Dst block (the blocks of such a run are
+        aligned and of one size: two overlap only if equal)."""
         i, count = 0, len(jobs)
         while i < count:
-            _, b0, bf16, phase, _, use32 = jobs[i]
+            _, b0, bf16, _, _, use32 = jobs[i]
             n = b0.shape[0]
             j = i + 1
-            while (j < count and jobs[j][3] == phase and jobs[j][2] == bf16 and jobs[j][5] == use32
-                   and jobs[j][1].shape[0] == n):
+            while j < count and jobs[j][2] == bf16 and jobs[j][5] == use32 and jobs[j][1].shape[0] == n:
                 j += 1
-            self._run(jobs[i:j], bits, bf16, phase, use32, n)
+            self._run(jobs[i:j], bits, bf16, use32, n)
             i = j
 
-    def _run(self, jobs, bits, bf16, phase, use32, n):
+    def _phase_tables(self, bf16):
+        """Both fidelity parts' tables end to end (part 1 at +2048 / +256)."""
+        key = ("parts", bf16)
+        t = self._src.get(key)
+        if t is None:
+            a0, a1 = src_tables(bf16, "A", 0), src_tables(bf16, "A", 1)
+            b0, b1 = src_tables(bf16, "B", 0), src_tables(bf16, "B", 1)
+            t = self._src[key] = tuple(np.concatenate([x, y]) for x, y in zip(a0 + b0, a1 + b1))
+        return t
+
+    def _run(self, jobs, bits, bf16, use32, n):
         # arrays [k, i, j, job] (the job innermost: long inner loops)
         w = len(jobs)
         a = np.array([j[0] for j in jobs], dtype=np.intp).transpose(1, 2, 0).copy()  # [k, j, job]
         bt = np.array([j[1] for j in jobs], dtype=np.intp).transpose(2, 1, 0).copy()  # [k, i, job]
-        sa, pa, sb, pb, kappa = self._tables(bf16, phase)
+        phases = [j[3] for j in jobs]
+        sa, pa, sb, pb = self._phase_tables(bf16)
+        part_a = np.array([ph & 1 for ph in phases], dtype=np.intp)  # per job
+        part_b = np.array([ph >> 1 for ph in phases], dtype=np.intp)
+        # the smallest 2**(adj - 1) of the run: below every non-zero product of any job, so
+        # a group of zero products still floors to 0 (and its products are all 0)
+        kappa = 2.0 ** (-128 - 5 * int(part_a.max()) - 7 * int(part_b.max()))
         buf = self._run_bufs.get(n)
         if buf is None or buf[0].shape[3] != w:  # for the last batch size only (1 MiB each for 64 MVMULs)
             buf = self._run_bufs[n] = (np.empty((16, n, 16, w)), np.empty((16, n, 16, w)))
         p, x = buf
-        pa = pa[a & 0xFF]
-        pb = pb[bt & 0xFF]
+        pa = pa[(a & 0xFF) + (part_a << 8)]
+        pb = pb[(bt & 0xFF) + (part_b << 8)]
         np.multiply(pb[:, :, None], pa[:, None], out=p)  # [k, i, j, job]
-        pa *= sa[a >> 8]
-        pb *= sb[bt >> 8]
+        pa *= sa[(a >> 8) + (part_a << 11)]
+        pb *= sb[(bt >> 8) + (part_b << 11)]
         np.multiply(pb[:, :, None], pa[:, None], out=x)
         pg = np.maximum.reduce(p.reshape(2, 8, n, 16, w), axis=1, initial=kappa)  # [group, i, j, job]
         x5 = x.reshape(2, 8, n, 16, w)
