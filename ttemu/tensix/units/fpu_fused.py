@@ -4,7 +4,10 @@ FP32 (Dst32) Dst: MVMUL / DOTPV / GAPOOL (``dot_accumulate``: the numbers of
 ``fpu_datapath.dot`` + ``accumulate``), ELWMUL (``elw_mul``) and ELWADD / ELWSUB in
 fidelity phase 0 (``elw_add``), in about half the numpy calls of the reference forms
 (tests/test_fpu_fused.py compares them bit for bit). FP16 and INT8 styles, broadcast
-MVMUL rows and remapped or aliased Dst rows keep the reference path (math.py).
+MVMUL rows and remapped or aliased Dst rows keep the reference path (math.py). The
+Matrix Unit defers MVMULs and hands a run of them to ``run``: the products of the whole
+run at once, then the accumulations in waves of distinct Dst blocks (the same bits as
+``dot_accumulate`` one job after the other, tested).
 
 How each step stays exact (every value below is an integer times a power of two with at
 most 53 significant bits, so float64 holds it exactly):
