@@ -559,3 +559,19 @@ def test_lane_masks_follow_lane_config_writes():
         mod1(issue, "SFPMOV", vd=0, vc=1)
         masked = ((rows >> (LANES // 8)) & 1) == 1
         assert np.array_equal(u.lreg[0], np.where(masked, 0, 7)), rows
+
+
+def test_reissued_instruction_keeps_its_thread():
+    """The Vector Unit decodes an instruction once per distinct word and issuing thread
+    and reuses it: the same two words issued by threads 0, 0 and 1 break SFPMAD.md's
+    next-cycle rule each time, reported under the issuing thread, with the stale read."""
+    tile, issue, u = setup()
+    put(u, 1, fbits(5.0))
+    for i, thread in enumerate((0, 0, 1)):
+        issue(thread, "SFPMAD", instr_mod1=0, lreg_dest=1, lreg_src_c=9, lreg_src_b=10, lreg_src_a=10)
+        mod1(issue, "SFPMOV", vd=2, vc=1, thread=thread)
+        assert np.all(b2f(u.lreg[2]) == (5.0 if i == 0 else 7.0))  # L1 before the SFPMAD
+        assert np.all(b2f(u.lreg[1]) == 1.0)
+        put(u, 1, fbits(7.0))
+    assert "t0 SFPMAD" in warned(tile, "t0 hazard SFPMAD.md read", times=2)
+    assert "t1 SFPMAD" in warned(tile, "t1 hazard SFPMAD.md read")

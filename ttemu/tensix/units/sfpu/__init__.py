@@ -11,9 +11,11 @@ and other numerics), :mod:`.insn` (operand roles, sub-units), :mod:`.simple`,
 :mod:`.macro` (issue path, SFPCONFIG, SFPLOADMACRO and its time model), :mod:`.hazards`
 (the pages' "on the next cycle" scheduling rules and the LReg access table they use).
 
-The ``@op`` methods below are what threads issue: each hands its decoded fields to
-:meth:`MacroOps.issue`, which handles SFPLOADMACRO-scheduled work, the
-InstructionTemplate backdoor, and then runs ``x_<MNEMONIC>``.
+The ``@op`` methods below are what threads issue: each hands its decoded field values
+(in the order :attr:`VectorUnit.issue_fields` names them) to :meth:`MacroOps.issue`,
+which builds the :class:`~.insn.Insn` once per distinct instruction, handles
+SFPLOADMACRO-scheduled work, the InstructionTemplate backdoor, and then runs
+``x_<MNEMONIC>``.
 
 Blackhole's Vector Unit differs (other encodings and instructions): on a Blackhole tile
 the instructions whose BlackholeA0 page is the Wormhole page (``ArchSpec.sfpu_shared``)
@@ -65,98 +67,97 @@ class VectorUnit(VectorState, SimpleOps, MadOps, RoundOps, LoadStoreOps, MacroOp
     @op
     def SFPLOAD(self, t, dest_reg_addr, sfpu_addr_mode, instr_mod0, lreg_ind):
         """SFPLOAD.md"""
-        self.issue(t, "SFPLOAD", locals())
+        self.issue(t, "SFPLOAD", (dest_reg_addr, sfpu_addr_mode, instr_mod0, lreg_ind))
 
     @op
     def SFPLOADI(self, t, imm16, instr_mod0, lreg_ind):
         """SFPLOADI.md"""
-        self.issue(t, "SFPLOADI", locals())
+        self.issue(t, "SFPLOADI", (imm16, instr_mod0, lreg_ind))
 
     @op
     def SFPSTORE(self, t, dest_reg_addr, sfpu_addr_mode, instr_mod0, lreg_ind):
         """SFPSTORE.md"""
-        self.issue(t, "SFPSTORE", locals())
+        self.issue(t, "SFPSTORE", (dest_reg_addr, sfpu_addr_mode, instr_mod0, lreg_ind))
 
     @op
     def SFPLOADMACRO(self, t, dest_reg_addr, sfpu_addr_mode, instr_mod0, lreg_ind):
         """SFPLOADMACRO.md"""
-        self.issue(t, "SFPLOADMACRO", locals())
+        self.issue(t, "SFPLOADMACRO", (dest_reg_addr, sfpu_addr_mode, instr_mod0, lreg_ind))
 
     @op
     def SFPLUT(self, t, dest_reg_addr, instr_mod0, lreg_ind):
         """SFPLUT.md"""
-        self.issue(t, "SFPLUT", locals())
+        self.issue(t, "SFPLUT", (dest_reg_addr, instr_mod0, lreg_ind))
 
     @op
     def SFPLUTFP32(self, t, instr_mod1, lreg_dest):
         """SFPLUTFP32.md"""
-        self.issue(t, "SFPLUTFP32", locals())
+        self.issue(t, "SFPLUTFP32", (instr_mod1, lreg_dest))
 
     @op
     def SFPMULI(self, t, instr_mod1, lreg_dest, imm16_math):
         """SFPMULI.md"""
-        self.issue(t, "SFPMULI", locals())
+        self.issue(t, "SFPMULI", (instr_mod1, lreg_dest, imm16_math))
 
     @op
     def SFPADDI(self, t, instr_mod1, lreg_dest, imm16_math):
         """SFPADDI.md"""
-        self.issue(t, "SFPADDI", locals())
+        self.issue(t, "SFPADDI", (instr_mod1, lreg_dest, imm16_math))
 
     @op
     def SFPCONFIG(self, t, instr_mod1, config_dest, imm16_math):
         """SFPCONFIG.md"""
-        self.issue(t, "SFPCONFIG", locals())
+        self.issue(t, "SFPCONFIG", (instr_mod1, config_dest, imm16_math))
 
     @op
     def SFPMAD(self, t, instr_mod1, lreg_dest, lreg_src_c, lreg_src_b, lreg_src_a):
         """SFPMAD.md"""
-        self.issue(t, "SFPMAD", locals())
+        self.issue(t, "SFPMAD", (instr_mod1, lreg_dest, lreg_src_c, lreg_src_b, lreg_src_a))
 
     @op
     def SFPADD(self, t, instr_mod1, lreg_dest, lreg_src_c, lreg_src_b, lreg_src_a):
         """SFPADD.md"""
-        self.issue(t, "SFPADD", locals())
+        self.issue(t, "SFPADD", (instr_mod1, lreg_dest, lreg_src_c, lreg_src_b, lreg_src_a))
 
     @op
     def SFPMUL(self, t, instr_mod1, lreg_dest, lreg_src_c, lreg_src_b, lreg_src_a):
         """SFPMUL.md"""
-        self.issue(t, "SFPMUL", locals())
+        self.issue(t, "SFPMUL", (instr_mod1, lreg_dest, lreg_src_c, lreg_src_b, lreg_src_a))
 
     @op
     def SFP_STOCH_RND(self, t, instr_mod1, lreg_dest, lreg_src_c, lreg_src_b, imm8_math, rnd_mode):
         """SFPSTOCHRND.md"""
-        self.issue(t, "SFP_STOCH_RND", locals())
+        self.issue(t, "SFP_STOCH_RND", (instr_mod1, lreg_dest, lreg_src_c, lreg_src_b, imm8_math, rnd_mode))
 
     @op
     def SFPCAST(self, t, instr_mod1, lreg_dest, lreg_src_c):
         """SFPCAST.md"""
-        self.issue(t, "SFPCAST", locals())
+        self.issue(t, "SFPCAST", (instr_mod1, lreg_dest, lreg_src_c))
 
     @op
     def SFPSWAP(self, t, instr_mod1, lreg_dest, lreg_src_c, imm12_math):
         """SFPSWAP.md"""
-        self.issue(t, "SFPSWAP", locals())
+        self.issue(t, "SFPSWAP", (instr_mod1, lreg_dest, lreg_src_c, imm12_math))
 
     @op
     def SFPSHFT2(self, t, instr_mod1, lreg_dest, lreg_src_c, imm12_math):
         """SFPSHFT2.md"""
-        self.issue(t, "SFPSHFT2", locals())
+        self.issue(t, "SFPSHFT2", (instr_mod1, lreg_dest, lreg_src_c, imm12_math))
 
     @op
     def SFPMUL24(self, t, instr_mod1, lreg_dest, lreg_src_c, lreg_src_b, lreg_src_a):
         """SFPMUL24.md (Blackhole only)"""
-        self.issue(t, "SFPMUL24", locals())
+        self.issue(t, "SFPMUL24", (instr_mod1, lreg_dest, lreg_src_c, lreg_src_b, lreg_src_a))
 
     @op
     def SFPNOP(self, t):
         """SFPNOP.md"""
-        self.issue(t, "SFPNOP", {})
+        self.issue(t, "SFPNOP", ())
 
     # The "Mod1 family" (instr_mod1, lreg_dest, lreg_c, imm12_math).
     def _mod1(mnemonic):  # noqa: N805 - class-body helper
         def fn(self, t, instr_mod1, lreg_dest, lreg_c, imm12_math):
-            self.issue(t, mnemonic, {"instr_mod1": instr_mod1, "lreg_dest": lreg_dest, "lreg_c": lreg_c,
-                                     "imm12_math": imm12_math})
+            self.issue(t, mnemonic, (instr_mod1, lreg_dest, lreg_c, imm12_math))
         fn.__name__ = fn.__qualname__ = mnemonic
         fn.__doc__ = f"{mnemonic}.md"
         return op(fn)
@@ -187,5 +188,9 @@ class VectorUnit(VectorState, SimpleOps, MadOps, RoundOps, LoadStoreOps, MacroOp
     SFPARECIP = _mod1("SFPARECIP")  # Blackhole only
     del _mod1
 
+
+#: mnemonic -> the field names its ``@op`` method hands to :meth:`MacroOps.issue` (in order)
+VectorUnit.issue_fields = {fn.tt_mnemonic: fn.__code__.co_varnames[2:fn.__code__.co_argcount]
+                           for fn in vars(VectorUnit).values() if getattr(fn, "tt_mnemonic", None)}
 
 __all__ = ["VectorUnit", "PENDING", "PENDING_BLACKHOLE"]

@@ -12,15 +12,14 @@ from __future__ import annotations
 import numpy as np
 
 from ...formats import layout as FL
-from ...regs.dst import adj16
+from ...regs.dst import COLS, adj16
 from ...regs.dst import adj_rows as adj32
-from .fp_bh import approx_exp, approx_recip, fma_bh, mul24
-from .loadstore import MOD0_FMT_INT32_ALL
+from .fp_bh import approx_exp, approx_recip, fma_bh, fma_bh_rows, mul24
+from .loadstore import MOD0_FMT_INT32_ALL, store_bf16_table
 from .rounding import ROR1_SRC
 from .simple import SIGN, _vb
-from .state import (BLOCK_DEST_WR_FROM_SFPU, BLOCK_SFPU_RD_FROM_DEST, CAPTURE_DEFAULT_DEST_INDEX,
-                    DEST_RD_COL_EXCHANGE, DEST_WR_COL_EXCHANGE, ENABLE_DEST_INDEX, ENABLE_FP16A_INF, LANES,
-                    STACK_DEPTH, U32)
+from .state import (ALL_LANES, BLOCK_DEST_WR_FROM_SFPU, BLOCK_SFPU_RD_FROM_DEST, DEST_RD_COL_EXCHANGE,
+                    DEST_WR_COL_EXCHANGE, ENABLE_FP16A_INF, LANES, STACK_DEPTH, U32)
 
 ONE = U32(0x3F800000)
 #: SFPLOAD / SFPSTORE Mod0 values (SFPLOAD.md)
@@ -39,6 +38,21 @@ def sfpload_convert_bh(raw, mod0: int, old, fp16a_inf) -> np.ndarray:
     if mod0 == MOD0_FMT_INT32_SM:
         return FL.dst32_to_fp32(raw)
     return FL.sfpload_convert(raw, mod0, old_lreg=old, enable_fp16a_inf=fp16a_inf)
+
+
+#: SFPLOAD modes whose Blackhole conversion is a function of the 16-bit Dst datum alone
+BH_LOAD_BY_TABLE = frozenset({FL.MOD0_FMT_BF16, FL.MOD0_FMT_UINT16, FL.MOD0_FMT_HI16, FL.MOD0_FMT_INT16,
+                              FL.MOD0_FMT_LO16, MOD0_FMT_INT8, MOD0_FMT_INT8_COMP})
+_TABLES: dict = {}  # Mod0 -> sfpload_convert_bh of every 16-bit pattern
+
+
+def bh_load_table(mod0: int) -> np.ndarray:
+    """:func:`sfpload_convert_bh` of every 16-bit Dst datum for a :data:`BH_LOAD_BY_TABLE` mode."""
+    t = _TABLES.get(mod0)
+    if t is None:
+        t = _TABLES[mod0] = sfpload_convert_bh(np.arange(1 << 16, dtype=U32), mod0, None, False).astype(U32)
+        t.setflags(write=False)
+    return t
 
 
 def sfpstore_convert_bh(x, mod0: int) -> np.ndarray:
@@ -111,6 +125,25 @@ class BlackholeOps:
             cache[key] = adj
         return rows, cols, adj
 
+    def _bh_flat(self, thread: int, addr: int, exchange_bit: int, dst32: bool, aliased: bool):
+        """:meth:`_bh_lanes` as indices into the flattened DstBits: (high halves, low halves)
+        for 32-bit modes, (16-bit datums, None) otherwise (``aliased``: through
+        ``Dst.map16``); read-only, kept with the LaneConfig masks."""
+        _, remap, swizzle = self._bh_view(thread)
+        view = self._lane_view()
+        key = ("bh_dst", addr, exchange_bit, dst32, aliased, remap, swizzle)
+        hit = view.get(key)
+        if hit is None:
+            _, cols, adj = self._bh_lanes(thread, addr, exchange_bit, dst32)
+            if dst32:
+                hi, lo = adj * COLS + cols, (adj + 8) * COLS + cols
+                lo.setflags(write=False)
+            else:
+                hi, lo = (adj32(adj) if aliased else adj) * COLS + cols, None
+            hi.setflags(write=False)
+            hit = view[key] = (hi, lo)
+        return hit
+
     def bh_SFPLOAD(self, ins, what="SFPLOAD"):
         """SFPLOAD.md (BlackholeA0): as Wormhole's (MOD0_FMT_SRCB resolution, even / odd
         columns of four Dst rows, lane enables, BLOCK_SFPU_RD_FROM_DEST, the Dst index
@@ -122,20 +155,27 @@ class BlackholeOps:
         if ins.vd < 8:
             if self.cop.math.dst_log:
                 self.hz_dst_read(ins, mod0, addr, what)
-            active = ~self.cfg_bit(BLOCK_SFPU_RD_FROM_DEST) & (self.lane_enabled() | (mod0 == MOD0_FMT_INT32_ALL))
+            active = self.lanes_open(BLOCK_SFPU_RD_FROM_DEST, mod0 == MOD0_FMT_INT32_ALL)
             dst32 = mod0 in FL.SFPLOAD_READS_DST32
-            rows, cols, adj = self._bh_lanes(ins.thread, addr, DEST_RD_COL_EXCHANGE, dst32)
-            bits = self.cop.dst.bits
-            if dst32:
-                raw = (bits[adj, cols].astype(U32) << 16) | bits[adj + 8, cols].astype(U32)
-            else:
-                raw = bits[self.cop.dst.map16(adj), cols].astype(U32)
+            dst = self.cop.dst
+            hi, lo = self._bh_flat(ins.thread, addr, DEST_RD_COL_EXCHANGE, dst32, dst.aliased16)
+            bits = dst.bits
             vd = ins.vd
-            datum = sfpload_convert_bh(raw, mod0, self.lreg[vd], self.cfg_bit(ENABLE_FP16A_INF))
-            self.lreg[vd][active] = datum[active]
+            if mod0 in BH_LOAD_BY_TABLE:
+                datum = bh_load_table(mod0).take(bits.take(hi))
+            else:
+                if dst32:
+                    raw = (bits.take(hi).astype(U32) << 16) | bits.take(lo).astype(U32)
+                else:
+                    raw = bits.take(hi).astype(U32)
+                datum = sfpload_convert_bh(raw, mod0, self.lreg[vd], self.cfg_bit(ENABLE_FP16A_INF))
+            np.copyto(self.lreg[vd], datum, casting="unsafe", where=active)
             if vd < 4:
-                idx = active & self.cfg_bit(ENABLE_DEST_INDEX) & self.cfg_bit(CAPTURE_DEFAULT_DEST_INDEX)
-                self.lreg[vd + 4][idx] = ((rows << 4) | cols).astype(U32)[idx]
+                capture = self.dest_index_lanes()
+                if capture is not None:
+                    idx = active & capture
+                    rows, cols, _ = self._bh_lanes(ins.thread, addr, DEST_RD_COL_EXCHANGE, dst32)
+                    self.lreg[vd + 4][idx] = ((rows << 4) | cols).astype(U32)[idx]
         self.cop.rwcs.apply_addr_mod(ins.thread, ins.addr_mod, update_fidelity=False)
         return mod0, addr
 
@@ -147,20 +187,38 @@ class BlackholeOps:
         SFPLOADMACRO, the Addr is SFPLOADMACRO's and no RWC moves."""
         mod0 = self.resolve_srcb(ins.thread, ins.mod)
         addr = ins.addr if ins.macro else self._bh_addr(ins, mod0, store=True)
-        active = (~self.cfg_bit(BLOCK_DEST_WR_FROM_SFPU) & self.gate(ins)
-                  & (self.lane_enabled() | (mod0 == MOD0_FMT_INT32_ALL)))
-        if active.any():
+        active = self.lanes_open(BLOCK_DEST_WR_FROM_SFPU, mod0 == MOD0_FMT_INT32_ALL)
+        gate = self.gate(ins)
+        if gate is not ALL_LANES:
+            active = active & gate
+        n = np.count_nonzero(active)
+        if n:
             dst32 = mod0 in FL.SFPSTORE_WRITES_DST32
-            _, c, adj = self._bh_lanes(ins.thread, addr, DEST_WR_COL_EXCHANGE, dst32)
-            v = sfpstore_convert_bh(self.lreg[ins.vd], mod0)
-            if not active.all():
-                c, adj, v = c[active], adj[active], v[active]
             bits = self.cop.dst.bits
-            if dst32:
-                bits[adj, c] = (v >> 16).astype(np.uint16)
-                bits[adj + 8, c] = (v & 0xFFFF).astype(np.uint16)
+            if dst32 or not self.cop.dst.aliased16:
+                hi, lo = self._bh_flat(ins.thread, addr, DEST_WR_COL_EXCHANGE, dst32, False)
+                x = self.lreg[ins.vd]
+                if n != 32:  # (the conversions are lane by lane)
+                    hi, x = hi[active], x[active]
+                    lo = None if lo is None else lo[active]
+                if mod0 == FL.MOD0_FMT_BF16:
+                    bits.put(hi, store_bf16_table().take(x >> 16))
+                else:
+                    v = sfpstore_convert_bh(x, mod0)
+                    if dst32:
+                        bits.put(hi, (v >> 16).astype(np.uint16))
+                        bits.put(lo, (v & 0xFFFF).astype(np.uint16))
+                    else:
+                        bits.put(hi, (v & 0xFFFF).astype(np.uint16))
             else:
-                bits[self.cop.dst.map16(adj, write=True), c] = (v & 0xFFFF).astype(np.uint16)
+                _, c, adj = self._bh_lanes(ins.thread, addr, DEST_WR_COL_EXCHANGE, dst32)
+                v = sfpstore_convert_bh(self.lreg[ins.vd], mod0)
+                c, adj, v = c[active], adj[active], v[active]
+                if dst32:
+                    bits[adj, c] = (v >> 16).astype(np.uint16)
+                    bits[adj + 8, c] = (v & 0xFFFF).astype(np.uint16)
+                else:
+                    bits[self.cop.dst.map16(adj, write=True), c] = (v & 0xFFFF).astype(np.uint16)
         if not ins.macro:
             self.cop.rwcs.apply_addr_mod(ins.thread, ins.addr_mod, update_fidelity=False)
 
@@ -169,12 +227,18 @@ class BlackholeOps:
         """SFPMAD.md (BlackholeA0): ``VD = ±(VA * VB) ± VC`` with Blackhole's multiply-add
         (:func:`.fp_bh.fma_bh`): NEGATE_VB (Mod1 & 1), NEGATE_VC (Mod1 & 2), INDIRECT_VA
         (Mod1 & 4: VA from ``LReg[7] & 15``), INDIRECT_VD (Mod1 & 8)."""
-        mask = self.gate(ins) & self.lane_enabled()
+        mask = self.enabled(ins)
         mod = ins.mod
-        a = self.lreg[self.lreg[7] & 15, LANES] if mod & 4 else self.lreg[ins.va]
-        b = self.lreg[ins.vb] ^ SIGN if mod & 1 else self.lreg[ins.vb]
-        c = self.lreg[ins.vc] ^ SIGN if mod & 2 else self.lreg[ins.vc]
-        self._mad_write(ins, fma_bh(a, b, c), mask, bool(mod & 8))
+        if mod & 4:
+            w = self.lreg.take((0, ins.vb, ins.vc), axis=0)
+            w[0] = self.lreg[self.lreg[7] & 15, LANES]
+        else:
+            w = self.lreg.take((ins.va, ins.vb, ins.vc), axis=0)
+        if mod & 1:
+            w[1] ^= SIGN
+        if mod & 2:
+            w[2] ^= SIGN
+        self._mad_write(ins, fma_bh_rows(w), mask, bool(mod & 8))
 
     def bh_SFPADD(self, ins):
         """SFPADD.md (BlackholeA0): as SFPMAD (preferred when VA is LReg[10] = 1.0)."""
@@ -185,7 +249,7 @@ class BlackholeOps:
         self.bh_SFPMAD(ins)
 
     def _bh_imm_mad(self, ins, multiply: bool):
-        mask = self.gate(ins) & self.lane_enabled()
+        mask = self.enabled(ins)
         vc = ins.vd if ins.vc is None else ins.vc
         c = self.lreg[vc] ^ SIGN if ins.mod & 2 else self.lreg[vc]
         imm = np.full(32, (ins.imm & 0xFFFF) << 16, dtype=U32)
@@ -215,7 +279,7 @@ class BlackholeOps:
         """SFPMUL24.md (BlackholeA0): 23-bit integer multiply of the low mantissa bits of VA
         (INDIRECT_VA, Mod1 & 4) and VB, low 23 bits of the product (or UPPER, Mod1 & 1:
         bits 45:23), then ``Mul24ShiftAdd`` with VC; INDIRECT_VD (Mod1 & 8)."""
-        mask = self.gate(ins) & self.lane_enabled()
+        mask = self.enabled(ins)
         mod = ins.mod
         a = self.lreg[self.lreg[7] & 15, LANES] if mod & 4 else self.lreg[ins.va]
         d = mul24(a, self.lreg[ins.vb], self.lreg[ins.vc], bool(mod & 1))
@@ -316,7 +380,7 @@ class BlackholeOps:
         (0x7fffff, with the documented ``>=`` bug), 1 (and 3, which no case of the page's
         switch names) stochastic. The PRNG advances in every enabled lane whatever the
         mode (``AdvancePRNG()`` runs before the switch)."""
-        en = self.gate(ins) & self.lane_enabled()
+        en = self.enabled(ins)
         prng = (self.advance_prng(en) & U32(0x7FFFFF)).astype(np.uint64)
         fixed = {0: 0x400000, 2: 0x7FFFFF}.get(ins.rnd & 3)
         rnd = prng if fixed is None else np.full(32, fixed, dtype=np.uint64)

@@ -53,12 +53,100 @@ _INF = np.inf
 
 def fma(a, b, c) -> np.ndarray:
     """``a * b + c`` on FP32 bit patterns with the Vector Unit's conventions (module doc).
-    Operands of one shape go through :func:`_fma_stacked` (the same numbers in fewer
-    array operations), others through :func:`_fma`."""
+    Operands of one shape go through :func:`fma_rows` (the same numbers in fewer array
+    operations), others through :func:`_fma`."""
     if (type(a) is np.ndarray and type(b) is np.ndarray and type(c) is np.ndarray
             and a.shape == b.shape == c.shape and a.ndim == 1):
-        return _fma_stacked(np.concatenate((a, b, c)).astype(U32, copy=False).reshape(3, -1))
+        return fma_rows(np.concatenate((a, b, c)).astype(U32, copy=False).reshape(3, -1))
     return _fma(a, b, c)
+
+
+try:  # numpy's floating-point error state, set without np.errstate's per-use object
+    from numpy._core.umath import _extobj_contextvar as _FP_STATE
+    from numpy._core.umath import _make_extobj
+    _FP_QUIET = _make_extobj(all="ignore")
+except ImportError:  # pragma: no cover - another numpy layout: the public (slower) way
+    _FP_STATE = _FP_QUIET = None
+try:  # np.count_nonzero without its Python wrapper
+    from numpy._core.multiarray import count_nonzero as _count_nonzero
+except ImportError:  # pragma: no cover
+    _count_nonzero = np.count_nonzero
+
+#: the tie between the largest FP32 denormal and 2**-126 (FP32 ties further down round to
+#: denormals either way, which are written as +0)
+_DENORMAL_TIE = 2.0 ** -126 - 2.0 ** -150
+_CONSTS: dict = {}  # lane count n -> fma_rows' constant arrays (exponent mask, ones, low bits)
+
+
+def fma_rows(x) -> np.ndarray:
+    """:func:`_fma` of ``x[0] * x[1] + x[2]`` (uint32 [3, n], not modified) in float64:
+    DAZ (an operand with exponent 0 multiplied by 0: the sign of a flushed operand cannot
+    reach the result, a zero result is written as +0), the exact product, the sum ``s``
+    rounded to float64. Rounding ``s`` to FP32 gives the single rounding of the exact
+    value ``v`` unless ``s`` is an FP32 tie and ``s != v`` (``s`` is the float64 nearest
+    ``v``: it cannot be on the other side of a tie, which float64 represents), so
+    only ties matter: between two normal FP32 values (low 29 fraction bits 0x10000000),
+    or :data:`_DENORMAL_TIE` (a tie between two denormals is flushed to +0 either way).
+    TwoSum's error term tells whether a tie is exact. A NaN ``s`` (from a NaN or
+    infinity input) needs the careful form. Ties need the low 28 fraction bits zero, and
+    are not FP32 values, so a lane with such bits or an ``s`` that FP32 represents needs
+    no more checks; when no lane needs the careful form, ``s`` is rounded to FP32
+    directly and a denormal or zero result written as +0; otherwise
+    :func:`_fma_stacked` computes all lanes."""
+    n = x.shape[1]
+    k = _CONSTS.get(n)
+    if k is None:
+        exp3, ones3 = np.full((3, n), _EXP, dtype=U32), np.ones((3, n), dtype=U32)
+        k = _CONSTS[n] = (exp3, ones3, exp3[0], ones3[0], np.full(n, 0x0FFFFFFF, dtype=np.uint64),
+                          np.full(n, 0x1FFFFFFF, dtype=np.uint64), np.full(n, 0x10000000, dtype=np.uint64))
+    if _FP_STATE is None:  # pragma: no cover
+        with np.errstate(all="ignore"):
+            return _fma_rows(x, n, k)
+    token = _FP_STATE.set(_FP_QUIET)  # (signalling NaN inputs, overflow to infinity)
+    try:
+        return _fma_rows(x, n, k)
+    finally:
+        _FP_STATE.reset(token)
+
+
+def _fma_rows(x, n, k):
+    exp3, ones3, exp1, ones1, low28, low29, half = k
+    nz = x & exp3
+    if _count_nonzero(nz) != 3 * n:  # some operand has exponent 0
+        np.minimum(nz, ones3, out=nz)  # 0 for exponent 0, else 1
+        nz *= x  # DAZ
+        x_daz = nz
+    else:
+        x_daz = x
+    f = x_daz.view(np.float32).astype(np.float64)
+    p, c = f[0] * f[1], f[2]
+    s = p + c
+    bits = s.view(np.uint64)
+    cut = bits & low28
+    r = s.astype(np.float32)
+    if _count_nonzero(cut) != n:  # some lane may be a tie (or exact, or not finite)
+        fine = r.astype(np.float64) == s  # exact FP32 values (and infinities) round to themselves
+        if _count_nonzero(fine) != n:
+            fine |= cut != 0
+            if _count_nonzero(fine) != n:
+                mag = np.abs(s)
+                if _count_nonzero(mag < _INF) != n:  # NaN or infinity
+                    return _fma_stacked(x)
+                tie = (bits & low29) == half  # a tie between two normal FP32 values
+                tie |= mag == _DENORMAL_TIE
+                if _count_nonzero(tie):
+                    bp = s - p
+                    e = (p - (s - bp)) + (c - bp)  # TwoSum: s + e is the exact sum
+                    e *= tie
+                    if _count_nonzero(e):
+                        return _fma_stacked(x)
+    r = r.view(U32)
+    nz = r & exp1
+    if _count_nonzero(nz) == n:
+        return r
+    np.minimum(nz, ones1, out=nz)
+    nz *= r  # a denormal or -0 result -> +0
+    return nz
 
 
 def _fma_stacked(x) -> np.ndarray:

@@ -24,7 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from ....arch.tables.blackhole_sfparecip import EXP_LUT, RECIP_LUT
-from .fp import clz32
+from .fp import _FP_QUIET, _FP_STATE, _count_nonzero, clz32
 
 U32 = np.uint32
 I64 = np.int64
@@ -75,38 +75,52 @@ def fma_bh(x, y, z) -> np.ndarray:
             and x.ndim == 1 and x.shape == y.shape == z.shape):
         x, y, z = np.broadcast_arrays(np.asarray(x, dtype=U32), np.asarray(y, dtype=U32), np.asarray(z, dtype=U32))
         return fma_bh(x.ravel(), y.ravel(), z.ravel()).reshape(x.shape)
-    w = np.concatenate((x, y, z)).astype(U32, copy=False).reshape(3, -1)
+    return fma_bh_rows(np.concatenate((x, y, z)).astype(U32, copy=False).reshape(3, -1))
+
+
+def fma_bh_rows(w) -> np.ndarray:
+    """:func:`fma_bh` of ``w[0] * w[1] + w[2]`` (uint32 [3, n], not modified)."""
+    if _FP_STATE is None:  # pragma: no cover
+        with np.errstate(all="ignore"):
+            return _fma_bh_rows(w)
+    token = _FP_STATE.set(_FP_QUIET)
+    try:
+        return _fma_bh_rows(w)
+    finally:
+        _FP_STATE.reset(token)
+
+
+def _fma_bh_rows(w) -> np.ndarray:
     ex = w & _EXP_BITS
-    with np.errstate(all="ignore"):
-        f = w.view(np.float32).astype(np.float64)
-        g = ex.view(np.float32).astype(np.float64)  # 2**(e - 127); 0 for e = 0
-        np.multiply(f[0], f[1], out=f[1])  # P (exact)
-        np.multiply(g[0], g[1], out=g[1])  # 2**(p_e - 127)
-        big = np.maximum(g[1], g[2])
-        ok = big < 2.0 ** 128  # no NaN / infinity input, no product overflowing on its own
-        np.maximum(big, _TINY, out=big)
-        inv = _TWO26 / big  # 1 / g
-        gp = g[1]
-        gp *= 2.0 ** 127
-        np.floor(gp, out=gp)  # p_e < 0: the product counts as zero
-        v = f[1:]  # P, C
-        v *= np.sign(g[1:])  # denormal operands and underflowing products: signed zeros
-        q = np.abs(v)
-        q *= inv
-        e = q + _TWO53
-        e -= _TWO53  # nearest even integer
-        s = np.sign(q - e)
-        np.minimum(s, np.floor(q), out=s)  # semi-sticky: nothing below one
-        e += s
-        np.copysign(e, v, out=e)
-        total = e[0] + e[1]
-        total /= inv
-        r = total.astype(np.float32).view(U32)
-        key = total.view(np.uint64) << _ONE_U64
-        key -= _TWO_U64
-        flag = np.less_equal(ok, key < _LOW)  # special, or 0 < |S| < 2**-126
-    if flag.any():
-        r = np.where(flag, fma_bh_plain(x, y, z), r)
+    f = w.view(np.float32).astype(np.float64)
+    g = ex.view(np.float32).astype(np.float64)  # 2**(e - 127); 0 for e = 0
+    np.multiply(f[0], f[1], out=f[1])  # P (exact)
+    np.multiply(g[0], g[1], out=g[1])  # 2**(p_e - 127)
+    big = np.maximum(g[1], g[2])
+    ok = big < 2.0 ** 128  # no NaN / infinity input, no product overflowing on its own
+    np.maximum(big, _TINY, out=big)
+    inv = _TWO26 / big  # 1 / g
+    gp = g[1]
+    gp *= 2.0 ** 127
+    np.floor(gp, out=gp)  # p_e < 0: the product counts as zero
+    v = f[1:]  # P, C
+    v *= np.sign(g[1:])  # denormal operands and underflowing products: signed zeros
+    q = np.abs(v)
+    q *= inv
+    e = q + _TWO53
+    e -= _TWO53  # nearest even integer
+    s = np.sign(q - e)
+    np.minimum(s, np.floor(q), out=s)  # semi-sticky: nothing below one
+    e += s
+    np.copysign(e, v, out=e)
+    total = e[0] + e[1]
+    total /= inv
+    r = total.astype(np.float32).view(U32)
+    key = total.view(np.uint64) << _ONE_U64
+    key -= _TWO_U64
+    flag = np.less_equal(ok, key < _LOW)  # special, or 0 < |S| < 2**-126
+    if _count_nonzero(flag):
+        r = np.where(flag, fma_bh_plain(w[0], w[1], w[2]), r)
     return r
 
 

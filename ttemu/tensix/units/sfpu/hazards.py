@@ -241,6 +241,7 @@ LREG_ACCESS = {
 #: The instructions whose pages forbid reading their results on the next cycle.
 MAD_LATENCY = frozenset({"SFPMAD", "SFPADD", "SFPMUL", "SFPADDI", "SFPMULI", "SFPLUT", "SFPLUTFP32",
                          "SFPMUL24"})  # SFPMUL24: Blackhole only
+MAD_PAGES = {m: f"{m}.md" for m in MAD_LATENCY}
 #: SFPSHFT2.md: what may not execute the cycle after SFPSHFT2 Mod1 2, 3 or 4.
 SHFT2_NEXT_FORBIDDEN = frozenset({
     "SFPABS", "SFPAND", "SFPCAST", "SFPDIVP2", "SFPEXEXP", "SFPEXMAN", "SFPIADD", "SFPLZ", "SFPMOV",
@@ -278,11 +279,15 @@ def lreg_access(unit, ins) -> tuple[frozenset, frozenset]:
     """(LRegs read, LRegs written) by ``ins`` executed now on ``unit`` (a VectorUnit),
     per :data:`LREG_ACCESS`. Call before executing it (indirect operands read LReg[7]).
     Results that do not depend on LReg / LaneConfig contents are cached per instruction
-    signature."""
+    signature (and on the Insn itself: Insns are not changed once they run)."""
+    hit = ins.access
+    if hit is not None:
+        return hit
     key = (ins.mnemonic, ins.mod, ins.vd, ins.vc, ins.vb, ins.va, ins.macro,
            ins.imm & 1 if ins.mnemonic == "SFPLOADMACRO" else 0)
     hit = _CACHE.get(key)
     if hit is not None:
+        ins.access = hit
         return hit
     spec = entry_for(ins)
     vd = load_vd(ins)
@@ -308,7 +313,7 @@ def lreg_access(unit, ins) -> tuple[frozenset, frozenset]:
     if not dynamic[0]:
         if len(_CACHE) > 4096:
             _CACHE.clear()
-        _CACHE[key] = result
+        _CACHE[key] = ins.access = result
     return result
 
 
@@ -470,14 +475,21 @@ class HazardOps:
         if mnemonic not in PRODUCERS:
             self.execute(ins)
             return
-        if mnemonic in self.hz_interlocked and not ins.macro:
-            # ArchSpec.sfpu_interlocked: the hardware stalls a reader, except for the reads
-            # its stalling logic does not see (undetected_reads; MAD results only)
-            if mnemonic in MAD_LATENCY:
-                _, writes = lreg_access(self, ins)
-                if writes:
-                    self._hz_add(cycle, Rule("unseen", ins, writes, "SFPMAD.md (Blackhole)",
-                                             {r: self.lreg[r].copy() for r in writes}))
+        if mnemonic in MAD_LATENCY:  # (the common producers, first)
+            access = ins.access or lreg_access(self, ins)
+            writes = access[1]
+            if writes:
+                lreg = self.lreg
+                old = {r: lreg[r].copy() for r in writes}
+                if mnemonic in self.hz_interlocked and not ins.macro:
+                    # ArchSpec.sfpu_interlocked: the hardware stalls a reader, except for the
+                    # reads its stalling logic does not see (undetected_reads)
+                    self._hz_add(cycle, Rule("unseen", ins, writes, "SFPMAD.md (Blackhole)", old))
+                else:
+                    self._hz_add(cycle, Rule("read", ins, writes, MAD_PAGES[mnemonic], old))
+            self.execute(ins)
+            return
+        if mnemonic in self.hz_interlocked and not ins.macro:  # the hardware stalls a reader
             self.execute(ins)
             return
         if mnemonic == "SFPCONFIG":

@@ -59,7 +59,7 @@ class Insn:
     SFPLOADMACRO (then ``addr`` / ``mod`` of an SFPSTORE are the overridden ones)."""
 
     __slots__ = ("mnemonic", "fields", "thread", "vd", "vc", "vb", "va", "mod", "imm", "addr_mod",
-                 "rnd", "macro", "addr", "word")
+                 "rnd", "macro", "addr", "word", "access")
 
     def __init__(self, mnemonic: str, fields, thread: int, own: bool = False):
         self.mnemonic = mnemonic
@@ -83,6 +83,7 @@ class Insn:
         self.macro = False
         self.addr = None
         self.word = None  # the instruction's 32-bit word, when known
+        self.access = None  # (LRegs read, written) when they do not depend on state (hazards.py)
 
     def __repr__(self):
         ops = ", ".join(f"{k}={getattr(self, k)}" for k in ("vd", "vc", "vb", "va", "mod", "imm")

@@ -8,9 +8,9 @@ from __future__ import annotations
 import numpy as np
 
 from ...formats import layout as FL
-from ...regs.dst import adj_rows
-from .state import (BLOCK_DEST_WR_FROM_SFPU, BLOCK_SFPU_RD_FROM_DEST, CAPTURE_DEFAULT_DEST_INDEX, COL,
-                    DEST_RD_COL_EXCHANGE, DEST_WR_COL_EXCHANGE, ENABLE_DEST_INDEX, ENABLE_FP16A_INF, LANES,
+from ...regs.dst import COLS, adj_rows
+from .state import (ALL_LANES, BLOCK_DEST_WR_FROM_SFPU, BLOCK_SFPU_RD_FROM_DEST, COL,
+                    DEST_RD_COL_EXCHANGE, DEST_WR_COL_EXCHANGE, ENABLE_FP16A_INF, LANES,
                     ROW, U32)
 
 MOD0_FMT_SRCB = FL.MOD0_FMT_SRCB
@@ -18,6 +18,30 @@ MOD0_FMT_INT32_ALL = FL.MOD0_FMT_INT32_ALL
 #: SrcB formats for which MOD0_FMT_SRCB means BF16 (FP32, TF32, BF16, BFP8, BFP4, BFP2,
 #: INT32, INT16 as hardware codes; the BFP ones are the 8-bit-exponent "_b" formats).
 SRCB_BF16_FORMATS = frozenset({0, 4, 5, 6, 7, 15, 8, 9})
+#: SFPLOAD modes whose conversion is a function of the 16-bit Dst datum alone (SFPLOAD.md)
+LOAD_BY_TABLE = frozenset({FL.MOD0_FMT_BF16, FL.MOD0_FMT_UINT16, FL.MOD0_FMT_HI16, FL.MOD0_FMT_INT16,
+                           FL.MOD0_FMT_LO16, FL.MOD0_FMT_INT8, FL.MOD0_FMT_INT8_COMP})
+_TABLES: dict = {}  # ("load", Mod0) / "store_bf16" -> conversion of every 16-bit pattern (uint32)
+
+
+def load_table(mod0: int) -> np.ndarray:
+    """``sfpload_convert`` of every 16-bit Dst datum for a :data:`LOAD_BY_TABLE` mode."""
+    t = _TABLES.get(("load", mod0))
+    if t is None:
+        t = _TABLES[("load", mod0)] = FL.sfpload_convert(np.arange(1 << 16, dtype=U32), mod0).astype(U32)
+        t.setflags(write=False)
+    return t
+
+
+def store_bf16_table() -> np.ndarray:
+    """``sfpstore_convert`` MOD0_FMT_BF16 of every FP32 high half (its result depends on the
+    high 16 bits only: FL.fp32_to_dst16_bf16)."""
+    t = _TABLES.get("store_bf16")
+    if t is None:
+        t = _TABLES["store_bf16"] = FL.sfpstore_convert(np.arange(1 << 16, dtype=U32) << 16,
+                                                        FL.MOD0_FMT_BF16).astype(np.uint16)
+        t.setflags(write=False)
+    return t
 
 
 class LoadStoreOps:
@@ -64,6 +88,9 @@ class LoadStoreOps:
         + RWC Dst + DEST_REGW_BASE_Base (only the low two bits of the last two for
         MOD0_FMT_INT32_ALL)."""
         _, offset, base = self._cfg_view(thread)
+        return self._dst_addr(thread, imm10, mod0, offset, base)
+
+    def _dst_addr(self, thread: int, imm10: int, mod0: int, offset: int, base: int) -> int:
         addr = imm10 + offset
         rel = self.cop.rwcs.rwc[thread].Dst + base
         addr += (rel & 3) if mod0 == MOD0_FMT_INT32_ALL else rel
@@ -86,14 +113,36 @@ class LoadStoreOps:
         return hit
 
     # -- instructions ---------------------------------------------------------------------
+    def _dst_flat(self, addr: int, exchange_bit: int, dst32: bool, aliased: bool):
+        """Indices into the flattened DstBits of the 32 lanes' Dst datums at ``addr``: (the
+        high halves, the low halves) for 32-bit modes, (the 16-bit datums, None) otherwise
+        (``aliased``: Dst16b rows in the high halves of Dst32b rows); read-only arrays,
+        kept with the LaneConfig masks."""
+        view = self._lane_view()
+        key = ("dst", addr, exchange_bit, dst32, aliased)
+        hit = view.get(key)
+        if hit is None:
+            rows, cols = self._rows_cols(addr, self.cfg_bit(exchange_bit, by_column=True))
+            if dst32 or aliased:
+                adj = adj_rows(rows)
+                hi, lo = adj * COLS + cols, (adj + 8) * COLS + cols if dst32 else None
+            else:
+                hi, lo = rows * COLS + cols, None
+            for a in (hi, lo):
+                if a is not None:
+                    a.setflags(write=False)
+            hit = view[key] = (hi, lo)
+        return hit
+
     def x_SFPLOAD(self, ins, what="SFPLOAD"):
         """SFPLOAD.md: move the even (or odd: Addr bit 1, or DEST_RD_COL_EXCHANGE) columns of
         four rows of Dst to LReg[VD] with Mod0's conversion, in enabled lanes (all lanes
         for MOD0_FMT_INT32_ALL) not blocked by BLOCK_SFPU_RD_FROM_DEST; optionally also the
         Dst index into LReg[VD + 4]; then ApplyPartialAddrMod. Returns (Mod0, Addr) after
         resolution, which SFPLOADMACRO reuses."""
-        mod0 = self.resolve_srcb(ins.thread, ins.mod)
-        addr = self.dst_addr(ins.thread, ins.imm, mod0)
+        srcb, offset, base = self._cfg_view(ins.thread)
+        mod0 = srcb if ins.mod == MOD0_FMT_SRCB else ins.mod
+        addr = self._dst_addr(ins.thread, ins.imm, mod0, offset, base)
         if ins.vd < 8:
             if self.cop.math.dst_log:
                 self.hz_dst_read(ins, mod0, addr, what)  # hazards.py: FPU Dst write -> SFPLOAD distance
@@ -102,20 +151,27 @@ class LoadStoreOps:
         return mod0, addr
 
     def load_lanes(self, vd: int, mod0: int, addr: int) -> None:
-        active = ~self.cfg_bit(BLOCK_SFPU_RD_FROM_DEST) & (self.lane_enabled() | (mod0 == MOD0_FMT_INT32_ALL))
-        rows, cols = self._rows_cols(addr, self.cfg_bit(DEST_RD_COL_EXCHANGE, by_column=True))
-        bits = self.cop.dst.bits
-        if mod0 in FL.SFPLOAD_READS_DST32:
-            adj = adj_rows(rows)
-            raw = (bits[adj, cols].astype(U32) << 16) | bits[adj + 8, cols].astype(U32)
+        active = self.lanes_open(BLOCK_SFPU_RD_FROM_DEST, mod0 == MOD0_FMT_INT32_ALL)
+        dst = self.cop.dst
+        dst32 = mod0 in FL.SFPLOAD_READS_DST32
+        hi, lo = self._dst_flat(addr, DEST_RD_COL_EXCHANGE, dst32, dst.aliased16)
+        bits = dst.bits
+        if mod0 in LOAD_BY_TABLE:
+            datum = load_table(mod0).take(bits.take(hi))
         else:
-            raw = bits[self.cop.dst.map16(rows), cols].astype(U32)
-        datum = FL.sfpload_convert(raw, mod0, old_lreg=self.lreg[vd],
-                                   enable_fp16a_inf=self.cfg_bit(ENABLE_FP16A_INF))
-        self.lreg[vd][active] = datum[active]
+            if dst32:
+                raw = (bits.take(hi).astype(U32) << 16) | bits.take(lo).astype(U32)
+            else:
+                raw = bits.take(hi).astype(U32)
+            datum = FL.sfpload_convert(raw, mod0, old_lreg=self.lreg[vd],
+                                       enable_fp16a_inf=self.cfg_bit(ENABLE_FP16A_INF))
+        np.copyto(self.lreg[vd], datum, casting="unsafe", where=active)
         if vd < 4:
-            idx = active & self.cfg_bit(ENABLE_DEST_INDEX) & self.cfg_bit(CAPTURE_DEFAULT_DEST_INDEX)
-            self.lreg[vd + 4][idx] = ((rows << 4) | cols).astype(U32)[idx]
+            capture = self.dest_index_lanes()
+            if capture is not None:
+                idx = active & capture
+                rows, cols = self._rows_cols(addr, self.cfg_bit(DEST_RD_COL_EXCHANGE, by_column=True))
+                self.lreg[vd + 4][idx] = ((rows << 4) | cols).astype(U32)[idx]
 
     def x_SFPLOADI(self, ins):
         """SFPLOADI.md: write a converted Imm16 to LReg[VD] (VD < 8) in enabled lanes: BF16
@@ -150,21 +206,42 @@ class LoadStoreOps:
         rows of Dst in enabled lanes (all for MOD0_FMT_INT32_ALL) not blocked by
         BLOCK_DEST_WR_FROM_SFPU; then ApplyPartialAddrMod. Scheduled by SFPLOADMACRO, the
         Addr is SFPLOADMACRO's and no RWC moves."""
-        mod0 = self.resolve_srcb(ins.thread, ins.mod)
-        addr = ins.addr if ins.macro else self.dst_addr(ins.thread, ins.imm, mod0)
-        active = (~self.cfg_bit(BLOCK_DEST_WR_FROM_SFPU) & self.gate(ins)
-                  & (self.lane_enabled() | (mod0 == MOD0_FMT_INT32_ALL)))
-        if active.any():
-            rows, cols = self._rows_cols(addr, self.cfg_bit(DEST_WR_COL_EXCHANGE, by_column=True))
-            vals = FL.sfpstore_convert(self.lreg[ins.vd], mod0)
+        srcb, offset, base = self._cfg_view(ins.thread)
+        mod0 = srcb if ins.mod == MOD0_FMT_SRCB else ins.mod
+        addr = ins.addr if ins.macro else self._dst_addr(ins.thread, ins.imm, mod0, offset, base)
+        active = self.lanes_open(BLOCK_DEST_WR_FROM_SFPU, mod0 == MOD0_FMT_INT32_ALL)
+        gate = self.gate(ins)
+        if gate is not ALL_LANES:
+            active = active & gate
+        n = np.count_nonzero(active)
+        if n:
+            dst32 = mod0 in FL.SFPSTORE_WRITES_DST32
             bits = self.cop.dst.bits
-            r, c, v = rows[active], cols[active], vals[active]
-            if mod0 in FL.SFPSTORE_WRITES_DST32:
-                adj = adj_rows(r)
-                bits[adj, c] = (v >> 16).astype(np.uint16)
-                bits[adj + 8, c] = (v & 0xFFFF).astype(np.uint16)
+            if dst32 or not self.cop.dst.aliased16:
+                hi, lo = self._dst_flat(addr, DEST_WR_COL_EXCHANGE, dst32, False)
+                x = self.lreg[ins.vd]
+                if n != 32:  # (the conversions are lane by lane)
+                    hi, x = hi[active], x[active]
+                    lo = None if lo is None else lo[active]
+                if mod0 == FL.MOD0_FMT_BF16:
+                    bits.put(hi, store_bf16_table().take(x >> 16))
+                else:
+                    vals = FL.sfpstore_convert(x, mod0)
+                    if dst32:
+                        bits.put(hi, (vals >> 16).astype(np.uint16))
+                        bits.put(lo, (vals & 0xFFFF).astype(np.uint16))
+                    else:
+                        bits.put(hi, (vals & 0xFFFF).astype(np.uint16))
             else:
-                bits[self.cop.dst.map16(r, write=True), c] = (v & 0xFFFF).astype(np.uint16)
+                vals = FL.sfpstore_convert(self.lreg[ins.vd], mod0)
+                rows, cols = self._rows_cols(addr, self.cfg_bit(DEST_WR_COL_EXCHANGE, by_column=True))
+                r, c, v = rows[active], cols[active], vals[active]
+                if dst32:
+                    adj = adj_rows(r)
+                    bits[adj, c] = (v >> 16).astype(np.uint16)
+                    bits[adj + 8, c] = (v & 0xFFFF).astype(np.uint16)
+                else:
+                    bits[self.cop.dst.map16(r, write=True), c] = (v & 0xFFFF).astype(np.uint16)
         if not ins.macro:
             self.cop.rwcs.apply_addr_mod(ins.thread, ins.addr_mod, update_fidelity=False)
 

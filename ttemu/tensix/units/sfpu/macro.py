@@ -51,6 +51,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ....errors import Unimplemented
+from .hazards import PRODUCERS
 from .insn import CAN_EXECUTE, MACRO_SUBUNITS, NO_BACKDOOR, REGULAR_SUBUNIT, SIMPLE, STORE, Insn
 from .state import COL, DISABLE_BACKDOOR_LOAD, LANE_CONFIG_MASK, PROG_CONST_DEFAULTS, U32
 
@@ -70,18 +71,61 @@ class Scheduled:
 
 class MacroOps:
     # -- the issue path (every thread-issued Vector Unit instruction) --------------------
-    def issue(self, t, mnemonic: str, fields) -> None:
-        fields = dict(fields)
-        fields.pop("self", None)
-        fields.pop("t", None)
+    def issue(self, t, mnemonic: str, values: tuple) -> None:
+        """Thread ``t`` issues ``mnemonic`` with field ``values`` (in the order of
+        ``issue_fields[mnemonic]``). The :class:`Insn` is built once per distinct
+        instruction (mnemonic, fields, thread and word) and reused: nothing changes an
+        issued Insn."""
+        word = getattr(t, "word", None)
+        key = (mnemonic, values, t.index, word)
+        insns = self.issued_insns
+        hit = insns.get(key)
+        if hit is None:
+            hit = self._issued_insn(t, mnemonic, values, word)
+            if len(insns) >= 4096:
+                insns.clear()
+            insns[key] = hit
+        ins, run = hit
+        if self.swap_stall or self.pre_ran or self.scheduled:
+            self._issue_timed(t, ins)
+            return
+        # nothing scheduled by SFPLOADMACRO, no SFPSWAP stall: the instruction just runs
+        cycle = self.hz_now = self.hz_cycle(t, False)
+        if run is None:  # SFPNOP: reads and writes nothing, no rule can concern it
+            return
+        if run is True or self.hz_rules.get(cycle - 1):
+            self.hz_run(ins, cycle)  # hazards.py: checks, and the rules a producer starts
+        else:
+            run(ins)
+        vd = ins.vd
+        if vd is not None and vd >= 12:
+            self.backdoor(ins)
+        if mnemonic == "SFPSWAP":
+            self.swap_stall = True
+        elif self.scheduled:  # an SFPLOADMACRO
+            self.run_due()
+
+    def _issued_insn(self, t, mnemonic: str, values: tuple, word):
+        """(the Insn, how it runs when no rule of the previous cycle is pending: None for
+        SFPNOP, True for an instruction that may start a rule (through
+        :meth:`HazardOps.hz_run`), else the method executing it)."""
+        fields = dict(zip(self.issue_fields[mnemonic], values))
         masks = self.field_masks.get(mnemonic)
         if masks:
             for name, mask in masks.items():
                 fields[name] &= mask
         ins = Insn(mnemonic, fields, t.index, own=True)
-        word = getattr(t, "word", None)
         if type(word) is int and word >> 24 == self.cop.table.by_mnemonic[mnemonic].opcode:
             ins.word = word
+        if mnemonic == "SFPNOP":
+            return ins, None
+        if mnemonic in PRODUCERS:
+            return ins, True
+        return ins, self._executor(mnemonic)
+
+    def _issue_timed(self, t, ins: Insn) -> None:
+        """The issue path with SFPLOADMACRO-scheduled work or an SFPSWAP stall (module doc)."""
+        mnemonic = ins.mnemonic
         stalled = self.swap_stall and mnemonic != "SFPNOP"
         cycle = self.hz_cycle(t, stalled)  # hazards.py: the cycle this instruction runs in
         if self.swap_stall:
@@ -108,10 +152,20 @@ class MacroOps:
         self.run_due()
 
     def execute(self, ins: Insn) -> None:
-        fn = self.variants.get(ins.mnemonic)
+        fn = self.executors.get(ins.mnemonic)
         if fn is None:
-            fn = getattr(self, "x_" + ins.mnemonic)
+            fn = self._executor(ins.mnemonic)
         fn(ins)
+
+    def _executor(self, mnemonic: str):
+        """The method executing ``mnemonic`` on this arch (``variants``, else ``x_<MNEMONIC>``)."""
+        fn = self.executors.get(mnemonic)
+        if fn is None:
+            fn = self.variants.get(mnemonic)
+            if fn is None:
+                fn = getattr(self, "x_" + mnemonic)
+            self.executors[mnemonic] = fn
+        return fn
 
     def x_SFPNOP(self, ins):
         """SFPNOP.md: no effect (it occupies a sub-unit for one cycle)."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .fp import ONE, fma, lut8_to_fp32, lut16_to_fp32
+from .fp import ONE, fma, fma_rows, lut8_to_fp32, lut16_to_fp32
 from .state import LANES, U32
 
 ABS = U32(0x7FFFFFFF)
@@ -21,16 +21,31 @@ class MadOps:
         else:
             self.write(ins.vd, d, mask)
 
+    def _imm_operands(self, imm: int, other: int) -> np.ndarray:
+        """A fresh uint32 [3, 32]: ``BF16ToFP32(Imm16)``, then ``other`` in both other rows
+        (SFPADDI / SFPMULI fill in their LReg operand)."""
+        cache = self.__dict__.setdefault("_imm_rows", {})
+        key = (imm & 0xFFFF, other)
+        rows = cache.get(key)
+        if rows is None:
+            if len(cache) >= 1024:
+                cache.clear()
+            rows = cache[key] = np.array([[(imm & 0xFFFF) << 16] * 32, [other] * 32, [other] * 32], dtype=U32)
+        return rows.copy()
+
     def x_SFPMAD(self, ins):
         """SFPMAD.md: ``VD = VA * VB + VC``; INDIRECT_VA (Mod1 & 4) reads VA from
         ``LReg[7] & 15``, INDIRECT_VD (Mod1 & 8) writes to ``LReg[LReg[7] & 15]``."""
-        mask = self.gate(ins) & self.lane_enabled()
+        mask = self.enabled(ins)
         if ins.mod & 4:
             a = self.lreg[self.lreg[7] & 15, LANES]
+            d = fma(a, self.lreg[ins.vb], self.lreg[ins.vc])
         else:
-            a = self.lreg[ins.va]
-        d = fma(a, self.lreg[ins.vb], self.lreg[ins.vc])
-        self._mad_write(ins, d, mask, bool(ins.mod & 8))
+            d = fma_rows(self.lreg.take((ins.va, ins.vb, ins.vc), axis=0))
+        if ins.mod & 8:
+            self._mad_write(ins, d, mask, True)
+        else:
+            self.write(ins.vd, d, mask)
 
     def x_SFPADD(self, ins):
         """SFPADD.md: as SFPMAD (the preferred opcode when VA is LReg[10] = 1.0)."""
@@ -42,17 +57,20 @@ class MadOps:
 
     def x_SFPADDI(self, ins):
         """SFPADDI.md: ``VD = BF16ToFP32(Imm16) * 1.0 + VC`` with ``VC = VD``."""
-        mask = self.gate(ins) & self.lane_enabled()
+        mask = self.enabled(ins)
         vc = ins.vd if ins.vc is None else ins.vc
-        d = fma(np.full(32, (ins.imm & 0xFFFF) << 16, dtype=U32), np.full(32, ONE, dtype=U32),
-                self.lreg[vc])
+        x = self._imm_operands(ins.imm, ONE)
+        x[2] = self.lreg[vc]
+        d = fma_rows(x)
         self._mad_write(ins, d, mask, bool(ins.mod & 8))
 
     def x_SFPMULI(self, ins):
         """SFPMULI.md: ``VD = BF16ToFP32(Imm16) * VC + 0.0`` with ``VC = VD``."""
-        mask = self.gate(ins) & self.lane_enabled()
+        mask = self.enabled(ins)
         vc = ins.vd if ins.vc is None else ins.vc
-        d = fma(np.full(32, (ins.imm & 0xFFFF) << 16, dtype=U32), self.lreg[vc], np.zeros(32, dtype=U32))
+        x = self._imm_operands(ins.imm, 0)
+        x[1] = self.lreg[vc]
+        d = fma_rows(x)
         self._mad_write(ins, d, mask, bool(ins.mod & 8))
 
     def _abs_l3(self):
@@ -65,7 +83,7 @@ class MadOps:
         """SFPLUT.md: ``VD = Lut8ToFp32(C >> 8) * |LReg[3]| + Lut8ToFp32(C)`` with C the low
         16 bits of LReg[0], [1] or [2] for |LReg[3]| < 1, < 2, otherwise; SGN_RETAIN
         (Mod0 & 4) copies LReg[3]'s sign, INDIRECT_VD (Mod0 & 8)."""
-        mask = self.gate(ins) & self.lane_enabled()
+        mask = self.enabled(ins)
         l3, b, bf = self._abs_l3()
         coeffs = np.where(bf < 1.0, self.lreg[0], np.where(bf < 2.0, self.lreg[1], self.lreg[2]))
         d = fma_fn(lut8_to_fp32(coeffs >> 8), b, lut8_to_fp32(coeffs))
@@ -82,7 +100,7 @@ class MadOps:
         The page's model tests ``Mod1 & SFPLUTFP32_MOD1_FP16_3ENTRY_TABLE`` (= 10) inside
         the ``Mod1 & 2`` branch, which as written is always true there and would make the
         6-entry tables unreachable; the model here takes it as ``(Mod1 & 10) == 10``."""
-        mask = self.gate(ins) & self.lane_enabled()
+        mask = self.enabled(ins)
         mod = ins.mod
         l3, b, bf = self._abs_l3()
         i = np.where(bf < 1.0, 0, np.where(bf < 2.0, 1, 2))

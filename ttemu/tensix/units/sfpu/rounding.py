@@ -27,7 +27,7 @@ class RoundOps:
         4, 5 SFPSTOCHRND_IntInt.md (whose Mod1 bit 3 is UseImm5). Rounding compares the
         discarded bits, as a 23-bit fraction, ``>=`` PRNG bits (stochastic) or 0x400000
         (nearest, ties away from zero)."""
-        en = self.gate(ins) & self.lane_enabled()
+        en = self.enabled(ins)
         self.stoch_rnd(ins, en, self._prng_bits(ins, en))
 
     def stoch_mod_check(self, ins) -> None:
@@ -91,12 +91,12 @@ class RoundOps:
         L = self.lreg
         vd = ins.vd
         if mod == 0:
-            en = self.gate(ins) & self.lane_enabled()
+            en = self.enabled(ins)
             for i in range(3):
                 L[i][en] = L[i + 1][en]
             L[3][en] = 0
         elif mod == 1:
-            en = self.gate(ins) & self.lane_enabled()
+            en = self.enabled(ins)
             v0 = L[0].copy()
             shifted = np.where(LANES < 24, v0[np.minimum(LANES + 8, 31)], U32(0)).astype(U32)
             for i in range(3):

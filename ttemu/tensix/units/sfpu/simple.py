@@ -12,7 +12,7 @@ import numpy as np
 
 from .fp import clz32, sign_mag_key
 from .insn import sext
-from .state import (COL, DISABLE_BACKDOOR_LOAD, ENABLE_DEST_INDEX, EXCHANGE_SRCB_SRCC, LANES, STACK_DEPTH,
+from .state import (ALL_LANES, COL, DISABLE_BACKDOOR_LOAD, ENABLE_DEST_INDEX, EXCHANGE_SRCB_SRCC, LANES, STACK_DEPTH,
                     U32)
 
 SIGN = U32(0x80000000)
@@ -24,6 +24,10 @@ def _vb(ins) -> int:
 
 
 class SimpleOps:
+    def _set_flags(self, en, new) -> None:
+        """LaneFlags = ``new`` (a fresh array) in the lanes of ``en``."""
+        self.flags = new if en is ALL_LANES else np.where(en, new, self.flags)
+
     # -- bitwise ------------------------------------------------------------------------
     def _bitwise(self, ins, fn):
         if ins.vd < 8 or ins.vd == 16:
@@ -78,7 +82,7 @@ class SimpleOps:
                 flags = (d & SIGN) != 0
             if ins.mod & 8:  # CC_GTE0
                 flags = ~flags
-            self.flags = np.where(en, flags, self.flags)
+            self._set_flags(en, flags)
 
     def x_SFPABS(self, ins):
         """SFPABS.md: two's complement |x| (-2**31 stays), or FP32 |x| keeping -NaN (Mod1 & 1)."""
@@ -108,7 +112,7 @@ class SimpleOps:
                 flags = c != 0
             if ins.mod & 8:  # CC_COMP
                 flags = ~flags
-            self.flags = np.where(en, flags, self.flags)
+            self._set_flags(en, flags)
 
     # -- FP32 fields ----------------------------------------------------------------------
     def x_SFPEXEXP(self, ins):
@@ -126,7 +130,7 @@ class SimpleOps:
                 flags = d < 0
             if ins.mod & 8:
                 flags = ~flags
-            self.flags = np.where(en, flags, self.flags)
+            self._set_flags(en, flags)
 
     def x_SFPEXMAN(self, ins):
         """SFPEXMAN.md: ``VD = {0, !PAD9, VC.Mant}``."""
@@ -210,7 +214,7 @@ class SimpleOps:
     def x_SFPCAST(self, ins):
         """SFPCAST.md: sign-magnitude integer -> FP32, round to nearest even or (Mod1 & 1)
         stochastically with seven PRNG bits."""
-        en = self.gate(ins) & self.lane_enabled()
+        en = self.enabled(ins)
         c = self.lreg[ins.vc]
         sign = c & SIGN
         mag = c & U32(0x7FFFFFFF)
@@ -238,7 +242,7 @@ class SimpleOps:
                                "uses VDGetsMin = 0, VD gets the maximum in every lane (ttsim's Mod1 9)")
             gets_min[mod] = 0
         vc, vd = ins.vc, ins.vd
-        en = self.gate(ins) & self.lane_enabled()
+        en = self.enabled(ins)
         cval = self.lreg[vc].copy()
         dval = self.lreg[vd].copy()
         if mod == 0:
@@ -268,7 +272,7 @@ class SimpleOps:
     def x_SFPTRANSP(self, ins):
         """SFPTRANSP.md: within each lane column, transpose the 4x4 block formed by the rows
         of LReg[0..3] (and of LReg[4..7]); a lane only receives a value when enabled."""
-        en = (self.gate(ins) & self.lane_enabled()).reshape(4, 8)
+        en = (self.enabled(ins)).reshape(4, 8)
         for base in (0, 4):
             block = self.lreg[base:base + 4].reshape(4, 4, 8)  # [register, row, column]
             new = block.transpose(1, 0, 2)  # new[i][j] = old[j][i]
@@ -303,13 +307,17 @@ class SimpleOps:
         else:
             use = self.use_flags
         flags = np.full(32, bool(ins.imm & 2)) if ins.mod & 8 else np.ones(32, dtype=bool)
-        self.use_flags = np.where(g, use, self.use_flags)
-        self.flags = np.where(g, flags, self.flags)
+        if g is ALL_LANES:
+            self.use_flags = use
+            self.flags = flags
+        else:
+            self.use_flags = np.where(g, use, self.use_flags)
+            self.flags = np.where(g, flags, self.flags)
 
     def x_SFPSETCC(self, ins):
         """SFPSETCC.md: in enabled lanes, LaneFlags = VC < 0 / != 0 / >= 0 / == 0 (as int32),
         or Imm1 (IMM_BIT0), or false (CLEAR, or conditional execution off)."""
-        en = self.gate(ins) & self.lane_enabled()
+        en = self.enabled(ins)
         mod = ins.mod
         if mod & 8:
             new = np.zeros(32, dtype=bool)
@@ -319,7 +327,7 @@ class SimpleOps:
             c = self.lreg[ins.vc].view(np.int32)
             new = {0: c < 0, 2: c != 0, 4: c >= 0, 6: c == 0}[mod]
         new = new & self.use_flags
-        self.flags = np.where(en, new, self.flags)
+        self._set_flags(en, new)
 
     def _sign_mag_compare(self, ins, greater: bool):
         """SFPGT.md / SFPLE.md (BlackholeA0): ``VD > VC`` (``VD <= VC``) on sign-magnitude
@@ -360,6 +368,12 @@ class SimpleOps:
                                "the flag stack already holds 8 entries (SFPPUSHC.md: undefined); ttemu does what "
                                "seed 004 describes: the push overwrites an earlier entry (slot size & 7) and the "
                                "4-bit size counter counts on, wrapping at 16")
+        if g is ALL_LANES:
+            pos = self.stack_size & (STACK_DEPTH - 1)
+            self.stack_flags[pos, LANES] = self.flags
+            self.stack_use[pos, LANES] = self.use_flags
+            self.stack_size = (self.stack_size + 1) & 15
+            return
         lanes = LANES[g]
         pos = self.stack_size[g] & (STACK_DEPTH - 1)
         self.stack_flags[pos, lanes] = self.flags[g]

@@ -16,8 +16,8 @@ U32 = np.uint32
 LANES = np.arange(32)
 COL = LANES & 7  # column in the 4x8 lane grid (LReg.md "Lane layout")
 ROW = LANES >> 3
-_ALL_LANES = np.ones(32, dtype=bool)  # gate()'s all-lanes answer (read-only)
-_ALL_LANES.setflags(write=False)
+ALL_LANES = np.ones(32, dtype=bool)  # gate()'s all-lanes answer (read-only)
+ALL_LANES.setflags(write=False)
 
 #: LReg[8], LReg[9], LReg[10], LReg[15] (read-only, LReg.md).
 CONST_0P8373 = 0x3F56594B
@@ -94,6 +94,8 @@ class VectorState:
         self.scheduled = []
         self.pre_ran = set()
         self.swap_stall = False
+        self.issued_insns = {}  # (mnemonic, field values, thread, word) -> its Insn (macro.py)
+        self.executors = {}  # mnemonic -> the method executing it (macro.py)
         self.hz_reset()  # hazards.py: nothing pending after reset
 
     # -- lane predication -------------------------------------------------------------
@@ -128,15 +130,53 @@ class VectorState:
         unmasked = view.get("unmasked")
         if unmasked is None:
             row_mask = (np.asarray(self.lane_config)[COL] >> ROW_MASK_SHIFT) & 0xF
-            unmasked = view["unmasked"] = ~(((row_mask >> ROW.astype(U32)) & 1) != 0)
+            unmasked = ~(((row_mask >> ROW.astype(U32)) & 1) != 0)
+            if unmasked.all():
+                unmasked = ALL_LANES  # (callers may test for it by identity)
             unmasked.setflags(write=False)
+            view["unmasked"] = unmasked
+        if not np.count_nonzero(self.use_flags):
+            return unmasked  # (read-only)
         return unmasked & (~self.use_flags | self.flags)
+
+    def lanes_open(self, block_bit: int, all_lanes: bool = False) -> np.ndarray:
+        """``!LaneConfig[Lane].block_bit && (IsLaneEnabled(Lane) || all_lanes)`` per lane
+        (read-only; kept with the LaneConfig masks while UseLaneFlagsForLaneEnable is
+        false in every lane)."""
+        if all_lanes or not np.count_nonzero(self.use_flags):
+            view = self._lane_view()
+            key = ("open", block_bit, all_lanes)
+            out = view.get(key)
+            if out is None:
+                out = view[key] = ~self.cfg_bit(block_bit) & (self.lane_enabled() | all_lanes)
+                out.setflags(write=False)
+            return out
+        return ~self.cfg_bit(block_bit) & self.lane_enabled()
+
+    def dest_index_lanes(self):
+        """``ENABLE_DEST_INDEX && CAPTURE_DEFAULT_DEST_INDEX`` per lane, or None when no lane
+        has both (SFPLOAD's Dst index capture)."""
+        view = self._lane_view()
+        out = view.get("dest_index", False)
+        if out is False:
+            out = self.cfg_bit(ENABLE_DEST_INDEX) & self.cfg_bit(CAPTURE_DEFAULT_DEST_INDEX)
+            out = view["dest_index"] = out if out.any() else None
+        return out
+
+    def enabled(self, ins) -> np.ndarray:
+        """``gate(ins) & lane_enabled()`` (read-only; :data:`ALL_LANES` itself when every
+        lane is)."""
+        g = self.gate(ins)
+        e = self.lane_enabled()
+        if g is ALL_LANES:
+            return e
+        return g if e is ALL_LANES else g & e
 
     def gate(self, ins) -> np.ndarray:
         """``VD < 12 || LaneConfig[Lane].DISABLE_BACKDOOR_LOAD`` per lane (``true`` for
         instructions scheduled by SFPLOADMACRO, SFPLOADMACRO.md)."""
         if ins.macro or ins.vd < 12:
-            return _ALL_LANES
+            return ALL_LANES
         return self.cfg_bit(DISABLE_BACKDOOR_LOAD)
 
     # -- writes -------------------------------------------------------------------------
@@ -145,7 +185,10 @@ class VectorState:
         if vd < 8 or vd == 16:
             row = self.lreg[vd]
             if type(value) is np.ndarray and value.dtype == U32 and value.shape == (32,):
-                np.copyto(row, value, where=mask)
+                if mask is ALL_LANES:
+                    row[:] = value
+                else:
+                    np.copyto(row, value, where=mask)
             else:
                 row[mask] = np.broadcast_to(np.asarray(value, dtype=U32), (32,))[mask]
 
