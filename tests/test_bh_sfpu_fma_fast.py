@@ -9,7 +9,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ttemu.tensix.units.sfpu.fp_bh import fma_bh, fma_bh_plain
+from ttemu.tensix.units.sfpu.fp_bh import fma_bh, fma_bh_plain, fma_bh_rows
 
 U32 = np.uint32
 SPECIAL = np.array([0, 0x80000000, 0x7F800000, 0xFF800000, 0x7FC00000, 0xFFC00001, 0x7F800001, 1, 0x807FFFFF,
@@ -86,3 +86,57 @@ def test_fma_bh_broadcasts():
     a = np.array([[0x3F800000, 0x40000000], [0xC0400000, 0x00000001]], dtype=U32)
     assert np.array_equal(fma_bh(a, 0x40000000, 0x3F800000), fma_bh_plain(a, 0x40000000, 0x3F800000))
     assert fma_bh(a, 0x40000000, 0x3F800000).shape == (2, 2)
+
+
+_LOW = np.array((np.float64(2.0 ** -126).view(np.uint64) << np.uint64(1)) - np.uint64(2), dtype=np.uint64)
+
+
+def _fma_bh_rows_previous(w):
+    """The previous spelling of fp_bh._fma_bh_rows (Python-scalar constants, the product's
+    underflow test as floor(2**(p_e - 127) * 2**127)), kept as a reference."""
+    with np.errstate(all="ignore"):
+        ex = w & U32(0x7F800000)
+        f = w.view(np.float32).astype(np.float64)
+        g = ex.view(np.float32).astype(np.float64)
+        np.multiply(f[0], f[1], out=f[1])
+        np.multiply(g[0], g[1], out=g[1])
+        big = np.maximum(g[1], g[2])
+        ok = big < 2.0 ** 128
+        np.maximum(big, 2.0 ** -900, out=big)
+        inv = 2.0 ** 26 / big
+        gp = g[1]
+        gp *= 2.0 ** 127
+        np.floor(gp, out=gp)
+        v = f[1:]
+        v *= np.sign(g[1:])
+        q = np.abs(v)
+        q *= inv
+        e = q + 2.0 ** 53
+        e -= 2.0 ** 53
+        s = np.sign(q - e)
+        np.minimum(s, np.floor(q), out=s)
+        e += s
+        np.copysign(e, v, out=e)
+        total = e[0] + e[1]
+        total /= inv
+        r = total.astype(np.float32).view(U32)
+        key = total.view(np.uint64) << np.uint64(1)
+        key -= np.uint64(2)
+        flag = np.less_equal(ok, key < _LOW)
+        if np.count_nonzero(flag):
+            r = np.where(flag, fma_bh_plain(w[0], w[1], w[2]), r)
+        return r
+
+
+@settings(max_examples=300, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), kind=st.integers(0, 5))
+def test_fma_bh_rows_matches_previous_form(seed, kind):
+    """fma_bh_rows (array constants, the underflow test folded into one scaling) against
+    its previous spelling, bit for bit, on the same operand mixes."""
+    w = np.stack(_operands(np.random.default_rng(seed), kind))
+    before = w.copy()
+    got = fma_bh_rows(w)
+    assert np.array_equal(w, before)  # not modified
+    want = _fma_bh_rows_previous(w.copy())
+    bad = np.nonzero(got != want)[0]
+    assert bad.size == 0, [(hex(w[0, i]), hex(w[1, i]), hex(w[2, i]), hex(got[i]), hex(want[i])) for i in bad[:4]]

@@ -27,9 +27,8 @@ The fast path (no ``tile.debug``) does not change; this module costs nothing the
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from .errors import GuestAssertion, TtemuError, Unimplemented
+from .record import Record
 from .riscv.hart import HALTED
 from .riscv.translate import EXIT_HALT, EXIT_RESUME, EXIT_STALL, EXIT_SYNC, MAX_BLOCK
 
@@ -37,8 +36,7 @@ SIGILL, SIGTRAP, SIGSEGV, SIGINT, SIGSTOP = 4, 5, 11, 2, 17  # gdb's numbers
 MOVED = -100  # _one: the debugger moved the pc
 
 
-@dataclass
-class Watch:
+class Watch(Record):
     kind: str  # "write", "read" or "access"
     addr: int
     length: int
@@ -50,8 +48,7 @@ class Watch:
         return addr < self.addr + self.length and self.addr < addr + width
 
 
-@dataclass
-class Stop:
+class Stop(Record):
     hart: object  # the core the stop is reported for (None: the debugger chooses)
     reason: str  # start, breakpoint, step, watch, interrupt, fault
     signal: int = SIGTRAP

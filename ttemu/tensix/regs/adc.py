@@ -8,14 +8,13 @@ current thread, but instructions may pick another.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from ...record import Factory, Record
 
 WIDTHS = {"X": 18, "Y": 13, "Z": 8, "W": 8}
 UNPACKER0, UNPACKER1, PACKERS = 0, 1, 2
 
 
-@dataclass
-class Channel:
+class Channel(Record):
     X: int = 0
     X_Cr: int = 0
     Y: int = 0
@@ -30,11 +29,10 @@ class Channel:
         setattr(self, name, value & ((1 << WIDTHS[name[0]]) - 1))
 
 
-@dataclass
-class ADCSet:
+class ADCSet(Record):
     """One unit's two channels."""
 
-    channel: list = field(default_factory=lambda: [Channel(), Channel()])
+    channel: list = Factory(lambda: [Channel(), Channel()])
 
 
 class ADCs:

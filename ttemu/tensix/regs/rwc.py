@@ -17,13 +17,11 @@ an AddrMod applied while it is set stops the run.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from ...errors import Unimplemented
+from ...record import Record
 
 
-@dataclass
-class RWC:
+class RWC(Record):
     Dst: int = 0  # uint10
     Dst_Cr: int = 0
     SrcA: int = 0  # uint6

@@ -14,12 +14,14 @@ diagnosis). It must not change state before deciding to wait.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from ...record import Record
 
 
-@dataclass(frozen=True)
-class Wait:
+class Wait(Record, frozen=True):
     reason: str
+
+    def __init__(self, reason):
+        object.__setattr__(self, "reason", reason)
 
 
 def raw_word(t) -> int:

@@ -114,22 +114,40 @@ def _src_int8(x, mask=0x7FFFF):
 # Dst16 BF16 layout (sign, man7, exp8) <-> IEEE BF16, as lookup tables: _UNSHUF_BF16 gives
 # the IEEE FP32 bits (BF16 << 16) of a Dst16 value, _SHUF_BF16 the Dst16 value of an
 # IEEE BF16 (Dst.md; also the high half of Dst32b FP32 / INT32).
-_UNSHUF_BF16 = (L.dst16_to_bf16(np.arange(1 << 16, dtype=U32)) << U32(16)).astype(U32)
-_SHUF_BF16 = L.dst16_from_bf16(np.arange(1 << 16, dtype=U32)).astype(np.uint16)
-_DECODED = {}
+# A DstBits value h (BF16 layout; the high half of an FP32 Dst32 row) for the FPU's
+# accumulator (fpu_datapath.dst_decode): exponent, twice the signed mantissa of h << 16,
+# and twice the sign (0 for a zero) the low half is added with. (Built on the grid
+# h = sign, man7, exp8 without full-size temporaries: this runs at every Tensix start;
+# tests/test_math_tables.py checks them against layout.py and dst_decode.)
+
+
+def _bf16_tables():
+    """-> _UNSHUF_BF16, _SHUF_BF16, _DST_EXP, _DST_MAN, _DST_SIGN (above)."""
+    exp, man, i64 = np.arange(256, dtype=U32), np.arange(128, dtype=U32)[:, None], np.int64
+    unshuf = np.empty((2, 128, 256), U32)
+    unshuf[0] = (exp << U32(23)) | (man << U32(16))
+    unshuf[1] = unshuf[0] | U32(0x80000000)
+    unshuf = unshuf.reshape(-1)
+    shuf = np.empty(1 << 16, np.uint16)
+    shuf[unshuf >> U32(16)] = np.arange(1 << 16, dtype=np.uint16)
+    e = np.empty((256, 256), i64)
+    e[:] = exp
+    m = np.empty((2, 128, 256), i64)
+    m[0] = ((man.astype(i64) << 17) | 0x1000000) * (exp != 0)
+    np.negative(m[0], out=m[1])
+    sign = np.empty((2, 128, 256), i64)
+    sign[0] = (exp != 0) * 2
+    np.negative(sign[0], out=sign[1])
+    return unshuf, shuf, e.reshape(-1), m.reshape(-1), sign.reshape(-1)
+
+
+_UNSHUF_BF16, _SHUF_BF16, _DST_EXP, _DST_MAN, _DST_SIGN = _bf16_tables()
 
 
 def dst_decode_tables():
-    """A DstBits value h (BF16 layout; the high half of an FP32 Dst32 row) for the FPU's
-    accumulator (fpu_datapath.dst_decode): exponent, twice the signed mantissa of
-    h << 16, and twice the sign (0 for a zero) the low half is added with; int64
-    [2**16] each, built on first use (the fused path, fpu_fused, has its own)."""
-    t = _DECODED.get("dst")
-    if t is None:
-        exp, man = FD.dst_decode(_UNSHUF_BF16)
-        sign = np.where(exp == 0, 0, np.where(man < 0, -2, 2)).astype(np.int64)
-        t = _DECODED["dst"] = (exp, man, sign)
-    return t
+    """(_DST_EXP, _DST_MAN, _DST_SIGN): the reference path's Dst decode tables (the fused
+    path, fpu_fused, has its own)."""
+    return _DST_EXP, _DST_MAN, _DST_SIGN
 
 
 _ZEROS16 = np.zeros((16, 16), dtype=np.int64)

@@ -10,8 +10,7 @@ Arch differences are data: ``ArchSpec.mutexes``, ``stallwait_conditions``,
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from ...record import Record
 from . import Unit, Wait, op
 
 #: Instructions of this unit not implemented yet (each stops a run as unimplemented).
@@ -20,8 +19,7 @@ PENDING = frozenset()
 PENDING_BLACKHOLE = frozenset()
 
 
-@dataclass
-class Semaphore:
+class Semaphore(Record):
     value: int = 0  # uint4
     max: int = 0  # uint4
 

@@ -25,8 +25,9 @@ names (:mod:`.blackhole`, ``bh_<MNEMONIC>``, with :mod:`.fp_bh`'s numerics).
 
 from __future__ import annotations
 
+import functools
+
 from .. import Unit, op
-from .blackhole import BlackholeOps
 from .hazards import HazardOps
 from .loadstore import LoadStoreOps
 from .macro import MacroOps
@@ -41,9 +42,16 @@ PENDING = frozenset()
 PENDING_BLACKHOLE = frozenset()
 
 
-class VectorUnit(VectorState, SimpleOps, MadOps, RoundOps, LoadStoreOps, MacroOps, HazardOps, BlackholeOps,
-                 Unit):
+class VectorUnit(VectorState, SimpleOps, MadOps, RoundOps, LoadStoreOps, MacroOps, HazardOps, Unit):
     name = "sfpu"
+
+    def __new__(cls, cop):
+        """An arch whose ``sfpu_variants`` name methods this class lacks (Blackhole's
+        ``bh_<MNEMONIC>``) gets it with :class:`.blackhole.BlackholeOps` mixed in; a
+        Wormhole tile never imports that module."""
+        if any(not hasattr(cls, name) for name in cop.arch.sfpu_variants.values()):
+            cls = _with_variants(cls)
+        return super().__new__(cls)
 
     def __init__(self, cop):
         self.cop = cop
@@ -192,5 +200,14 @@ class VectorUnit(VectorState, SimpleOps, MadOps, RoundOps, LoadStoreOps, MacroOp
 #: mnemonic -> the field names its ``@op`` method hands to :meth:`MacroOps.issue` (in order)
 VectorUnit.issue_fields = {fn.tt_mnemonic: fn.__code__.co_varnames[2:fn.__code__.co_argcount]
                            for fn in vars(VectorUnit).values() if getattr(fn, "tt_mnemonic", None)}
+
+
+@functools.cache
+def _with_variants(base):
+    from .blackhole import BlackholeOps
+
+    names = {"__module__": base.__module__, "__qualname__": base.__qualname__}
+    return type(base.__name__, (base, BlackholeOps), names)
+
 
 __all__ = ["VectorUnit", "PENDING", "PENDING_BLACKHOLE"]

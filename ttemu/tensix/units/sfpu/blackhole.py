@@ -15,7 +15,7 @@ from ...formats import layout as FL
 from ...regs.dst import COLS, adj16
 from ...regs.dst import adj_rows as adj32
 from .fp_bh import approx_exp, approx_recip, fma_bh, fma_bh_rows, mul24
-from .loadstore import MOD0_FMT_INT32_ALL, store_bf16_table
+from .loadstore import FP32_BY_TABLE, MOD0_FMT_INT32_ALL, MOD0_FMT_SRCB, load_fp32, store_bf16_table, store_fp32
 from .rounding import ROR1_SRC
 from .simple import SIGN, _vb
 from .state import (ALL_LANES, BLOCK_DEST_WR_FROM_SFPU, BLOCK_SFPU_RD_FROM_DEST, DEST_RD_COL_EXCHANGE,
@@ -44,6 +44,10 @@ def sfpload_convert_bh(raw, mod0: int, old, fp16a_inf) -> np.ndarray:
 BH_LOAD_BY_TABLE = frozenset({FL.MOD0_FMT_BF16, FL.MOD0_FMT_UINT16, FL.MOD0_FMT_HI16, FL.MOD0_FMT_INT16,
                               FL.MOD0_FMT_LO16, MOD0_FMT_INT8, MOD0_FMT_INT8_COMP})
 _TABLES: dict = {}  # Mod0 -> sfpload_convert_bh of every 16-bit pattern
+#: modes whose Blackhole conversion is loadstore.py's FP32 table one (:func:`.loadstore.load_fp32`;
+#: :func:`.loadstore.store_fp32`, with the flush for MOD0_FMT_FP32)
+BH_FP32_LOAD_BY_TABLE = FP32_BY_TABLE | {MOD0_FMT_INT32_SM}
+BH_FP32_STORE_BY_TABLE = FP32_BY_TABLE | {MOD0_FMT_INT32_SM}
 
 
 def bh_load_table(mod0: int) -> np.ndarray:
@@ -83,17 +87,19 @@ class BlackholeOps:
         return (cfg.tget(thread, "DEST_SP_BASE_Base"), bool(cfg.tget(thread, "DEST_ACCESS_CFG_remap_addrs")),
                 bool(cfg.tget(thread, "DEST_ACCESS_CFG_swizzle_32b")))
 
-    def _bh_addr(self, ins, mod0: int, store: bool) -> int:
+    def _bh_addr(self, ins, mod0: int, store: bool, views=None) -> int:
         """SFPLOAD.md / SFPSTORE.md (BlackholeA0): ``Addr = Imm10 +
         DEST_TARGET_REG_CFG_MATH_Offset + DstOffset + (SpOffset & 3)``, or, for
         MOD0_FMT_INT32_ALL, ``+ SpOffset + (DstOffset & 3)`` where SFPLOAD first steps the
         RWC Sp down by ThreadConfig.SFPU_STACK_Incr (when Sp != 0) and SFPSTORE steps it up
         after. DstOffset = RWC Dst + DEST_REGW_BASE_Base, SpOffset = RWC Sp +
-        DEST_SP_BASE_Base."""
+        DEST_SP_BASE_Base. ``views``: the thread's (:meth:`_cfg_view`, :meth:`_bh_view`)
+        when the caller has them."""
         t = ins.thread
         rwc = self.cop.rwcs.rwc[t]
-        _, offset, base = self._cfg_view(t)
-        sp_base = self._bh_view(t)[0]
+        cfg_view, bh_view = views or (self._cfg_view(t), self._bh_view(t))
+        _, offset, base = cfg_view
+        sp_base = bh_view[0]
         dst_off = rwc.Dst + base
         addr = ins.imm + offset
         if mod0 == MOD0_FMT_INT32_ALL:
@@ -125,11 +131,12 @@ class BlackholeOps:
             cache[key] = adj
         return rows, cols, adj
 
-    def _bh_flat(self, thread: int, addr: int, exchange_bit: int, dst32: bool, aliased: bool):
+    def _bh_flat(self, thread: int, addr: int, exchange_bit: int, dst32: bool, aliased: bool, bh_view=None):
         """:meth:`_bh_lanes` as indices into the flattened DstBits: (high halves, low halves)
         for 32-bit modes, (16-bit datums, None) otherwise (``aliased``: through
-        ``Dst.map16``); read-only, kept with the LaneConfig masks."""
-        _, remap, swizzle = self._bh_view(thread)
+        ``Dst.map16``); read-only, kept with the LaneConfig masks. ``bh_view``: the
+        thread's :meth:`_bh_view` when the caller has it."""
+        _, remap, swizzle = bh_view or self._bh_view(thread)
         view = self._lane_view()
         key = ("bh_dst", addr, exchange_bit, dst32, aliased, remap, swizzle)
         hit = view.get(key)
@@ -150,19 +157,22 @@ class BlackholeOps:
         capture, ApplyPartialAddrMod with the three-bit AddrMod), with Blackhole's
         addressing (:meth:`_bh_addr`), conversions (:func:`sfpload_convert_bh`) and the
         Dst.md row mapping (``Adj16`` / ``Adj32``). Returns (Mod0, Addr)."""
-        mod0 = self.resolve_srcb(ins.thread, ins.mod)
-        addr = self._bh_addr(ins, mod0, store=False)
+        views = self._cfg_view(ins.thread), self._bh_view(ins.thread)
+        mod0 = views[0][0] if ins.mod == MOD0_FMT_SRCB else ins.mod  # (resolve_srcb)
+        addr = self._bh_addr(ins, mod0, False, views)
         if ins.vd < 8:
             if self.cop.math.dst_log:
                 self.hz_dst_read(ins, mod0, addr, what)
             active = self.lanes_open(BLOCK_SFPU_RD_FROM_DEST, mod0 == MOD0_FMT_INT32_ALL)
             dst32 = mod0 in FL.SFPLOAD_READS_DST32
             dst = self.cop.dst
-            hi, lo = self._bh_flat(ins.thread, addr, DEST_RD_COL_EXCHANGE, dst32, dst.aliased16)
+            hi, lo = self._bh_flat(ins.thread, addr, DEST_RD_COL_EXCHANGE, dst32, dst.aliased16, views[1])
             bits = dst.bits
             vd = ins.vd
             if mod0 in BH_LOAD_BY_TABLE:
                 datum = bh_load_table(mod0).take(bits.take(hi))
+            elif mod0 in BH_FP32_LOAD_BY_TABLE:
+                datum = load_fp32(bits.take(hi), bits.take(lo))
             else:
                 if dst32:
                     raw = (bits.take(hi).astype(U32) << 16) | bits.take(lo).astype(U32)
@@ -185,8 +195,9 @@ class BlackholeOps:
         enabled lanes (all for MOD0_FMT_INT32_ALL) not blocked by BLOCK_DEST_WR_FROM_SFPU,
         Blackhole addressing and row mapping; then ApplyPartialAddrMod. Scheduled by
         SFPLOADMACRO, the Addr is SFPLOADMACRO's and no RWC moves."""
-        mod0 = self.resolve_srcb(ins.thread, ins.mod)
-        addr = ins.addr if ins.macro else self._bh_addr(ins, mod0, store=True)
+        views = self._cfg_view(ins.thread), self._bh_view(ins.thread)
+        mod0 = views[0][0] if ins.mod == MOD0_FMT_SRCB else ins.mod  # (resolve_srcb)
+        addr = ins.addr if ins.macro else self._bh_addr(ins, mod0, True, views)
         active = self.lanes_open(BLOCK_DEST_WR_FROM_SFPU, mod0 == MOD0_FMT_INT32_ALL)
         gate = self.gate(ins)
         if gate is not ALL_LANES:
@@ -196,13 +207,17 @@ class BlackholeOps:
             dst32 = mod0 in FL.SFPSTORE_WRITES_DST32
             bits = self.cop.dst.bits
             if dst32 or not self.cop.dst.aliased16:
-                hi, lo = self._bh_flat(ins.thread, addr, DEST_WR_COL_EXCHANGE, dst32, False)
+                hi, lo = self._bh_flat(ins.thread, addr, DEST_WR_COL_EXCHANGE, dst32, False, views[1])
                 x = self.lreg[ins.vd]
                 if n != 32:  # (the conversions are lane by lane)
                     hi, x = hi[active], x[active]
                     lo = None if lo is None else lo[active]
                 if mod0 == FL.MOD0_FMT_BF16:
                     bits.put(hi, store_bf16_table().take(x >> 16))
+                elif mod0 in BH_FP32_STORE_BY_TABLE:
+                    high, low = store_fp32(x, mod0 == MOD0_FMT_FP32)
+                    bits.put(hi, high)
+                    bits.put(lo, low)
                 else:
                     v = sfpstore_convert_bh(x, mod0)
                     if dst32:

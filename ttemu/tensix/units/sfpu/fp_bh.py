@@ -90,35 +90,47 @@ def fma_bh_rows(w) -> np.ndarray:
         _FP_STATE.reset(token)
 
 
+def _consts(n: int) -> tuple:
+    """:func:`_fma_bh_rows`' constants as arrays of its shapes (a ufunc with an array
+    operand of the same shape skips the conversion a Python scalar costs)."""
+    k = _CONSTS.get(n)
+    if k is None:
+        k = _CONSTS[n] = (np.full(n, 2.0 ** 128), np.full(n, _TINY), np.full(n, _TWO26),
+                          np.array([[2.0 ** 127] * n, [2.0 ** 126] * n]), np.full((2, n), _TWO53),
+                          np.full(n, 1, dtype=np.uint64), np.full(n, 2, dtype=np.uint64), np.full(n, _LOW))
+    return k
+
+
+_CONSTS: dict = {}  # lane count n -> _consts(n)
+
+
 def _fma_bh_rows(w) -> np.ndarray:
-    ex = w & _EXP_BITS
+    """:func:`fma_bh` on rows (the module's formulation; tests/test_bh_sfpu_fma_fast.py
+    keeps its previous spelling as a reference, bit for bit)."""
+    huge, tiny, two26, keep_at, two53, one, two, low = _consts(w.shape[1])
     f = w.view(np.float32).astype(np.float64)
-    g = ex.view(np.float32).astype(np.float64)  # 2**(e - 127); 0 for e = 0
-    np.multiply(f[0], f[1], out=f[1])  # P (exact)
-    np.multiply(g[0], g[1], out=g[1])  # 2**(p_e - 127)
+    g = (w & _EXP_BITS).view(np.float32).astype(np.float64)  # 2**(e - 127); 0 for e = 0
+    f[1] *= f[0]  # P (exact)
+    g[1] *= g[0]  # 2**(p_e - 127)
     big = np.maximum(g[1], g[2])
-    ok = big < 2.0 ** 128  # no NaN / infinity input, no product overflowing on its own
-    np.maximum(big, _TINY, out=big)
-    inv = _TWO26 / big  # 1 / g
-    gp = g[1]
-    gp *= 2.0 ** 127
-    np.floor(gp, out=gp)  # p_e < 0: the product counts as zero
+    ok = big < huge  # no NaN / infinity input, no product overflowing on its own
+    inv = two26 / np.maximum(big, tiny)  # 1 / g
     v = f[1:]  # P, C
-    v *= np.sign(g[1:])  # denormal operands and underflowing products: signed zeros
+    # p_e < 0 (2**p_e < 1) and denormal addends (0 < 2**(e - 126) < 1): signed zeros
+    v *= np.sign(np.floor(g[1:] * keep_at))
     q = np.abs(v)
     q *= inv
-    e = q + _TWO53
-    e -= _TWO53  # nearest even integer
-    s = np.sign(q - e)
-    np.minimum(s, np.floor(q), out=s)  # semi-sticky: nothing below one
+    e = q + two53
+    e -= two53  # nearest even integer
+    s = np.minimum(np.sign(q - e), np.floor(q))  # semi-sticky: nothing below one
     e += s
-    np.copysign(e, v, out=e)
+    e = np.copysign(e, v)
     total = e[0] + e[1]
     total /= inv
     r = total.astype(np.float32).view(U32)
-    key = total.view(np.uint64) << _ONE_U64
-    key -= _TWO_U64
-    flag = np.less_equal(ok, key < _LOW)  # special, or 0 < |S| < 2**-126
+    key = total.view(np.uint64) << one
+    key -= two
+    flag = np.less_equal(ok, key < low)  # special, or 0 < |S| < 2**-126
     if _count_nonzero(flag):
         r = np.where(flag, fma_bh_plain(w[0], w[1], w[2]), r)
     return r

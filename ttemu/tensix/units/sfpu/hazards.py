@@ -86,10 +86,9 @@ MOD0_FMT_LO16_ONLY / HI16_ONLY, SFPLOADI in its UPPER / LOWER modes). Convention
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
+from ....record import Record
 from ...formats import layout as FL
 from ...regs.dst import adj_rows
 from .insn import NO_BACKDOOR
@@ -108,8 +107,7 @@ VD_LT8 = "VD < 8"
 BACKDOOR = "VD < 12 || LaneConfig.DISABLE_BACKDOOR_LOAD"
 
 
-@dataclass(frozen=True)
-class When:
+class When(Record, frozen=True):
     """Operands that are accessed only when ``(Mod & mask) == value`` (or, with
     ``negate``, when it is not)."""
 
@@ -127,8 +125,7 @@ def unless(mask: int, value: int, *terms) -> When:
     return When(mask, value, terms, negate=True)
 
 
-@dataclass(frozen=True)
-class Access:
+class Access(Record, frozen=True):
     """LRegs one instruction reads and writes. Terms: an int (that LReg), or a role:
 
     ``VA`` / ``VB`` / ``VC`` / ``VD`` the operand (``VD`` as a write only if
@@ -372,8 +369,7 @@ def _resolve(unit, ins, vd, terms, out: set, write: bool, dynamic: list) -> None
 
 
 # -- bookkeeping -----------------------------------------------------------------------------
-@dataclass
-class Rule:
+class Rule(Record):
     """What one instruction forbids on the next cycle."""
 
     kind: str  # "read" / "write": of ``regs``; "insn": SFPSHFT2.md's list; "backdoor": SFPCONFIG.md;
@@ -382,6 +378,9 @@ class Rule:
     regs: frozenset
     page: str
     old: dict | None = None  # "read": LReg -> its lanes before the producer wrote (the stale value)
+
+    def __init__(self, kind, producer, regs, page, old=None):  # (made for most Vector Unit instructions)
+        self.kind, self.producer, self.regs, self.page, self.old = kind, producer, regs, page, old
 
 
 def undetected_reads(ins, reads: frozenset) -> frozenset:
@@ -480,14 +479,21 @@ class HazardOps:
             writes = access[1]
             if writes:
                 lreg = self.lreg
-                old = {r: lreg[r].copy() for r in writes}
+                if len(writes) == 1:
+                    for r in writes:
+                        old = {r: lreg[r].copy()}
+                else:
+                    old = {r: lreg[r].copy() for r in writes}
                 if mnemonic in self.hz_interlocked and not ins.macro:
                     # ArchSpec.sfpu_interlocked: the hardware stalls a reader, except for the
                     # reads its stalling logic does not see (undetected_reads)
                     self._hz_add(cycle, Rule("unseen", ins, writes, "SFPMAD.md (Blackhole)", old))
                 else:
                     self._hz_add(cycle, Rule("read", ins, writes, MAD_PAGES[mnemonic], old))
-            self.execute(ins)
+            fn = self.executors.get(mnemonic)  # (execute(ins))
+            if fn is None:
+                fn = self._executor(mnemonic)
+            fn(ins)
             return
         if mnemonic in self.hz_interlocked and not ins.macro:  # the hardware stalls a reader
             self.execute(ins)

@@ -44,6 +44,47 @@ def store_bf16_table() -> np.ndarray:
     return t
 
 
+#: SFPLOAD / SFPSTORE modes whose conversion is ``UnshuffleFP32`` / ``FP32Shuffle`` (the
+#: high DstBits half through the BF16 shuffle, the low half as it is): done by table
+FP32_BY_TABLE = frozenset({FL.MOD0_FMT_FP32, FL.MOD0_FMT_INT32, FL.MOD0_FMT_INT32_ALL})
+
+
+def fp32_tables() -> tuple:
+    """(``sfpload_convert`` MOD0_FMT_FP32 of every ``h << 16`` (uint32), the high DstBits
+    half ``sfpstore_convert`` MOD0_FMT_FP32 gives for every FP32 high half ``h`` (uint16),
+    and for Blackhole's store, which flushes denormals: that half with the flush, and
+    0xFFFF / 0 (the low half kept / cleared) per ``h`` (uint32))."""
+    t = _TABLES.get("fp32")
+    if t is None:
+        h = np.arange(1 << 16, dtype=U32)
+        load = FL.sfpload_convert(h << 16, FL.MOD0_FMT_FP32).astype(U32)
+        store = (FL.sfpstore_convert(h << 16, FL.MOD0_FMT_FP32) >> 16).astype(np.uint16)
+        normal = (h & 0x7F80) != 0
+        store_flush = np.where(normal, store, store.take(h & 0x8000)).astype(np.uint16)
+        keep = np.where(normal, 0xFFFF, 0).astype(U32)
+        t = _TABLES["fp32"] = (load, store, store_flush, keep)
+        for a in t:
+            a.setflags(write=False)
+    return t
+
+
+def load_fp32(hi16, lo16) -> np.ndarray:
+    """``sfpload_convert((hi16 << 16) | lo16, MOD0_FMT_FP32)`` (uint32) by table."""
+    out = fp32_tables()[0].take(hi16)
+    out |= lo16
+    return out
+
+
+def store_fp32(x, flush: bool = False):
+    """(high, low) DstBits halves (uint16) of ``sfpstore_convert(x, MOD0_FMT_FP32)``, or with
+    ``flush`` of Blackhole's (denormals to signed zero first), by table."""
+    _, store, store_flush, keep = fp32_tables()
+    h = x >> 16
+    if flush:
+        return store_flush.take(h), (x & keep.take(h)).astype(np.uint16)
+    return store.take(h), x.astype(np.uint16)
+
+
 class LoadStoreOps:
     # -- shared addressing ----------------------------------------------------------------
     def resolve_srcb(self, thread: int, mod0: int) -> int:
@@ -158,6 +199,8 @@ class LoadStoreOps:
         bits = dst.bits
         if mod0 in LOAD_BY_TABLE:
             datum = load_table(mod0).take(bits.take(hi))
+        elif mod0 in FP32_BY_TABLE:
+            datum = load_fp32(bits.take(hi), bits.take(lo))
         else:
             if dst32:
                 raw = (bits.take(hi).astype(U32) << 16) | bits.take(lo).astype(U32)
@@ -225,6 +268,10 @@ class LoadStoreOps:
                     lo = None if lo is None else lo[active]
                 if mod0 == FL.MOD0_FMT_BF16:
                     bits.put(hi, store_bf16_table().take(x >> 16))
+                elif mod0 in FP32_BY_TABLE:
+                    high, low = store_fp32(x)
+                    bits.put(hi, high)
+                    bits.put(lo, low)
                 else:
                     vals = FL.sfpstore_convert(x, mod0)
                     if dst32:

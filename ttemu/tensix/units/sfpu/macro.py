@@ -46,11 +46,10 @@ parts an SFPLOADMACRO uses (the page allows it, "though this is not encouraged")
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from ....errors import Unimplemented
+from ....record import Record
 from .hazards import PRODUCERS
 from .insn import CAN_EXECUTE, MACRO_SUBUNITS, NO_BACKDOOR, REGULAR_SUBUNIT, SIMPLE, STORE, Insn
 from .state import COL, DISABLE_BACKDOOR_LOAD, LANE_CONFIG_MASK, PROG_CONST_DEFAULTS, U32
@@ -60,13 +59,16 @@ IMM16_IS_VALUE = 1
 IMM16_IS_LANE_MASK = 8
 
 
-@dataclass
-class Scheduled:
+class Scheduled(Record):
     subunit: str
     insn: Insn
     delay: int  # counts down; runs the cycle after it reaches 0
     counts_instructions: bool  # WaitForElapsedInstructions
     thread: int
+
+    def __init__(self, subunit, insn, delay, counts_instructions, thread):
+        self.subunit, self.insn, self.delay, self.thread = subunit, insn, delay, thread
+        self.counts_instructions = counts_instructions
 
 
 class MacroOps:
@@ -93,8 +95,10 @@ class MacroOps:
         cycle = self.hz_now = self.hz_cycle(t, False)
         if run is None:  # SFPNOP: reads and writes nothing, no rule can concern it
             return
-        if run is True or self.hz_rules.get(cycle - 1):
+        if self.hz_rules.get(cycle - 1):
             self.hz_run(ins, cycle)  # hazards.py: checks, and the rules a producer starts
+        elif run is True:
+            self._hz_run(ins, cycle)  # (hz_run without rules to check)
         else:
             run(ins)
         vd = ins.vd

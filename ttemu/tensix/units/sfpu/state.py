@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .fp import prng_step
+from .fp import _count_nonzero, prng_step
 
 U32 = np.uint32
 LANES = np.arange(32)
@@ -126,7 +126,9 @@ class VectorState:
     def lane_enabled(self) -> np.ndarray:
         """``IsLaneEnabled`` (VectorUnit.md): ROW_MASK of LaneConfig[Lane & 7], then the
         lane flags when UseLaneFlagsForLaneEnable."""
-        view = self._lane_view()
+        lc = self.lane_config
+        of = self._lane_views_of
+        view = self._lane_views if of is not None and of[0] is lc and of[1] == lc.version else self._lane_view()
         unmasked = view.get("unmasked")
         if unmasked is None:
             row_mask = (np.asarray(self.lane_config)[COL] >> ROW_MASK_SHIFT) & 0xF
@@ -135,7 +137,7 @@ class VectorState:
                 unmasked = ALL_LANES  # (callers may test for it by identity)
             unmasked.setflags(write=False)
             view["unmasked"] = unmasked
-        if not np.count_nonzero(self.use_flags):
+        if not _count_nonzero(self.use_flags):
             return unmasked  # (read-only)
         return unmasked & (~self.use_flags | self.flags)
 
@@ -143,7 +145,7 @@ class VectorState:
         """``!LaneConfig[Lane].block_bit && (IsLaneEnabled(Lane) || all_lanes)`` per lane
         (read-only; kept with the LaneConfig masks while UseLaneFlagsForLaneEnable is
         false in every lane)."""
-        if all_lanes or not np.count_nonzero(self.use_flags):
+        if all_lanes or not _count_nonzero(self.use_flags):
             view = self._lane_view()
             key = ("open", block_bit, all_lanes)
             out = view.get(key)
@@ -166,10 +168,10 @@ class VectorState:
     def enabled(self, ins) -> np.ndarray:
         """``gate(ins) & lane_enabled()`` (read-only; :data:`ALL_LANES` itself when every
         lane is)."""
-        g = self.gate(ins)
+        if ins.macro or ins.vd < 12:  # (gate(ins) is ALL_LANES)
+            return self.lane_enabled()
+        g = self.cfg_bit(DISABLE_BACKDOOR_LOAD)
         e = self.lane_enabled()
-        if g is ALL_LANES:
-            return e
         return g if e is ALL_LANES else g & e
 
     def gate(self, ins) -> np.ndarray:
