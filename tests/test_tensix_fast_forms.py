@@ -210,7 +210,12 @@ def test_edge_mask_matches_the_array_form(x0, y0, z0, n, reads, transposed, i, m
     pack = cop.pack
     pack.state[i].tpg = [x0, y0, z0]
     keep = pack._edge_mask(i, g, n, col)
-    assert keep.dtype == bool and np.array_equal(keep, _keep_arrays(g, i, x0, y0, z0, n, col))
+    want = _keep_arrays(g, i, x0, y0, z0, n, col)
+    if keep is None:  # every datum kept, said without an array
+        assert want.all()
+        assert pack._edge_keeps_all(i, g)
+    else:
+        assert keep.dtype == bool and np.array_equal(keep, want)
     assert pack.state[i].tpg == _tpg_arrays(x0, y0, z0, n, reads, transposed)
 
 
@@ -227,3 +232,226 @@ def test_semwait_held_thread_released_by_a_direct_semaphore_change_and_kick():
     cop.sync.semaphores[0].value = 1  # a change the coprocessor did not see ...
     cop.kick()  # ... is looked at by the next kick
     assert t.held is None and t.issued == 2
+
+
+# -- PACR: FP32 from a 32-bit Dst through one row, without the conversion chain ------------------
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 1023), st.booleans(), st.booleans())
+def test_adj_row_matches_adj_rows(row, remap, swizzle):
+    from ttemu.tensix.regs.dst import adj_row, adj_rows
+    assert adj_row(row, remap, swizzle) == int(adj_rows(np.array([row]), remap, swizzle)[0])
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 1023), st.integers(0, 15), st.integers(1, 16), st.integers(0, 1), st.integers(0, 1),
+       st.lists(st.sampled_from([0, 0x7F80, 0x7F81, 0xFF80, 0x80, 0x8000, 0x7FFF, 0xFFFF, 1, 0x1234]) |
+                st.integers(0, 0xFFFF), min_size=64, max_size=64))
+def test_fp32_row_bytes_matches_the_conversion_chain(row, c0, n, remap, swizzle, words):
+    """The chain _pipeline ran for this case: adj_rows, Dst32b read, packer_early
+    (DST32_FP32 -> FP32, identity), packer_late (FP32 -> Float32), write_datums; the
+    histogram's exponents from the full values."""
+    from ttemu.tensix.formats import DataFormat, Intermediate, Repr, write_datums
+    from ttemu.tensix.formats.pack import EarlyMode, packer_early
+    from ttemu.tensix.formats.pack_late import packer_late
+    from ttemu.tensix.regs.dst import adj_rows
+    from ttemu.tensix.units.pack import fp32_row_bytes
+    n = min(n, 16 - c0)
+    rng = np.random.default_rng(row * 977 + c0)
+    bits = rng.integers(0, 1 << 16, size=(1024, 16), dtype=np.uint64).astype(np.uint16)
+    adj = int(adj_rows(np.array([row]), bool(remap), bool(swizzle))[0])
+    bits[adj, :] = words[:16]
+    bits[adj + 8, :] = words[16:32]
+    a = ((row << 4) + c0 + np.arange(n, dtype=np.int64)) & 0x3FFF
+    r, col = a >> 4, a & 15
+    ad = adj_rows(r, bool(remap), bool(swizzle))
+    raw = (bits[ad, col].astype(np.uint32) << 16) | bits[ad + 8, col].astype(np.uint32)
+    v = packer_early(raw, Repr.DST32_FP32, Intermediate.FP32, EarlyMode.IDENTITY)
+    datums, _ = packer_late(v, Intermediate.FP32, DataFormat.Float32, bfp_overflow="saturate")
+    want = write_datums(datums, DataFormat.Float32).tobytes()
+    hb, data = fp32_row_bytes(bits, (row, c0, n), (remap, swizzle))
+    assert data == want
+    assert np.array_equal((hb >> 7) & 0xFF, (v >> 23) & 0xFF)
+
+
+def test_pack_store_writes_l1_and_drops_translated_code_like_the_array_form():
+    """Packers._store's bytearray form against the numpy form it replaced: the same L1
+    bytes, and every translated word it overwrites forgotten."""
+    from ttemu.tensix.units.pack import Stream
+    tile = Tile("wormhole_b0")
+    pack = tile.tensix.pack
+    dropped = []
+    tile.invalidate_code = lambda addr: dropped.append(addr) or tile.is_code.__setitem__(addr >> 2, 0)
+    tile.is_code[0x1004 >> 2] = 1
+    tile.is_code[0x100C >> 2] = 1
+    tile.is_code[0x1010 >> 2] = 1  # beyond the 16 bytes written
+    s = Stream()
+    s.byte_address = 0x1000
+    payload = bytes(range(7, 7 + 20))
+    s.buf.extend(payload)
+    before = np.frombuffer(bytes(tile.l1), dtype=np.uint8).copy()
+    pack._store(None, 0, s, None, False, "t")
+    ref = before.copy()
+    ref[0x1000:0x1010] = np.frombuffer(payload[:16], dtype=np.uint8)  # the array form's write
+    assert np.array_equal(np.frombuffer(bytes(tile.l1), dtype=np.uint8), ref)
+    assert dropped == [0x1004, 0x100C] and bytes(s.buf) == payload[16:] and s.byte_address == 0x1010
+    assert pack.state[0].writes == 1
+
+
+# -- Config derived values: kept until a word they read is written ---------------------------
+@settings(max_examples=40, deadline=None)
+@given(st.sampled_from(["wormhole_b0", "blackhole"]),
+       st.lists(st.tuples(st.sampled_from(["PCK_EDGE_OFFSET_SEC0_mask", "PCK_EDGE_OFFSET_SEC1_mask",
+                                           "PCK_EDGE_OFFSET_SEC3_mask", "TILE_ROW_SET_MAPPING_0_row_set_mapping_3",
+                                           "TILE_ROW_SET_MAPPING_2_row_set_mapping_15",
+                                           "PCK_EDGE_TILE_FACE_SET_SELECT_enable",
+                                           "PCK_EDGE_TILE_ROW_SET_SELECT_select", "forget_all"]),
+                          st.sampled_from([0, 1, 2, 3, 0xFF, 0xFFFF]), st.integers(0, 3), st.integers(0, 1)),
+                max_size=25))
+def test_edge_keeps_all_kept_value_matches_a_fresh_read(arch, writes):
+    """Packers._edge_keeps_all keeps its answer in the bank's field values
+    (_FieldValues.derived); after any sequence of writes it equals the answer computed
+    from the fields afresh."""
+    tile = Tile(arch)
+    cop = tile.tensix
+    cfg = cop.config
+    pack = cop.pack
+    n_packers = len(cop.arch.packers.sections)
+    for c in range(4):
+        if f"PCK_EDGE_OFFSET_SEC{c}_mask" in cfg.fields:
+            cfg.set(f"PCK_EDGE_OFFSET_SEC{c}_mask", 0xFFFF)
+    for name, value, i, bank in writes:
+        i %= n_packers
+        if name == "forget_all":
+            cfg.cfg[bank, :] = 0
+            cfg.forget_all()
+        elif name in cfg.fields:
+            cfg.set(name, value & ((1 << cfg.fields[name][2]) - 1), bank)
+        for b in (0, 1):
+            g = cfg.values[b].__getitem__
+            assert pack._edge_keeps_all(i, g) == pack._edge_keeps_all_now(i, g), (name, i, b)
+
+
+# -- the wait gate: a latched SEMWAIT re-checked in one pass ----------------------------------
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 255), st.integers(0, 3), st.lists(st.tuples(st.integers(0, 15), st.integers(0, 15)),
+                                                        min_size=8, max_size=8))
+def test_semwait_recheck_matches_refresh_then_hold_state(sem_mask, cond, sems):
+    from ttemu.tensix.frontend.gate import WaitGate
+    tile = Tile("wormhole_b0")
+    cop = tile.tensix
+    for sem, (value, top) in zip(cop.sync.semaphores, sems):
+        sem.value, sem.max = value, top
+    old, new = WaitGate(), WaitGate()
+    for g in (old, new):
+        g.latch_semwait(0x40, sem_mask, cond)
+    old.refresh(cop, 0)
+    want = old.hold_state(cop) if old.opcode is not None else None
+    assert new.semwait_recheck(cop) == want
+    assert (new.opcode, new.checked) == (old.opcode, old.checked)
+
+
+# -- UNPACR: the configuration view kept until a word it read is written ----------------------
+_VIEW_FIELDS = ["THCON_SEC{u}_REG0_TileDescriptor", "THCON_SEC{u}_REG2_Out_data_format",
+                "THCON_SEC{u}_REG3_Base_address", "THCON_SEC{u}_REG7_Offset_address",
+                "THCON_SEC{u}_REG2_Tileize_mode", "THCON_SEC{u}_REG2_Upsample_rate",
+                "UNP{u}_ADDR_CTRL_XY_REG_1_Ystride", "THCON_SEC{u}_REG2_Unpack_limit_address",
+                "THCON_SEC{u}_REG5_Tile_x_dim_cntx0", "THCON_SEC{u}_REG2_Disable_zero_compress_cntx0",
+                "ALU_FORMAT_SPEC_REG0_SrcAUnsigned", "PCK_EDGE_OFFSET_SEC0_mask"]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.sampled_from(["wormhole_b0", "blackhole"]), st.integers(0, 1), st.integers(0, 1), st.booleans(),
+       st.lists(st.tuples(st.sampled_from(_VIEW_FIELDS + ["descriptor_word1", "thread"]), st.integers(0, 2**32 - 1),
+                          st.integers(0, 1)), min_size=1, max_size=12))
+def test_unpack_view_kept_until_a_word_it_read_is_written(arch, u, bank, multi, steps):
+    """Unpackers._view keeps its view in the bank's field values (_FieldValues.keep, with
+    the fields it read and the TileDescriptor words); after any writes it equals a view
+    built afresh."""
+    from ttemu.errors import UndefinedBehaviour, Unimplemented
+    tile = Tile(arch)
+    cop = tile.tensix
+    cfg = cop.config
+    unp = cop.unpack
+    for b in (0, 1):
+        cfg.write_word(b, unp.descriptor_word[u], 1 << 4 | 5)  # uncompressed Float16_b
+        cfg.set(f"THCON_SEC{u}_REG2_Out_data_format", 5, b)
+        if f"THCON_SEC{u}_REG2_Disable_zero_compress_cntx0" in cfg.fields:
+            cfg.set(f"THCON_SEC{u}_REG2_Disable_zero_compress_cntx0", 1, b)
+    key = ("unpack_view", 0, u, multi, 0)
+    for name, value, other_bank in steps:
+        unp._view(0, u, bank, multi, 0)  # kept
+        wbank = bank if other_bank == 0 else 1 - bank
+        if name == "descriptor_word1":
+            cfg.write_word(wbank, unp.descriptor_word[u] + 1, value)
+        elif name == "thread":
+            cfg.thread_set_word(0, 0, value & 0xFFFF)
+        else:
+            name = name.format(u=u)
+            if name not in cfg.fields:
+                continue
+            index, shift, width = cfg.fields[name]
+            if name.endswith("TileDescriptor"):
+                value = value & ~0xF | 1 << 4 | 5
+            cfg.set(name, value & ((1 << width) - 1), wbank)
+        try:
+            kept = unp._view(0, u, bank, multi, 0)
+        except (Unimplemented, UndefinedBehaviour):  # (a view that stops the run is not kept)
+            assert key not in cfg.values[bank]
+            return
+        cfg.values[bank].pop(key, None)
+        fresh = unp._view(0, u, bank, multi, 0)
+        assert vars(kept) == vars(fresh), name
+
+
+# -- UNPACR: a waiting attempt checks its address bounds without making the addresses ---------
+@settings(max_examples=200, deadline=None)
+@given(st.integers(0, 1 << 24), st.integers(1, 1100), st.integers(0, 6), st.integers(0, 5000), st.integers(1, 64))
+def test_span_bounds_match_the_address_arrays(dat_u, n, row_shift, row_stride_u, ds_u):
+    """The lowest and highest address of the arrays _regular builds without FIFO wrapping
+    (starts[idx >> row_shift] + (idx & mask) * ds_u)."""
+    from ttemu.tensix.units.unpack import _span_bounds
+    idx = np.arange(n, dtype=np.int64)
+    nrows = (n + (1 << row_shift) - 1) >> row_shift
+    starts = dat_u + np.arange(nrows, dtype=np.int64) * row_stride_u
+    addr_u = starts[idx >> row_shift] + (idx & ((1 << row_shift) - 1)) * ds_u
+    assert _span_bounds(dat_u, n, row_shift, row_stride_u, ds_u) == (int(addr_u.min()), int(addr_u.max()))
+
+
+# -- PACR: BF16 from a 16-bit Dst through row spans, without the conversion chain -------------
+def _bf16_chain(bits, spans, remap):
+    from ttemu.tensix.formats import DataFormat, Intermediate, Repr, write_datums
+    from ttemu.tensix.formats.pack import EarlyMode, packer_early
+    from ttemu.tensix.formats.pack_late import packer_late
+    from ttemu.tensix.regs.dst import adj16
+    a = np.concatenate([((row << 4) + c0 + np.arange(n, dtype=np.int64)) for row, c0, n in spans]) & 0x3FFF
+    raw = bits[adj16(a >> 4, remap), a & 15].astype(np.uint32)
+    v = packer_early(raw, Repr.DST16_BF16, Intermediate.BF16, EarlyMode.ROUND)
+    datums, _ = packer_late(v, Intermediate.BF16, DataFormat.Float16_b, bfp_overflow="saturate")
+    return v, write_datums(datums, DataFormat.Float16_b).tobytes()
+
+
+def test_bf16_rows_bytes_matches_the_conversion_chain_for_every_value():
+    """Every 16-bit Dst value, in spans of two rows (two read interfaces) and one row."""
+    from ttemu.tensix.units.pack import bf16_rows_bytes
+    bits = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16).reshape(4096, 16)
+    for base in range(0, 4096, 1024):
+        view = bits[base:base + 1024]
+        for r in range(0, 1024, 2):
+            for spans in ([(r, 0, 16), (r + 1, 0, 16)], [(r, 0, 16)]):
+                v, want = _bf16_chain(view, spans, False)
+                out, data = bf16_rows_bytes(view, spans, False)
+                assert data == want, (base, spans)
+                assert np.array_equal((out >> 7) & 0xFF, (v >> 23) & 0xFF)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 1023), st.integers(0, 15)), min_size=1, max_size=4), st.integers(1, 16),
+       st.booleans(), st.integers(0, 2**32 - 1))
+def test_bf16_rows_bytes_matches_the_chain_for_any_spans(starts, n, remap, seed):
+    from ttemu.tensix.units.pack import bf16_rows_bytes
+    bits = np.random.default_rng(seed).integers(0, 1 << 16, size=(1024, 16), dtype=np.uint64).astype(np.uint16)
+    spans = [(row, c0, min(n, 16 - max(c for _, c in starts))) for row, c0 in starts]
+    v, want = _bf16_chain(bits, spans, remap)
+    out, data = bf16_rows_bytes(bits, spans, remap)
+    assert data == want
+    assert np.array_equal((out >> 7) & 0xFF, (v >> 23) & 0xFF)

@@ -111,6 +111,9 @@ class Coprocessor:
         self._fpu_busy_bit = next((bit for bit, kind, arg, _ in tile.arch.stallwait_conditions
                                    if kind == "busy" and arg == "math"), 7)
         self.prefer_after_release = None
+        # the threads in the order _pump_all visits them, for each starting thread
+        self._pump_orders = tuple(tuple(self.threads[(start + k) % 3] for k in range(3)) for start in range(3))
+        self._routes = {}  # (core, addr) -> route(core, addr), for the pushes that route accepted
         self.issuing = None  # the TensixThread whose instruction is executing (set by its pump)
         self.pcbufs = [deque(), deque(), deque()]  # PCBuf[i]: RISCV B -> RISCV T_i
         self.pcbuf_waiting = [False, False, False]  # RISCV T_i waits reading PCBuf[i]
@@ -166,7 +169,10 @@ class Coprocessor:
         return spec.tensix_thread, False
 
     def push_from_core(self, core, addr, word, origin):
-        thread, after_mop = self.route(core, addr)
+        where = self._routes.get((core, addr))
+        if where is None:
+            where = self._routes[(core, addr)] = self.route(core, addr)
+        thread, after_mop = where
         if not self.threads[thread].push(word, origin, after_mop):
             return False
         self.tile.activity[0] = 1
@@ -220,15 +226,14 @@ class Coprocessor:
             return False
         self._pumping = True
         moved_any = False
-        threads = self.threads
+        orders = self._pump_orders
         try:
             while True:
                 self._again = False
                 moved = False
                 start = self.prefer_after_release or 0
                 self.prefer_after_release = None
-                for k in range(3):
-                    t = threads[(start + k) % 3]
+                for t in orders[start]:  # threads[(start + k) % 3] for k in 0, 1, 2
                     # what TensixThread.pump returns False for at once, without calling it
                     if t.held is None:
                         if not t.fifo and not t.mid and t.mop.active is None and not t.replay.play_left:

@@ -26,13 +26,18 @@ class PushPort(Device):
     def __init__(self, cop, name):
         self.cop = cop
         self.name = name
+        self._origins = {}  # addr -> f"mmio 0x{addr:08x}"
 
     def read(self, core, addr, width):
         raise GuestFault(f"load from the Tensix instruction push address 0x{addr:08x}")
 
     def write(self, core, addr, width, value):
-        _need_word("the Tensix instruction push address", addr, width)
-        return self.cop.push_from_core(core, addr, value, origin=f"mmio 0x{addr:08x}")
+        if width != 4:
+            _need_word("the Tensix instruction push address", addr, width)
+        origin = self._origins.get(addr)
+        if origin is None:
+            origin = self._origins[addr] = f"mmio 0x{addr:08x}"
+        return self.cop.push_from_core(core, addr, value, origin=origin)
 
 
 class MopCfgPort(Device):

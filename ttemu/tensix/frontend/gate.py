@@ -107,6 +107,22 @@ class WaitGate:
             return self.pending < self.stream[1]
         return False
 
+    def semwait_recheck(self, cop):
+        """A latched SEMWAIT: :meth:`refresh` and, while it still holds, :meth:`hold_state`
+        in one pass over the selected semaphores (-> the state, or None: released)."""
+        sems = cop.sync.semaphores
+        n = len(sems)
+        snap = tuple([(i, sems[i].value, sems[i].max) for i in self.sem_indices if i < n])
+        self.checked = cop.epoch
+        cond = self.cond_mask
+        on_zero = cond & STALL_ON_ZERO
+        on_max = cond & STALL_ON_MAX
+        for _, value, top in snap:
+            if (on_zero and value == 0) or (on_max and value >= top):
+                return ("SEMWAIT", cond, snap)
+        self.opcode = None
+        return None
+
     def refresh(self, cop, thread, blocked: bool = False) -> None:
         """Forget the latched wait if its conditions are all met now. A latched
         STREAMWAIT is only evaluated while an instruction waits at this gate (``blocked``:

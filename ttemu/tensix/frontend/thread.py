@@ -198,6 +198,12 @@ class TensixThread:
             for t in cop.threads:  # cop.after_issue(): latched waits may be met now
                 tgate = t.gate
                 if tgate.opcode is not None:
+                    if tgate.opcode == "SEMWAIT" and t._gate_epoch is not None:
+                        state = tgate.semwait_recheck(cop)  # refresh + hold_state below, in one
+                        if state is not None:
+                            t._held_why = (t.held[0], state, None)
+                            t._gate_epoch = cop.epoch
+                        continue
                     tgate.refresh(cop, t.index)
                     if tgate.opcode is not None and t._gate_epoch is not None:
                         # still waits: capture the hold as that thread's next pump would

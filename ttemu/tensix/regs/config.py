@@ -45,12 +45,15 @@ class _Fields(dict):
                             f"modelled for {self.arch} yet")
 
 
+_NONE = object()
+
+
 class _FieldValues(dict):
     """``name -> value`` of one Config bank (or one thread's ThreadConfig), filled as
     fields are read and forgotten word by word as words are written (see
     :meth:`ConfigSpace.get`): a read that hits is one dict lookup."""
 
-    __slots__ = ("words", "row", "fields", "by_word")
+    __slots__ = ("words", "row", "fields", "by_word", "derived_by_word")
 
     def __init__(self, words, row, fields):
         super().__init__()
@@ -58,6 +61,35 @@ class _FieldValues(dict):
         self.row = row  # bank (Config) or thread (ThreadConfig)
         self.fields = fields
         self.by_word = {}  # word index -> names cached from it
+        self.derived_by_word = {}  # word index -> keys of derived values read from it
+
+    def derived(self, key: tuple, names, fn):
+        """``fn()``, a value computed from the fields ``names`` (all it reads), kept under
+        ``key`` until a word holding one of them is written."""
+        value = self.get(key, _NONE)
+        if value is _NONE:
+            value = fn()
+            self.keep(key, value, names)
+        return value
+
+    def keep(self, key: tuple, value, names=(), words=()) -> None:
+        """Keep a derived ``value`` under ``key`` (``self.get(key)`` returns it) until a
+        word holding one of the fields ``names``, or one of the word indices ``words``,
+        is written."""
+        self[key] = value
+        fields = self.fields
+        by_word = self.derived_by_word
+        indices = set(words)
+        for name in names:
+            entry = fields.get(name)  # (a field the arch lacks is never written)
+            if entry is not None:
+                indices.add(entry[0])
+        for index in indices:
+            keys = by_word.get(index)
+            if keys is None:
+                by_word[index] = {key}
+            else:
+                keys.add(key)
 
     def __missing__(self, name):
         index, shift, width = self.fields[name]
@@ -75,10 +107,16 @@ class _FieldValues(dict):
         if names:
             for name in names:
                 self.pop(name, None)
+        if self.derived_by_word:
+            keys = self.derived_by_word.pop(index, None)
+            if keys:
+                for key in keys:
+                    self.pop(key, None)
 
     def forget_all(self) -> None:
         self.clear()
         self.by_word.clear()
+        self.derived_by_word.clear()
 
 
 class ConfigSpace(Device):

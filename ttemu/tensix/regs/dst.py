@@ -41,6 +41,24 @@ def adj_rows(rows, remap=False, swizzle=False):
     return ((rows & 0x1F8) << 1) | (rows & 0x207)
 
 
+def adj16_row(row: int, remap=False) -> int:
+    """:func:`adj16` for one row index (a Python int)."""
+    row &= 0x3FF
+    if remap:
+        row = (row & 0x3C7) ^ ((row & 0x030) >> 1) ^ ((row & 0x008) << 2)
+    return row
+
+
+def adj_row(row: int, remap=False, swizzle=False) -> int:
+    """:func:`adj_rows` for one row index (a Python int)."""
+    row &= 0x3FF
+    if remap:
+        row = (row & 0x3C7) ^ ((row & 0x030) >> 1) ^ ((row & 0x008) << 2)
+    if swizzle:
+        row = (row & 0x3F3) ^ ((row & 0x018) >> 1) ^ ((row & 0x004) << 1)
+    return ((row & 0x1F8) << 1) | (row & 0x207)
+
+
 class Dst:
     """``bits`` is DstBits (uint16 [1024, 16]). The Matrix Unit may defer its writes
     (runs of MVMULs, computed together): it sets ``pending`` to a callable that applies

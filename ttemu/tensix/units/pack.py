@@ -81,8 +81,8 @@ from ..formats import (
     to_fp16_round10,
     write_datums,
 )
-from ..regs.adc import PACKERS
-from ..regs.dst import adj16, adj_rows
+from ..regs.adc import PACKERS, WIDTHS
+from ..regs.dst import adj16, adj16_row, adj_row, adj_rows
 from . import Unit, op
 
 #: Instructions of this unit not implemented yet (each stops a run as unimplemented).
@@ -99,6 +99,11 @@ _ADDR_MOD_PACK_NAMES = tuple(tuple(tuple(f"ADDR_MOD_PACK_SEC{n}_{f}{side}{g}" fo
                                    for side in ("src", "dst")) for n in range(4))
 _EDGE_MASK_NAMES = tuple(f"PCK_EDGE_OFFSET_SEC{c}_mask" for c in range(4))
 _ROW_MAP_NAMES = tuple(f"TILE_ROW_SET_MAPPING_{b}_row_set_mapping_{j}" for b in range(4) for j in range(16))
+_Y_MASK = (1 << WIDTHS["Y"]) - 1
+_Z_MASK = (1 << WIDTHS["Z"]) - 1
+#: every field Packers._edge_keeps_all reads
+_EDGE_KEEP_NAMES = _EDGE_MASK_NAMES + _ROW_MAP_NAMES + ("PCK_EDGE_TILE_FACE_SET_SELECT_enable",
+                                                        "PCK_EDGE_TILE_ROW_SET_SELECT_select")
 U32 = np.uint32
 _F = DataFormat
 _I = Intermediate
@@ -141,6 +146,36 @@ def _float_mask(inter: Intermediate) -> int:
     if inter.exponent_bits == 8:
         return (~((1 << (23 - inter.mantissa_bits)) - 1)) & 0xFFFFFFFF
     return (~((1 << (10 - inter.mantissa_bits)) - 1)) & 0xFFFF
+
+
+def fp32_row_bytes(bits, span, remap=(0, 0)):
+    """FP32 values read from a 32-bit Dst (Dst.md's ``Dst32b``) through one row
+    ``span`` (row, first column, count) and written out unchanged: -> (their high
+    halves as IEEE BF16 bits, uint16; the L1 bytes, little-endian FP32). What
+    ``packer_early`` (DST32_FP32 -> FP32, identity), ``packer_late`` (FP32 -> Float32)
+    and ``write_datums`` make of ``(DstBits[AdjRow] << 16) | DstBits[AdjRow + 8]``."""
+    row, c0, n = span
+    adj = adj_row(row, *remap)
+    hi = bits[adj, c0:c0 + n]
+    hb = (hi & 0x8000) | ((hi & 0xFF) << 7) | ((hi & 0x7F00) >> 8)  # UnshuffleFP32's high half
+    out = np.empty((n, 2), dtype="<u2")
+    out[:, 0] = bits[adj + 8, c0:c0 + n]
+    out[:, 1] = hb
+    return hb, out.tobytes()
+
+
+def bf16_rows_bytes(bits, spans, remap=False):
+    """BF16 values read from a 16-bit Dst (``Dst16b``) through row ``spans`` ((row, first
+    column, count) each, in order) and packed as BF16: -> (the values, uint16; the L1
+    bytes, little-endian). What ``packer_early`` (DST16_BF16 -> BF16, round: there are
+    no bits to drop, so exponent 0 becomes +0 and exponent 255 an infinity of its sign),
+    ``packer_late`` (BF16 -> Float16_b) and ``write_datums`` make of them."""
+    parts = [bits[adj16_row(row, remap), c0:c0 + n] for row, c0, n in spans]
+    x = parts[0] if len(parts) == 1 else np.concatenate(parts)
+    b = (x & 0x8000) | ((x & 0xFF) << 7) | ((x & 0x7F00) >> 8)  # UnshuffleBF16
+    e = b & 0x7F80
+    out = np.where(e == 0, np.uint16(0), np.where(e == 0x7F80, b & 0xFF80, b)).astype("<u2")
+    return out, out.tobytes()
 
 
 def _late_source(inter: Intermediate, late_from: DataFormat) -> Intermediate:
@@ -386,17 +421,17 @@ class Packers(Unit):
             c0 = self.cop.adcs.channel(i, PACKERS, 0)
             c1 = self.cop.adcs.channel(i, PACKERS, 1)
             for ch, (y_clear, y_cr, y_incr, z_clear, z_incr) in ((c0, names[0]), (c1, names[1])):
+                # (Channel.set's truncation to the counter widths, inline)
                 if tg(y_clear):
                     ch.Y = ch.Y_Cr = 0
                 elif tg(y_cr):
-                    ch.set("Y_Cr", ch.Y_Cr + tg(y_incr))
-                    ch.Y = ch.Y_Cr
+                    ch.Y = ch.Y_Cr = (ch.Y_Cr + tg(y_incr)) & _Y_MASK
                 else:
-                    ch.set("Y", ch.Y + tg(y_incr))
+                    ch.Y = (ch.Y + tg(y_incr)) & _Y_MASK
                 if tg(z_clear):
                     ch.Z = ch.Z_Cr = 0
                 else:
-                    ch.set("Z", ch.Z + tg(z_incr))
+                    ch.Z = (ch.Z + tg(z_incr)) & _Z_MASK
 
     def _pack_one(self, t, i, g, bank, which_adc, p0_initial, zero_write, flush, last, intf=1, intf_rows=1,
                   zero_special=False, remap=(0, 0)):
@@ -438,7 +473,18 @@ class Packers(Unit):
             src_addr = ((addr // bpd) & ~xmask) + (adc.X & xmask)
             src_addr += g(f"DEST_TARGET_REG_CFG_PACK_SEC{i}_Offset") << 4
             src_addr &= 0x3FFF
-        if len(interfaces) == 1:
+        span = None
+        if from_dst and 0 < n and interfaces:
+            starts = [(src_addr + 16 * intf_rows * k) & 0x3FFF for k in interfaces]
+            if n <= 16 and all((start & 15) + n <= 16 for start in starts):
+                # each interface's datums sit in one Dst row, in order: (row, first column, count)
+                span = tuple((start >> 4, start & 15, n) for start in starts)
+            elif not n & 15 and not any(start & 15 for start in starts):
+                # whole Dst rows (row numbers wrap at 1024, as the addresses at 0x4000)
+                span = tuple((((start >> 4) + r) & 0x3FF, 0, 16) for start in starts for r in range(n >> 4))
+        if span is not None:
+            dst_addrs = None
+        elif len(interfaces) == 1:
             dst_addrs = (src_addr + 16 * intf_rows * interfaces[0] + np.arange(n, dtype=np.int64)) & 0x3FFF
         else:
             dst_addrs = np.concatenate([src_addr + 16 * intf_rows * k + np.arange(n, dtype=np.int64)
@@ -479,7 +525,9 @@ class Packers(Unit):
 
         # ---- the pipeline ----
         acc = bool(g(pc + "Pack_L1_Acc"))
-        if dst_addrs.size:
+        if span is not None:
+            self._pipeline(t, i, g, bank, what, from_dst, None, in_code, out_fmt, acc, remap, span)
+        elif dst_addrs.size:
             self._pipeline(t, i, g, bank, what, from_dst, dst_addrs, in_code, out_fmt, acc, remap)
         if last or flush:
             if st.pending is not None and st.pending.size:
@@ -531,14 +579,35 @@ class Packers(Unit):
         repr_, inter, mode = early
         return read_32b, inter_code, late_from, repr_, inter, mode
 
-    def _pipeline(self, t, i, g, bank, what, from_dst, a, in_code, out_fmt, acc, remap=(0, 0)):
-        """The pipeline for the datums at Dst addresses ``a`` (row * 16 + column)."""
+    def _pipeline(self, t, i, g, bank, what, from_dst, a, in_code, out_fmt, acc, remap=(0, 0), span=None):
+        """The pipeline for the datums at Dst addresses ``a`` (row * 16 + column), or
+        (``a`` None) the ``span`` (row, first column, count) of one Dst row."""
         cop = self.cop
         st = self.state[i]
         pc = cop.arch.packers.sections[i]
-        n = a.size
         read_32b, inter_code, late_from, repr_, inter, mode = self._early_config(g, in_code, out_fmt, what)
         late_inter = _late_source(inter, late_from)
+        if a is None:
+            if (not g("STACC_RELU_ApplyRelu") & 3 and (g(pc + "Downsample_mask") or 0xFFFF) == 0xFFFF
+                    and not g(pc + "Exp_threshold_en") and self._edge_keeps_all(i, g)):
+                if (read_32b and mode is EarlyMode.IDENTITY and inter is _I.FP32 and late_inter is _I.FP32
+                        and out_fmt is _F.Float32 and len(span) == 1):
+                    # FP32 from a 32-bit Dst, unchanged (untilize): the row's bits, unshuffled
+                    self._tpg_advance(i, g, span[0][2])
+                    hb, data = fp32_row_bytes(cop.dst.bits, span[0], remap)
+                    self._histogram(i, inter, hb, high=True)
+                    self._emit(t, i, st.data, data, out_fmt, acc, what)
+                    return
+                if (not read_32b and repr_ is Repr.DST16_BF16 and mode is EarlyMode.ROUND and inter is _I.BF16
+                        and late_inter is _I.BF16 and out_fmt is _F.Float16_b):
+                    # BF16 from a 16-bit Dst, rounded (no bits to drop) and written as BF16
+                    self._tpg_advance(i, g, sum(k for _, _, k in span))
+                    out, data = bf16_rows_bytes(cop.dst.bits, span, remap[0])
+                    self._histogram(i, inter, out, high=True)
+                    self._emit(t, i, st.data, data, out_fmt, acc, what)
+                    return
+            a = np.concatenate([((row << 4) + c0 + np.arange(k, dtype=np.int64)) for row, c0, k in span]) & 0x3FFF
+        n = a.size
 
         if from_dst:
             # Fetch from Dst (EdgeMasking.md FetchFromDst) and early conversion.
@@ -570,7 +639,7 @@ class Packers(Unit):
             else:
                 v = packer_early(raw, repr_, inter, mode, shift=shift)
             keep_bit = self._edge_mask(i, g, n, col)
-            if not keep_bit.all():
+            if keep_bit is not None and not keep_bit.all():
                 if g("PCK_EDGE_MODE_mode"):
                     if not inter.is_float:
                         raise UndefinedBehaviour(f"{what}: edge masking to -infinity with the integer intermediate "
@@ -637,9 +706,9 @@ class Packers(Unit):
         self._emit(t, i, st.exp, exps.astype(np.uint8), out_fmt, acc, what, exp_stream=True)
         self._emit(t, i, st.data, write_datums(datums, out_fmt), out_fmt, acc, what)
 
-    def _edge_mask(self, i, g, n, col):
-        """EdgeMasking.md: per datum, whether its EdgeMask bit keeps it; advances the
-        packer's tile position generator once per datum."""
+    def _tpg_advance(self, i, g, n):
+        """Advance the packer's tile position generator once per datum, ``n`` times
+        (EdgeMasking.md); -> the state before: (x0, inner, outer, reads, transposed)."""
         st = self.state[i]
         x0, y0, z0 = st.tpg
         reads = g(f"PACK_COUNTERS_SEC{i}_pack_reads_per_xy_plane")
@@ -652,15 +721,36 @@ class Packers(Unit):
         else:
             inner_n, outer_n = inner + rows_n, outer
         st.tpg = [(x0 + n) & 15, outer_n, inner_n] if transposed else [(x0 + n) & 15, inner_n, outer_n]
+        return x0, inner, outer, reads, transposed
+
+    def _edge_keeps_all(self, i, g):
+        """Does every EdgeMask a datum can reach keep every column (no arrays needed)?
+        True when all four masks are 0xFFFF, or (without face sets) every row of the
+        packer's row set maps to a mask that is. Kept with the bank's field values until
+        one of the fields it reads is written."""
+        return g.__self__.derived(("edge_keeps_all", i), _EDGE_KEEP_NAMES, lambda: self._edge_keeps_all_now(i, g))
+
+    def _edge_keeps_all_now(self, i, g):
         mask_values = tuple(map(g, _EDGE_MASK_NAMES))
         if mask_values == (0xFFFF, 0xFFFF, 0xFFFF, 0xFFFF):
-            return np.ones(n, dtype=bool)
+            return True
+        self._row_map(g)
+        if g("PCK_EDGE_TILE_FACE_SET_SELECT_enable"):
+            return False
+        row_set = (g("PCK_EDGE_TILE_ROW_SET_SELECT_select") >> (2 * i)) & 3
+        return all(mask_values[c] == 0xFFFF for c in self._row_map_cache[0][16 * row_set:16 * row_set + 16])
+
+    def _edge_mask(self, i, g, n, col):
+        """EdgeMasking.md: per datum, whether its EdgeMask bit keeps it (None: every
+        datum is kept); advances the packer's tile position generator once per datum."""
+        x0, inner, outer, reads, transposed = self._tpg_advance(i, g, n)
+        if self._edge_keeps_all(i, g):
+            return None
+        mask_values = tuple(map(g, _EDGE_MASK_NAMES))
         row_map = self._row_map(g)
         face_sets = g("PCK_EDGE_TILE_FACE_SET_SELECT_enable")
         if not face_sets:
             row_set = (g("PCK_EDGE_TILE_ROW_SET_SELECT_select") >> (2 * i)) & 3
-            if all(mask_values[c] == 0xFFFF for c in self._row_map_cache[0][16 * row_set:16 * row_set + 16]):
-                return np.ones(n, dtype=bool)  # every row's mask keeps every column
         # Advance() n times from (x0, y0, z0): entry k is the state before datum k
         # (entry n, the state left for the next datum, is st.tpg above).
         k = x0 + np.arange(n + 1, dtype=np.int64)
@@ -760,11 +850,14 @@ class Packers(Unit):
             v = np.where(v > thr, thr, v)
         return v.astype(U32)
 
-    def _histogram(self, i, inter, v):
-        """ExponentHistogram.md ``Update`` for each datum."""
+    def _histogram(self, i, inter, v, high=False):
+        """ExponentHistogram.md ``Update`` for each datum. ``high``: ``v`` holds only the
+        high 16 bits of FP32-layout values."""
         if v.size == 0 or inter in (_I.INT8, _I.UINT8):
             return
-        if inter.is_float and inter.exponent_bits == 5:
+        if high:
+            e = (v >> 7) & 0xFF
+        elif inter.is_float and inter.exponent_bits == 5:
             e = (v >> 10) & 0x1F
         elif inter is _I.INT16:
             e = v & 0xFF
@@ -780,29 +873,32 @@ class Packers(Unit):
     # -- output --------------------------------------------------------------------------
     def _emit(self, t, i, stream, data, out_fmt, acc, what, exp_stream=False):
         """Append bytes to a stream's buffer; write out every complete 16 bytes."""
-        stream.buf.extend(np.asarray(data, dtype=np.uint8).tobytes())
+        stream.buf.extend(data if type(data) is bytes else np.asarray(data, dtype=np.uint8).tobytes())
         if len(stream.buf) >= 16:
             self._store(t, i, stream, out_fmt, acc, what, exp_stream)
 
     def _store(self, t, i, stream, out_fmt, acc, what, exp_stream=False):
         full = (len(stream.buf) // 16) * 16
-        chunk = np.frombuffer(bytes(stream.buf[:full]), dtype=np.uint8)
+        chunk = stream.buf[:full]
         del stream.buf[:full]
         addr = stream.byte_address
         if addr < 0 or addr + full > self.cop.arch.l1_size:
             raise GuestFault(f"{what}: writes L1 bytes {addr:#x}..{addr + full - 1:#x}, beyond L1 (there is no "
                              "memory there)")
         tile = self.cop.tile
-        l1 = np.frombuffer(tile.l1, dtype=np.uint8)
         if acc:
             if exp_stream:
                 raise UndefinedBehaviour(f"{what}: L1 accumulation of a BFP exponent stream")
-            chunk = accumulate(l1[addr:addr + full].copy(), chunk, out_fmt, what)
-        l1[addr:addr + full] = chunk
-        code = np.frombuffer(tile.is_code, dtype=np.uint8)[addr >> 2:(addr + full + 3) >> 2]
-        if code.any():
-            for w in np.nonzero(code)[0]:
-                tile.invalidate_code(int((addr >> 2) + w) << 2)
+            l1 = np.frombuffer(tile.l1, dtype=np.uint8)
+            l1[addr:addr + full] = accumulate(l1[addr:addr + full].copy(), np.frombuffer(bytes(chunk), dtype=np.uint8),
+                                              out_fmt, what)
+        else:
+            tile.l1[addr:addr + full] = chunk
+        code = tile.is_code[addr >> 2:(addr + full + 3) >> 2]
+        if code.count(0) != len(code):
+            for w, c in enumerate(code):
+                if c:
+                    tile.invalidate_code(((addr >> 2) + w) << 2)
         tile.activity[0] = 1
         stream.byte_address = addr + full
         self.state[i].writes += full // 16

@@ -99,6 +99,19 @@ def src_rows(src):
     return rows
 
 
+def _span_bounds(dat_u, n, row_shift, row_stride_u, ds_u):
+    """The lowest and highest of UNPACR's datum addresses (sixteenths of a byte) without
+    FIFO wrapping: datum k (0 <= k < n, n > 0) at ``dat_u + (k >> row_shift) *
+    row_stride_u + (k & (2**row_shift - 1)) * ds_u``, strides not negative. The lowest
+    is datum 0's; the highest the last datum's or the end of the row before it."""
+    m = (1 << row_shift) - 1
+    r_last = (n - 1) >> row_shift
+    hi = dat_u + r_last * row_stride_u + ((n - 1) & m) * ds_u
+    if r_last:
+        hi = max(hi, dat_u + (r_last - 1) * row_stride_u + m * ds_u)
+    return dat_u, hi
+
+
 class _UnpackView:
     """Configuration-derived values of one UNPACR setting (see Unpackers._view)."""
 
@@ -155,9 +168,6 @@ class Unpackers(Unit):
         self.descriptor_word = tuple(cop.config.fields[f"THCON_SEC{u}_REG0_TileDescriptor"][0] for u in (0, 1))
         #: ``Unpackers[i].ContextCounter[thread]`` (uint3).
         self.context_counter = [[0, 0, 0], [0, 0, 0]]
-        #: (thread, unpacker, bank, MultiContextMode, context) -> (config versions,
-        #: _UnpackView), see _view.
-        self._views = {}
         #: unpack_convert argument sets (formats, flags) that convert without stopping the run
         self._formats_ok = set()
 
@@ -402,9 +412,20 @@ class Unpackers(Unit):
         # rows of whole-byte datums back to back without FIFO wrapping: datum k at
         # dat_u + k * ds_u (read as one slice below)
         contiguous = not fifo and not ds_u & 15 and row_stride_u == ds_u << row_shift
-        idx = None if contiguous and not bfp else np.arange(n, dtype=np.int64)
+
+        # An UNPACR that will wait for its Src bank (below) is retried until the bank is
+        # handed back; each attempt does what it did (warnings, checks that stop the run)
+        # but reads and converts no datums, whose values would be thrown away.
+        which = _WHICH[u]
+        src = cop.src
+        waiting = n > 0 and src.allowed[which][src.unpack_bank[which]] != UNPACK
+        # without FIFO wrapping, a waiting attempt checks the bounds of the addresses
+        # below without making them (_span_bounds)
+        bounds_only = waiting and not fifo
+
+        idx = None if (contiguous and not bfp) or bounds_only else np.arange(n, dtype=np.int64)
         nrows = (n + (1 << row_shift) - 1) >> row_shift
-        if contiguous:
+        if contiguous or bounds_only:
             pass
         elif fifo:
             starts = np.empty(nrows, dtype=np.int64)
@@ -414,15 +435,8 @@ class Unpackers(Unit):
                 a = wrap(a + row_stride_u)
         else:
             starts = dat_u + np.arange(nrows, dtype=np.int64) * row_stride_u
-        if not contiguous:
+        if not contiguous and not bounds_only:
             addr_u = starts[idx >> row_shift] + (idx & ((1 << row_shift) - 1)) * ds_u if n else idx
-
-        # An UNPACR that will wait for its Src bank (below) is retried until the bank is
-        # handed back; each attempt does what it did (warnings, checks that stop the run)
-        # but reads and converts no datums, whose values would be thrown away.
-        which = _WHICH[u]
-        src = cop.src
-        waiting = n > 0 and src.allowed[which][src.unpack_bank[which]] != UNPACK
 
         # Exponent addresses: +1/16 byte per datum, Wrap at each 16-byte boundary.
         exp_bits = None
@@ -440,13 +454,21 @@ class Unpackers(Unit):
                         e += k
                         if e % 256 == 0:
                             e = wrap(e)
+                elif bounds_only:  # exp_u + k for k < n, one byte each
+                    self._check_l1(t, u, exp_u >> 4, ((exp_u + n - 1) >> 4) + 1, 1)
                 else:
                     pos = exp_u + idx
-                exp_bits = self._read_l1(t, u, pos >> 4, 8, 0, check_only=waiting)
+                exp_bits = (np.zeros(0, dtype=np.uint32) if bounds_only
+                            else self._read_l1(t, u, pos >> 4, 8, 0, check_only=waiting))
 
         # Read and convert.
         if n and contiguous:  # whole bytes one after the other: one slice of L1
             raw = self._read_l1_run(t, u, dat_u >> 4, n, bits, check_only=waiting)
+        elif bounds_only:
+            lo_u, hi_u = _span_bounds(dat_u, n, row_shift, row_stride_u, ds_u)
+            nbytes = max(bits // 8, 1)
+            self._check_l1(t, u, lo_u >> 4, (hi_u >> 4) + nbytes, nbytes)
+            raw = np.zeros(0, dtype=np.uint32)
         elif n:
             raw = self._read_l1(t, u, addr_u >> 4, bits, (addr_u & 15) >> 1, check_only=waiting)
         else:
@@ -520,17 +542,21 @@ class Unpackers(Unit):
 
     def _view(self, thread, u, bank, MultiContextMode, ctx):
         """The configuration-derived values of an UNPACR (UNPACR_Regular.md) for this
-        thread, unpacker, bank and context, kept until a configuration write (Config or
-        ThreadConfig)."""
+        thread, unpacker, bank and context, kept with the bank's field values until a
+        write to a Config word they were read from, or any ThreadConfig write."""
         cfg = self.cop.config
-        key = (thread, u, bank, bool(MultiContextMode), ctx)
-        hit = self._views.get(key)
-        if hit is not None and hit[0] == cfg.version and hit[1] == cfg.thread_version:
-            return hit[2]
+        values = cfg.values[bank]
+        key = ("unpack_view", thread, u, bool(MultiContextMode), ctx)
+        hit = values.get(key)
+        if hit is not None and hit[0] == cfg.thread_version:
+            return hit[1]
         sec = f"THCON_SEC{u}_"
         unp = f"UNP{u}_"
+        read = []  # the fields read, which the view depends on
 
-        g = cfg.values[bank].__getitem__  # cfg.get(name, bank)
+        def g(name):  # cfg.get(name, bank)
+            read.append(name)
+            return values[name]
 
         v = _UnpackView()
         desc = v.desc = tile_descriptor([cfg.word(self.descriptor_word[u] + k, bank) for k in range(4)])
@@ -607,7 +633,7 @@ class Unpackers(Unit):
         v.context_count = g(f"{sec}REG2_Context_count")
         v.base_row = (cfg.thread_get(thread, "SRCB_SET_Base" if u else "SRCA_SET_Base") << 4) & 0x3F
         v.src_reg_set_upd = g(f"{sec}REG2_Unpack_Src_Reg_Set_Upd")
-        self._views[key] = (cfg.version, cfg.thread_version, v)
+        values.keep(key, (cfg.thread_version, v), read, [self.descriptor_word[u] + k for k in range(4)])
         return v
 
     def _read_l1(self, t, u, byte_addr, bits, bit_shift, check_only=False):
