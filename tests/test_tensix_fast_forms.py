@@ -455,3 +455,23 @@ def test_bf16_rows_bytes_matches_the_chain_for_any_spans(starts, n, remap, seed)
     out, data = bf16_rows_bytes(bits, spans, remap)
     assert data == want
     assert np.array_equal((out >> 7) & 0xFF, (v >> 23) & 0xFF)
+
+
+def test_packer_tables_match_their_arithmetic_forms_for_every_value():
+    """fp32_row_bytes / bf16_rows_bytes unshuffle and round by table: every 16-bit Dst
+    value (as both halves of an FP32 datum), against the arithmetic forms they replace."""
+    from ttemu.tensix.units.pack import bf16_rows_bytes, bf16_rows_bytes_ref, fp32_row_bytes, fp32_row_bytes_ref
+    values = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16)
+    rng = np.random.default_rng(7)
+    for base in range(0, 4096, 512):
+        bits = values[16 * base:16 * (base + 512)].reshape(512, 16)
+        bits = np.concatenate([bits, bits[rng.permutation(512)]])  # 1024 rows: low halves differ from high
+        for b in (bits, np.roll(bits, 8, axis=0)):  # each storage row as a high half and as a low half
+            for row in range(1024):
+                remap = (row & 1, row & 2)
+                got, want = fp32_row_bytes(b, (row, 0, 16), remap), fp32_row_bytes_ref(b, (row, 0, 16), remap)
+                assert got[1] == want[1] and np.array_equal(got[0], want[0]), (base, row, remap)
+        for row in range(1024):
+            spans = [(row, 0, 16), ((row + 5) & 0x3FF, 2, 9)]
+            got, want = bf16_rows_bytes(bits, spans, row & 1), bf16_rows_bytes_ref(bits, spans, row & 1)
+            assert got[1] == want[1] and np.array_equal(got[0], want[0]), (base, row)
