@@ -60,10 +60,23 @@ def adj_row(row: int, remap=False, swizzle=False) -> int:
 
 
 class Dst:
+    """``bits`` is DstBits (uint16 [1024, 16]). The Matrix Unit may defer its writes
+    (runs of MVMULs, computed together): it sets ``pending`` to a callable that applies
+    them to ``raw``, which every read of ``bits`` runs first, so anyone reading or writing
+    Dst through ``bits`` sees it as if each instruction had written it at once."""
+
     def __init__(self):
-        self.bits = np.zeros((ROWS, COLS), dtype=np.uint16)
+        self.raw = np.zeros((ROWS, COLS), dtype=np.uint16)
+        self.pending = None  # callable() applying deferred writes to raw
         self.aliased16 = False  # RISCV_DEBUG_REG_DBG_FEATURE_DISABLE bit 11
         self.on_aliased_write = None  # callable() run on a Dst16 write while aliased
+
+    @property
+    def bits(self):
+        if self.pending is not None:
+            apply, self.pending = self.pending, None
+            apply()
+        return self.raw
 
     def map16(self, rows, write=False):
         """DstBits rows holding Dst16b ``rows`` (an int array) in the current mode."""

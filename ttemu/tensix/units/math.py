@@ -54,6 +54,7 @@ from ..formats import layout as L
 from ..regs.dst import adj16, adj_rows
 from . import Unit, Wait, op
 from . import fpu_datapath as FD
+from .fpu_fused import FusedMvmul
 
 #: Instructions of this unit not implemented (each stops a run as unimplemented).
 #: The legacy instructions have no page with a functional model (MatrixUnit.md,
@@ -141,6 +142,14 @@ def _bf16_tables():
 
 
 _UNSHUF_BF16, _SHUF_BF16, _DST_EXP, _DST_MAN, _DST_SIGN = _bf16_tables()
+
+
+def dst_decode_tables():
+    """(_DST_EXP, _DST_MAN, _DST_SIGN): the reference path's Dst decode tables (the fused
+    path, fpu_fused, has its own)."""
+    return _DST_EXP, _DST_MAN, _DST_SIGN
+
+
 _ZEROS16 = np.zeros((16, 16), dtype=np.int64)
 
 
@@ -173,6 +182,8 @@ class MatrixUnit(Unit):
         self._has_remap = "DEST_ACCESS_CFG_remap_addrs" in cfg.fields
         self._rm = (0, 0)
         self._rm_version = -1
+        self._fused = FusedMvmul()
+        self._deferred = []  # MVMULs waiting for the next access to Dst (_fused_mvmul)
 
     def _view(self, ti, mnemonic):
         """``(bank, style, use32, dst_base, fid_base)`` of thread ``ti``: its Config bank,
@@ -414,21 +425,22 @@ class MatrixUnit(Unit):
         accumulator (fpu_datapath.accumulate), in the Dst format of ``style`` /
         ``use32``."""
         fp16 = style == FP16
+        dst_exp, dst_man, dst_sign = dst_decode_tables()
         if not add_dst:
             ed = ds = _ZEROS16[:nrows]
         elif use32 and (row & 7) + nrows <= 8 and self._remap() is None:
             a = ((row & 0x1F8) << 1) | (row & 0x207)
             bits = self.cop.dst.bits
             h = bits[a:a + nrows]
-            ed = _DST_EXP[h]
-            ds = _DST_MAN[h] + _DST_SIGN[h] * bits[a + 8:a + 8 + nrows]
+            ed = dst_exp[h]
+            ds = dst_man[h] + dst_sign[h] * bits[a + 8:a + 8 + nrows]
         elif use32:
             ed, ds = FD.dst_decode(self._read_ieee32(row, nrows))
         elif fp16:
             ed, ds = FD.dst_decode(FD.dst_in_fp16(L.dst16_to_fp16(self._read16(row, nrows))))
         else:
             h = self._read16(row, nrows)
-            ed, ds = _DST_EXP[h], _DST_MAN[h]
+            ed, ds = dst_exp[h], dst_man[h]
         bits = FD.accumulate(terms, ed, ds, use32, not fp16)
         if use32:
             self._write_ieee32(row, bits)
@@ -485,6 +497,8 @@ class MatrixUnit(Unit):
                     self._accumulate_int(dst_row + 2 * k, prod)
             else:
                 self._accumulate_int(dst_row, prod)
+        elif not broadcast and style != FP16 and self._fused_mvmul(a, b, style == BF16, phase, dst_row, nrows, use32):
+            pass
         else:
             sums = FD.dot(a, b, style == FP16, style == BF16, use32, phase)
             if broadcast:
@@ -495,6 +509,37 @@ class MatrixUnit(Unit):
         self._flip(ti, clear_dvalid)
         cop.rwcs.apply_addr_mod(ti, addr_mode)
         return None
+
+    def _fused_mvmul(self, a, b, bf16, phase, row, n, use32):
+        """Dst rows ``row``.. += ``b`` @ ``a`` through fpu_fused (the numbers of
+        FD.dot + _fpu_accumulate) when the rows are plain slices of DstBits, deferred: the
+        job joins ``_deferred``, applied (FusedMvmul.run) on the next access to
+        ``cop.dst.bits`` (regs/dst.py) or once 64 are waiting. False (and nothing done)
+        when the rows are not plain slices."""
+        if self._remap() is not None:
+            return False
+        if use32:
+            if (row & 7) + n > 8:
+                return False
+            r = ((row & 0x1F8) << 1) | (row & 0x207)
+            self._forget32(row, n)
+        else:
+            if row + n > 1024 or self.cop.dst.aliased16:
+                return False
+            r = row
+            self._forget16(row, n)
+        jobs = self._deferred
+        jobs.append((a, b, bf16, phase, r, use32))
+        dst = self.cop.dst
+        if dst.pending is None:
+            dst.pending = self._apply_deferred
+        elif len(jobs) >= 64:
+            dst.bits  # applies them
+        return True
+
+    def _apply_deferred(self):
+        jobs, self._deferred = self._deferred, []
+        self._fused.run(jobs, self.cop.dst.raw)
 
     @op
     def MVMUL(self, t, clear_dvalid, instr_mod19, addr_mode, dst):
@@ -557,6 +602,9 @@ class MatrixUnit(Unit):
             else:
                 r = _src_int8(a) - _src_int8(b)
             self._accumulate_int(dst_row, r, add_dst)
+        elif style != FP16 and (kind == "mul" or phase == 0) and self._fused_elw(
+                a, b, kind, style == BF16, phase, dst_row, use32, add_dst):
+            pass
         else:
             fp16, bf16 = style == FP16, style == BF16
             if kind == "mul":
@@ -567,6 +615,30 @@ class MatrixUnit(Unit):
         self._flip(ti, clear_dvalid)
         cop.rwcs.apply_addr_mod(ti, addr_mode)
         return None
+
+    def _fused_elw(self, a, b, kind, bf16, phase, row, use32, add_dst):
+        """ELWMUL / ELWADD / ELWSUB through fpu_fused (the numbers of FD.elw_mul /
+        FD.elw_add + _fpu_accumulate) when the 8 Dst rows are plain slices of DstBits;
+        False (and nothing done) otherwise."""
+        if self._remap() is not None:
+            return False
+        bits = self.cop.dst.bits
+        if use32:
+            r = ((row & 0x1F8) << 1) | (row & 0x207)
+            hi, lo = bits[r:r + 8], bits[r + 8:r + 16]
+        elif self.cop.dst.aliased16:
+            return False
+        else:
+            hi, lo = bits[row:row + 8], None
+        if kind == "mul":
+            self._fused.elw_mul(a, b, bf16, phase, hi, lo)
+        else:
+            self._fused.elw_add(a, b, kind == "sub", bf16, hi, lo, add_dst)
+        if use32:
+            self._forget32(row, 8)
+        else:
+            self._forget16(row, 8)
+        return True
 
     @op
     def ELWADD(self, t, clear_dvalid, dest_accum_en, instr_mod19, addr_mode, dst):

@@ -1,0 +1,368 @@
+"""The Matrix Unit's products and their accumulation into Dst in one pass of float64
+array operations, for the 8-bit-exponent Src styles (BF16, TF32) with a BF16 (Dst16) or
+FP32 (Dst32) Dst: MVMUL / DOTPV / GAPOOL (``dot_accumulate``: the numbers of
+``fpu_datapath.dot`` + ``accumulate``), ELWMUL (``elw_mul``) and ELWADD / ELWSUB in
+fidelity phase 0 (``elw_add``), in about half the numpy calls of the reference forms
+(tests/test_fpu_fused.py compares them bit for bit). FP16 and INT8 styles, broadcast
+MVMUL rows and remapped or aliased Dst rows keep the reference path (math.py). The
+Matrix Unit defers MVMULs and hands a run of them to ``run``: the products of the whole
+run at once, then the accumulations in waves of distinct Dst blocks (the same bits as
+``dot_accumulate`` one job after the other, tested).
+
+How each step stays exact (every value below is an integer times a power of two with at
+most 53 significant bits, so float64 holds it exactly):
+
+* Src lookups (small tables): the sign and mantissa (bits 18..8) give the signed
+  fidelity bits, the exponent (bits 7..0) ``2**e x scale`` (0 for a zero operand). The
+  scales make the product of SrcA's and SrcB's ``2**(ea + eb + adj - 1)`` (``adj``:
+  fpu_datapath.prod_adj), so a group's largest one is ``Pg = 2**(E - 1)`` with ``E`` the
+  group's exponent; a group of zero products gets ``2**(adj - 1)`` (the max's
+  ``initial``).
+* Group rounding (half away from zero): each product divided by ``2**emx`` is ``m x 2**-d``
+  with ``m`` < 2**12; multiplied by ``1 + 2**-40`` (exact: 12 + 41 bits) it moves off every
+  tie by less than any non-tie's distance to one, so round-half-even (``rint``) rounds it
+  half away from zero. ELWADD's smaller operand is aligned the same way (11-bit
+  mantissas), and the larger comes out exact.
+* ``floor(Pg)`` is ``2**(E - 1)`` where ``E >= 1`` and 0 where ``E <= 0``: the group's
+  sum scaled (``S x floor(Pg)``) is already zero where the reference drops it, and the
+  largest of these and ``2**(ed - 1)`` (the Dst value's) is ``Pm = 2**(emax - 1)``.
+* Alignment to ``emax``: ``floor(V / 2**(emax + 1) + 1/2)`` (then, for a 16-bit Dst, to a
+  multiple of 2**13 half up: one floor of ``(V / 2**(emax + 1) + 4096.5) / 8192``); the
+  Dst value (half away from zero) carries the reference's ``-1`` for a negative value in
+  its table and, for a 16-bit Dst, ``4095.5`` for ``4096.5``.
+* Normalising and rounding the sum: ``sum x Pm x 2**-k`` has the float64 exponent of the
+  result's FP32 exponent field (less 127); adding half a unit of the kept precision to
+  its bits and clearing the bits below rounds the magnitude half up, a carry moving into
+  the exponent as in the reference; the cast to float32 is then exact, gives infinity for
+  an exponent >= 255 (the reference's sign | 255 | 0) and a subnormal for an exponent <= 0,
+  which the output tables flush to +0. A sum of -1 unit (FP32 Dst) is replaced by
+  ``-2**27``, which renormalises as the reference's.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..formats import layout as L
+from . import fpu_datapath as FD
+
+_TIE = 1.0 + 2.0 ** -40  # moves products off ties (see the module docstring)
+_C16 = 4096.5 / 8192  # rounding constant of a term / non-negative Dst value (Dst16)
+_C16_NEG = 4095.5 / 8192  # ... of a negative Dst value
+_GAMMA16 = 2.0 ** -136  # sum x Pm x this: float64 exponent = FP32 exponent field - 127
+_GAMMA32 = 2.0 ** -149
+_MINUS_ONE_32 = -2.0 ** 27  # a sum of -1 unit (FP32 Dst) renormalises as 28 bits long
+
+
+def src_tables(bf16, operand, part):
+    """Small float64 tables of one operand and fidelity part: Src bits >> 8 (sign,
+    mantissa) -> the signed fidelity bits [2048], and the low 8 bits (the exponent) ->
+    2**e x scale [256] (0 for a zero operand), see the module docstring; SrcA's scale is
+    2**(-128 - 5 part), SrcB's 2**(-7 part)."""
+    man = np.arange(1 << 10, dtype=np.int64) | 0x400
+    if bf16:
+        man &= 0x7F8
+    bits = FD.srca_bits(man, part) if operand == "A" else FD.srcb_bits(man, part << 1)
+    pw = np.ldexp(1.0, np.arange(256))
+    pw[0] = 0.0  # exponent 0: a zero operand
+    pw *= 2.0 ** (-128 - 5 * part) if operand == "A" else 2.0 ** (-7 * part)
+    return np.concatenate([bits, -bits]).astype(np.float64), pw
+
+
+def elw_tables(bf16):
+    """Small float64 tables for ELWADD / ELWSUB: Src bits >> 8 (sign, mantissa) -> the
+    signed 11-bit mantissa [2048]; the low 8 bits (the exponent) -> ``2**e`` (0 for a zero
+    operand) and -> ``2**(e - 1)`` (a zero operand has exponent 0, fpu_datapath.elw_add)
+    [256] each."""
+    man = np.arange(1 << 10, dtype=np.int64) | 0x400
+    if bf16:
+        man &= 0x7F8
+    sm = np.concatenate([man, -man]).astype(np.float64)
+    pw = np.ldexp(1.0, np.arange(256))
+    half = pw * 0.5
+    pw[0] = 0.0
+    return sm, pw, half
+
+
+def dst_tables():
+    """Tables over the 2**16 Dst16 (BF16 layout: sign, mantissa, exponent) patterns h,
+    which are also the high halves of Dst32 rows: the Dst value V (twice the signed
+    24-bit mantissa, less 1 when negative, x 2**(ed - 15)) of a 16-bit Dst, the factor of
+    a Dst32's low half in it, its ``2**(ed - 1)`` and its rounding constant (16-bit Dst);
+    and over IEEE BF16 / FP32 high halves (sign, exponent, mantissa): the Dst16 pattern
+    (0 for exponent 0) and the mask of the low half. Built as outer products of
+    [sign, mantissa] and [exponent] (tests compare them with fpu_datapath.dst_decode)."""
+    e = np.arange(256)
+    scale = np.ldexp(1.0, e - 15)
+    scale[0] = 0.0  # exponent 0: zero
+    m = (np.arange(128) | 128) << 17  # twice the 24-bit mantissa with the hidden bit
+    sm = np.concatenate([m, -m - 1])  # [sign, mantissa]; less 1 when negative
+    value = np.multiply.outer(sm, scale).reshape(-1)
+    low = np.multiply.outer(np.repeat([2.0, -2.0], 128), scale).reshape(-1)
+    power = np.tile(np.ldexp(1.0, e - 1), 256)
+    const = np.empty(1 << 16)
+    const[:1 << 15] = _C16  # sign clear
+    const[1 << 15:] = _C16_NEG
+    h = np.arange(1 << 16, dtype=np.uint32)
+    flush = (h & 0x7F80) == 0
+    shuf = L.dst16_from_bf16(h).astype(np.uint16)
+    shuf[flush] = 0
+    lo_mask = np.where(flush, 0, 0xFFFF).astype(np.uint16)
+    return value, low, power, const, shuf, lo_mask
+
+
+class FusedMvmul:
+    """Preallocated buffers and the tables in use for ``dot_accumulate`` (one per Matrix
+    Unit)."""
+
+    def __init__(self):
+        self._bufs = {}
+        self._run_bufs = {}
+        self._src = {}
+        self._dst = None
+        self._elw = {}
+
+    def _buffers(self, n):
+        b = self._bufs.get(n)
+        if b is None:
+            b = self._bufs[n] = (np.empty((16, n, 16)), np.empty((16, n, 16)), np.empty((3, n, 16)),
+                                 np.empty((3, n, 16)), np.full((3, n, 16), _C16))
+        return b
+
+    def _tables(self, bf16, phase):
+        key = (bf16, phase)
+        t = self._src.get(key)
+        if t is None:
+            t = self._src[key] = (src_tables(bf16, "A", phase & 1) + src_tables(bf16, "B", phase >> 1)
+                                  + (2.0 ** (-128 - 5 * (phase & 1) - 7 * (phase >> 1)),))
+        return t
+
+    def _elw_tables(self, bf16):
+        t = self._elw.get(bf16)
+        if t is None:
+            t = self._elw[bf16] = elw_tables(bf16)
+        return t
+
+    def dot_accumulate(self, a, b, bf16, phase, hi, lo=None):
+        """Dst += SrcB rows ``b`` [n, 16] @ SrcA ``a`` [16, 16] (19-bit Src values, uint)
+        for one fidelity phase, on Dst rows given as uint16 views: ``hi`` the Dst16 rows
+        (BF16 layout) or, with ``lo``, the high and low halves of Dst32 (FP32) rows.
+        Writes the result into ``hi`` (and ``lo``)."""
+        n = b.shape[0]
+        x, p, xs, ps, cs = self._buffers(n)
+        sa, pa, sb, pb, kappa = self._tables(bf16, phase)
+        a = a.astype(np.intp)
+        bt = b.T.astype(np.intp)
+        pa = pa[a & 0xFF]
+        pb = pb[bt & 0xFF]
+        np.multiply(pb[:, :, None], pa[:, None, :], out=p)  # [k, i, j]
+        pa *= sa[a >> 8]  # the signed values x scale
+        pb *= sb[bt >> 8]
+        np.multiply(pb[:, :, None], pa[:, None, :], out=x)  # the products x 2**(adj - 1)
+        pg = np.maximum.reduce(p.reshape(2, 8, n, 16), axis=1, initial=kappa)  # [group, i, j]
+        x4 = x.reshape(2, 8, n, 16)
+        np.multiply(x4, np.divide(_TIE, pg)[:, None], out=x4)
+        np.rint(x, out=x)
+        np.add.reduce(x4, axis=1, out=xs[1:])
+        np.floor(pg, out=ps[1:])
+        np.multiply(xs[1:], ps[1:], out=xs[1:])
+        self._accumulate(xs, ps, cs, hi, lo)
+
+    def run(self, jobs, bits):
+        """Apply deferred MVMULs ``jobs`` [(a, b, bf16, phase, r, use32), ...] (``a``, ``b``
+        as ``dot_accumulate`` takes them; ``r`` the first DstBits row of the block, whose
+        low halves are 8 rows further with ``use32``) to DstBits ``bits``, with the numbers
+        of ``dot_accumulate`` one job after the other: the products of consecutive jobs
+        with the same (bf16, use32, rows) together (each job with the tables of its
+        fidelity phase), then their accumulations in waves, wave ``c`` taking every job
+        that is the ``c``-th of the run on its Dst block (the blocks of such a run are
+        aligned and of one size: two overlap only if equal)."""
+        i, count = 0, len(jobs)
+        while i < count:
+            _, b0, bf16, _, _, use32 = jobs[i]
+            n = b0.shape[0]
+            j = i + 1
+            while j < count and jobs[j][2] == bf16 and jobs[j][5] == use32 and jobs[j][1].shape[0] == n:
+                j += 1
+            self._run(jobs[i:j], bits, bf16, use32, n)
+            i = j
+
+    def _phase_tables(self, bf16):
+        """Both fidelity parts' tables end to end (part 1 at +2048 / +256)."""
+        key = ("parts", bf16)
+        t = self._src.get(key)
+        if t is None:
+            a0, a1 = src_tables(bf16, "A", 0), src_tables(bf16, "A", 1)
+            b0, b1 = src_tables(bf16, "B", 0), src_tables(bf16, "B", 1)
+            t = self._src[key] = tuple(np.concatenate([x, y]) for x, y in zip(a0 + b0, a1 + b1))
+        return t
+
+    def _run(self, jobs, bits, bf16, use32, n):
+        # arrays [k, i, j, job] (the job innermost: long inner loops)
+        w = len(jobs)
+        a = np.array([j[0] for j in jobs], dtype=np.intp).transpose(1, 2, 0).copy()  # [k, j, job]
+        bt = np.array([j[1] for j in jobs], dtype=np.intp).transpose(2, 1, 0).copy()  # [k, i, job]
+        phases = [j[3] for j in jobs]
+        sa, pa, sb, pb = self._phase_tables(bf16)
+        part_a = np.array([ph & 1 for ph in phases], dtype=np.intp)  # per job
+        part_b = np.array([ph >> 1 for ph in phases], dtype=np.intp)
+        # the smallest 2**(adj - 1) of the run: below every non-zero product of any job, so
+        # a group of zero products still floors to 0 (and its products are all 0)
+        kappa = 2.0 ** (-128 - 5 * int(part_a.max()) - 7 * int(part_b.max()))
+        buf = self._run_bufs.get(n)
+        if buf is None or buf[0].shape[3] != w:  # for the last batch size only (1 MiB each for 64 MVMULs)
+            buf = self._run_bufs[n] = (np.empty((16, n, 16, w)), np.empty((16, n, 16, w)))
+        p, x = buf
+        pa = pa[(a & 0xFF) + (part_a << 8)]
+        pb = pb[(bt & 0xFF) + (part_b << 8)]
+        np.multiply(pb[:, :, None], pa[:, None], out=p)  # [k, i, j, job]
+        pa *= sa[(a >> 8) + (part_a << 11)]
+        pb *= sb[(bt >> 8) + (part_b << 11)]
+        np.multiply(pb[:, :, None], pa[:, None], out=x)
+        pg = np.maximum.reduce(p.reshape(2, 8, n, 16, w), axis=1, initial=kappa)  # [group, i, j, job]
+        x5 = x.reshape(2, 8, n, 16, w)
+        np.multiply(x5, np.divide(_TIE, pg)[:, None], out=x5)
+        np.rint(x, out=x)
+        terms = np.add.reduce(x5, axis=1)
+        powers = np.floor(pg)
+        terms *= powers
+        terms = np.ascontiguousarray(terms.transpose(0, 3, 1, 2))  # [group, job, i, j]
+        powers = np.ascontiguousarray(powers.transpose(0, 3, 1, 2))
+        waves, seen = [], {}
+        for k, job in enumerate(jobs):
+            c = seen.get(job[4], 0)
+            seen[job[4]] = c + 1
+            if c == len(waves):
+                waves.append([])
+            waves[c].append(k)
+        for wave in waves:
+            m = len(wave)
+            if m == 1:  # one job: its Dst rows as slices
+                k = wave[0]
+                r = jobs[k][4]
+                _, _, xs, ps, cs = self._buffers(n)
+                xs[1:] = terms[:, k]
+                ps[1:] = powers[:, k]
+                self._accumulate(xs, ps, cs, bits[r:r + n], bits[r + 8:r + 8 + n] if use32 else None)
+                continue
+            rows = np.array([jobs[k][4] for k in wave])[:, None] + np.arange(n)  # [m, n]
+            xs, ps, cs = self._wave_buffers(m * n)
+            if m == w:
+                xs[1:] = terms.reshape(2, m * n, 16)
+                ps[1:] = powers.reshape(2, m * n, 16)
+            else:
+                xs[1:] = terms[:, wave].reshape(2, m * n, 16)
+                ps[1:] = powers[:, wave].reshape(2, m * n, 16)
+            hi = bits[rows].reshape(m * n, 16)
+            lo = bits[rows + 8].reshape(m * n, 16) if use32 else None
+            self._accumulate(xs, ps, cs, hi, lo)
+            bits[rows] = hi.reshape(m, n, 16)
+            if use32:
+                bits[rows + 8] = lo.reshape(m, n, 16)
+
+    def _wave_buffers(self, rows):
+        key = ("wave", rows)
+        b = self._bufs.get(key)
+        if b is None:
+            b = self._bufs[key] = (np.empty((3, rows, 16)), np.empty((3, rows, 16)), np.full((3, rows, 16), _C16))
+        return b
+
+    def _elw_buffers(self):
+        b = self._bufs.get("elw")
+        if b is None:
+            b = self._bufs["elw"] = (np.empty((2, 8, 16)), np.empty((2, 8, 16)), np.full((2, 8, 16), _C16))
+        return b
+
+    def elw_mul(self, a, b, bf16, phase, hi, lo=None):
+        """ELWMUL (one fidelity phase) of Src [8, 16] bit arrays ``a`` and ``b`` into Dst
+        rows ``hi`` (``lo``) as ``dot_accumulate``: the numbers of fpu_datapath.elw_mul +
+        accumulate."""
+        xs, ps, cs = self._elw_buffers()
+        sa, pa, sb, pb, kappa = self._tables(bf16, phase)
+        a = a.astype(np.intp)
+        b = b.astype(np.intp)
+        p = pa[a & 0xFF]
+        p *= pb[b & 0xFF]
+        np.floor(p, out=ps[1])  # 2**(e - 1), 0 where e <= 0 (dropped)
+        x = sa[a >> 8]
+        x *= sb[b >> 8]
+        np.multiply(x, ps[1], out=xs[1])
+        self._accumulate(xs, ps, cs, hi, lo)
+
+    def elw_add(self, a, b, sub, bf16, hi, lo=None, add_dst=True):
+        """ELWADD / ELWSUB (fidelity phase 0) of Src [8, 16] bit arrays into Dst rows as
+        ``dot_accumulate``: the numbers of fpu_datapath.elw_add + accumulate. The smaller
+        operand aligned to the larger's exponent, rounded half away from zero, is
+        ``rint`` of it over ``2**emax`` pushed off ties (as in ``dot_accumulate``); the
+        larger's comes out exact, so both take the same steps."""
+        xs, ps, cs = self._elw_buffers()
+        sm, pw, half = self._elw_tables(bf16)
+        a = a.astype(np.intp)
+        b = b.astype(np.intp)
+        ea = a & 0xFF
+        eb = b & 0xFF
+        pm = np.maximum(half[ea], half[eb], out=ps[1])
+        r = np.divide(0.5 * _TIE, pm)
+        x = sm[a >> 8]
+        x *= pw[ea]
+        x *= r
+        y = sm[b >> 8]
+        y *= pw[eb]
+        y *= r
+        np.rint(x, out=x)
+        np.rint(y, out=y)
+        if sub:
+            x -= y
+        else:
+            x += y
+        np.multiply(x, pm, out=xs[1])
+        self._accumulate(xs, ps, cs, hi, lo, add_dst)
+
+    def _accumulate(self, xs, ps, cs, hi, lo, add_dst=True):
+        """Dst rows ``hi`` (``lo``) (+)= the terms ``xs[1:]`` (values x 2**-15) with powers
+        ``ps[1:]`` (``2**(E - 1)``, 0 where dropped); ``xs[0]`` / ``ps[0]`` / ``cs[0]`` take
+        the Dst value (zero without ``add_dst``)."""
+        dst = self._dst
+        if dst is None:
+            dst = self._dst = dst_tables()
+        value, low, power, const, shuf, lo_mask = dst
+        if add_dst:
+            h = hi.astype(np.intp)
+            xs[0] = value[h]
+            ps[0] = power[h]
+        else:
+            xs[0] = 0.0
+            ps[0] = 0.5
+        pm = np.maximum.reduce(ps, axis=0)
+        if lo is None:
+            cs[0] = const[h] if add_dst else _C16
+            np.divide(xs, pm, out=xs)
+            xs += cs
+            gamma = _GAMMA16
+        else:
+            if add_dst:
+                t = low[h]
+                t *= lo
+                xs[0] += t
+            np.multiply(xs, np.divide(8192.0, pm), out=xs)
+            xs += 0.5
+            gamma = _GAMMA32
+        np.floor(xs, out=xs)
+        w = np.add.reduce(xs, axis=0)
+        if lo is not None:
+            np.putmask(w, w == -1.0, _MINUS_ONE_32)
+        w *= pm
+        w *= gamma
+        u = w.view(np.int64)
+        if lo is None:  # keep 8 bits: round half up at float64 fraction bit 44
+            u += 1 << 44
+            u &= ~((1 << 45) - 1)
+        else:  # keep 24 bits
+            u += 1 << 28
+            u &= ~((1 << 29) - 1)
+        with np.errstate(over="ignore"):
+            w32 = w.astype(np.float32).view(np.uint16)  # [n, 32]: low, high halves
+        rhi = w32[:, 1::2].astype(np.intp)
+        hi[...] = shuf[rhi]
+        if lo is not None:
+            np.bitwise_and(w32[:, 0::2], lo_mask[rhi], out=lo)
