@@ -559,3 +559,89 @@ def test_semwait_hold_kept_across_other_units_instructions_matches_a_recheck():
     assert "SEMWAIT" in t.held_reason
     issue(0, "SEMPOST", sem_sel=1)
     assert t.held is None and t.issued == 2
+def test_packer_tables_match_their_arithmetic_forms_for_every_value():
+    """fp32_row_bytes / bf16_rows_bytes unshuffle and round by table: every 16-bit Dst
+    value (as both halves of an FP32 datum), against the arithmetic forms they replace."""
+    from ttemu.tensix.units.pack import bf16_rows_bytes, bf16_rows_bytes_ref, fp32_row_bytes, fp32_row_bytes_ref
+    values = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16)
+    rng = np.random.default_rng(7)
+    for base in range(0, 4096, 512):
+        bits = values[16 * base:16 * (base + 512)].reshape(512, 16)
+        bits = np.concatenate([bits, bits[rng.permutation(512)]])  # 1024 rows: low halves differ from high
+        for b in (bits, np.roll(bits, 8, axis=0)):  # each storage row as a high half and as a low half
+            for row in range(1024):
+                remap = (row & 1, row & 2)
+                got, want = fp32_row_bytes(b, (row, 0, 16), remap), fp32_row_bytes_ref(b, (row, 0, 16), remap)
+                assert got[1] == want[1] and np.array_equal(got[0], want[0]), (base, row, remap)
+        for row in range(1024):
+            spans = [(row, 0, 16), ((row + 5) & 0x3FF, 2, 9)]
+            got, want = bf16_rows_bytes(bits, spans, row & 1), bf16_rows_bytes_ref(bits, spans, row & 1)
+            assert got[1] == want[1] and np.array_equal(got[0], want[0]), (base, row)
+
+
+def _fp32_rows_chain(bits, spans, remap, swizzle, inter, out_fmt, mode):
+    """The chain _pipeline runs for FP32 read from a 32-bit Dst through row spans."""
+    from ttemu.tensix.formats import Repr, write_datums
+    from ttemu.tensix.formats.pack import packer_early
+    from ttemu.tensix.formats.pack_late import packer_late
+    from ttemu.tensix.regs.dst import adj_rows
+    a = np.concatenate([((row << 4) + c0 + np.arange(n, dtype=np.int64)) for row, c0, n in spans]) & 0x3FFF
+    ad = adj_rows(a >> 4, remap, swizzle)
+    raw = (bits[ad, a & 15].astype(np.uint32) << 16) | bits[ad + 8, a & 15].astype(np.uint32)
+    v = packer_early(raw, Repr.DST32_FP32, inter, mode)
+    datums, _ = packer_late(v, inter, out_fmt, bfp_overflow="saturate")
+    return v, write_datums(datums, out_fmt).tobytes()
+
+
+_SPECIAL16 = st.sampled_from([0, 0x7F80, 0x7F81, 0xFF80, 0x80, 0x8000, 0x7FFF, 0xFFFF, 1, 0x1234, 0x807F, 0xFF7F])
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 1023), st.integers(0, 15), st.integers(1, 16)), min_size=1, max_size=5),
+       st.booleans(), st.integers(0, 1), st.integers(0, 1), st.lists(_SPECIAL16 | st.integers(0, 0xFFFF),
+                                                                     min_size=32, max_size=32), st.integers(0, 2**32 - 1))
+def test_fp32_rows_forms_match_the_conversion_chain(spans, whole, remap, swizzle, words, seed):
+    """fp32_rows_bytes (FP32 unchanged) and fp32_rows_bf16_bytes (rounded to BF16) for
+    any row spans (whole rows, or parts), against the chain; histogram exponents too."""
+    from ttemu.tensix.formats import DataFormat, Intermediate
+    from ttemu.tensix.formats.pack import EarlyMode
+    from ttemu.tensix.units.pack import fp32_rows_bf16_bytes, fp32_rows_bytes
+    spans = [(row, 0, 16) if whole else (row, c0, min(n, 16 - c0)) for row, c0, n in spans]
+    bits = np.random.default_rng(seed).integers(0, 1 << 16, size=(1024, 16), dtype=np.uint64).astype(np.uint16)
+    w = np.array(words, dtype=np.uint16)
+    for row, c0, n in spans[:2]:  # special values where the spans read
+        from ttemu.tensix.regs.dst import adj_row
+        adj = adj_row(row, remap, swizzle)
+        bits[adj, c0:c0 + n] = w[c0:c0 + n]
+        bits[adj + 8, c0:c0 + n] = w[16 + c0:16 + c0 + n]
+    v, want = _fp32_rows_chain(bits, spans, bool(remap), bool(swizzle), Intermediate.FP32, DataFormat.Float32,
+                               EarlyMode.IDENTITY)
+    hb, data = fp32_rows_bytes(bits, spans, (remap, swizzle))
+    assert data == want
+    assert np.array_equal((hb >> 7) & 0xFF, (v >> 23) & 0xFF)
+    v, want = _fp32_rows_chain(bits, spans, bool(remap), bool(swizzle), Intermediate.BF16, DataFormat.Float16_b,
+                               EarlyMode.ROUND)
+    out, data = fp32_rows_bf16_bytes(bits, spans, (remap, swizzle))
+    assert data == want
+    assert np.array_equal((out >> 7) & 0xFF, (v >> 23) & 0xFF)
+
+
+def test_fp32_rows_bf16_bytes_matches_the_chain_for_every_high_half():
+    """Every 16-bit high half, with low halves at the rounding boundaries and random."""
+    from ttemu.tensix.formats import DataFormat, Intermediate
+    from ttemu.tensix.formats.pack import EarlyMode
+    from ttemu.tensix.units.pack import fp32_rows_bf16_bytes
+    rng = np.random.default_rng(3)
+    values = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16).reshape(-1, 16)
+    for low in (0x0000, 0x7FFF, 0x8000, 0x8001, 0xFFFF, None):
+        for base in range(0, 4096, 512):
+            bits = np.zeros((1024, 16), dtype=np.uint16)
+            from ttemu.tensix.regs.dst import adj_rows
+            adj = adj_rows(np.arange(512), False, False)
+            bits[adj] = values[base:base + 512]
+            bits[adj + 8] = rng.integers(0, 1 << 16, size=(512, 16)) if low is None else low
+            spans = [(r, 0, 16) for r in range(512)]
+            v, want = _fp32_rows_chain(bits, spans, False, False, Intermediate.BF16, DataFormat.Float16_b,
+                                       EarlyMode.ROUND)
+            out, data = fp32_rows_bf16_bytes(bits, spans)
+            assert data == want, (low, base)

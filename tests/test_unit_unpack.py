@@ -796,3 +796,40 @@ def test_unpacr_nop_delay_and_unmodelled_forms():
         nop(issue, 0, 0)  # UNP_POP: overlay message clearing
     with pytest.raises(Unimplemented, match="NoOp=0x3"):
         nop(issue, 0, 0b011)  # UNP_POP with the stream id in the instruction
+
+
+
+def test_waiting_retries_warn_per_attempt_and_see_counter_and_config_changes():
+    """A waiting UNPACR's retries: each counts its warning again; one that issued no
+    warning waits again (its outcome kept) until an ADC or a Config word it reads
+    changes: then the retry is worked out again."""
+    tile, issue = make()
+    cop = setup(tile, in_fmt=BF16, out_fmt=BF16, out_base=129)  # odd: OutAddr&1 warns
+    cop.src.allowed["A"][0] = "math"
+    t = unpacr(issue)
+    before = tile.diagnostics.sites["t0 UNPACR OutAddr&1"][1]
+    for k in range(3):
+        cop.state_changed()
+        assert t.held is not None
+    assert tile.diagnostics.sites["t0 UNPACR OutAddr&1"][1] == before + 3
+
+    tile, issue = make()
+    cop = setup(tile, in_fmt=BF16, out_fmt=BF16)
+    cop.src.allowed["A"][0] = "math"
+    t = unpacr(issue)
+    cop.state_changed()
+    cop.state_changed()
+    assert t.held is not None and not tile.diagnostics.sites
+    cop.config.set("THCON_SEC0_REG3_Base_address", cop.arch.l1_size // 16 - 2)  # the datums run past L1
+    with pytest.raises(GuestFault, match="outside L1"):
+        cop.state_changed()
+
+    tile, issue = make()
+    cop = setup(tile, in_fmt=BF16, out_fmt=BF16)
+    cop.src.allowed["A"][0] = "math"
+    t = unpacr(issue)
+    cop.state_changed()
+    assert t.held is not None
+    cop.adcs.channel(0, 0, 0).X = 256  # XEnd - XPos = 0: no datums, nothing to wait for
+    cop.state_changed()
+    assert t.held is None

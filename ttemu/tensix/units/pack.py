@@ -77,6 +77,7 @@ from ..formats import (
     packer_early,
     packer_late,
     round10_tf32,
+    round_fp32_mantissa,
     tf32_to_fp16,
     to_fp16_round10,
     write_datums,
@@ -148,12 +149,81 @@ def _float_mask(inter: Intermediate) -> int:
     return (~((1 << (10 - inter.mantissa_bits)) - 1)) & 0xFFFF
 
 
+class _Tables:
+    """Per-bit-pattern lookup tables of the packer's fast forms, built on first use
+    (~0.1 ms once; a 16-datum row then costs one fancy index instead of five array ops)."""
+
+    unshuffle = None  # Dst16b high half -> its IEEE BF16 bits (UnshuffleFP32's high half, UnshuffleBF16)
+    bf16_round = None  # Dst16b BF16 -> the BF16 packer_early's round leaves (see bf16_rows_bytes)
+
+    @classmethod
+    def get(cls):
+        if cls.unshuffle is None:
+            # a Dst16b value's high byte h holds the sign and 7 mantissa bits, its low
+            # byte the exponent: table[h, low] = sign | exponent << 7 | mantissa
+            h = np.arange(256, dtype=np.uint16)
+            sign_mant = ((h & 0x80) << 8) | (h & 0x7F)
+            table = (sign_mant[:, None] | (h << 7)[None, :]).astype("<u2")
+            cls.unshuffle = table.reshape(-1)
+            table = table.copy()
+            table[:, 0] = 0  # exponent 0: +0
+            table[:, 255] = (sign_mant & 0x8000) | 0x7F80  # exponent 255: an infinity of its sign
+            cls.bf16_round = table.reshape(-1)
+        return cls
+
+
 def fp32_row_bytes(bits, span, remap=(0, 0)):
     """FP32 values read from a 32-bit Dst (Dst.md's ``Dst32b``) through one row
     ``span`` (row, first column, count) and written out unchanged: -> (their high
     halves as IEEE BF16 bits, uint16; the L1 bytes, little-endian FP32). What
     ``packer_early`` (DST32_FP32 -> FP32, identity), ``packer_late`` (FP32 -> Float32)
-    and ``write_datums`` make of ``(DstBits[AdjRow] << 16) | DstBits[AdjRow + 8]``."""
+    and ``write_datums`` make of ``(DstBits[AdjRow] << 16) | DstBits[AdjRow + 8]``
+    (the unshuffle by table; ``fp32_row_bytes_ref`` is the arithmetic form)."""
+    row, c0, n = span
+    adj = adj_row(row, *remap)
+    hb = _Tables.get().unshuffle[bits[adj, c0:c0 + n]]
+    out = np.empty((n, 2), dtype="<u2")
+    out[:, 0] = bits[adj + 8, c0:c0 + n]
+    out[:, 1] = hb
+    return hb, out.tobytes()
+
+
+def _fp32_rows(bits, spans, remap):
+    """The high halves (unshuffled: IEEE BF16 bits) and low halves of the FP32 values a
+    32-bit Dst holds in row ``spans`` ((row, first column, count) each, in order)."""
+    tab = _Tables.get().unshuffle
+    if all(c0 == 0 and n == 16 for _, c0, n in spans):  # whole rows: one gather
+        adj = adj_rows(np.array([row for row, _, _ in spans], dtype=np.int64), *remap)
+        return tab[bits[adj]].reshape(-1), bits[adj + 8].reshape(-1)
+    adjs = [(adj_row(row, *remap), c0, n) for row, c0, n in spans]
+    hi = np.concatenate([bits[a, c0:c0 + n] for a, c0, n in adjs])
+    lo = np.concatenate([bits[a + 8, c0:c0 + n] for a, c0, n in adjs])
+    return tab[hi], lo
+
+
+def fp32_rows_bytes(bits, spans, remap=(0, 0)):
+    """:func:`fp32_row_bytes` for several row ``spans`` ((row, first column, count)
+    each, in order): -> (the high halves as IEEE BF16 bits; the L1 bytes, FP32)."""
+    hb, lo = _fp32_rows(bits, spans, remap)
+    out = np.empty((hb.size, 2), dtype="<u2")
+    out[:, 0] = lo
+    out[:, 1] = hb
+    return hb, out.tobytes()
+
+
+def fp32_rows_bf16_bytes(bits, spans, remap=(0, 0)):
+    """FP32 values read from a 32-bit Dst through row ``spans``, rounded to BF16 and
+    packed as Float16_b: -> (the BF16 bits, uint16; the L1 bytes). What
+    ``packer_early`` (DST32_FP32 -> BF16, round: ``round_fp32_mantissa``),
+    ``packer_late`` (BF16 -> Float16_b) and ``write_datums`` make of them."""
+    hb, lo = _fp32_rows(bits, spans, remap)
+    r = round_fp32_mantissa((hb.astype(U32) << 16) | lo, 7)
+    out = (r >> 16).astype("<u2")
+    return out, out.tobytes()
+
+
+def fp32_row_bytes_ref(bits, span, remap=(0, 0)):
+    """:func:`fp32_row_bytes` by arithmetic (the reference its table is tested against)."""
     row, c0, n = span
     adj = adj_row(row, *remap)
     hi = bits[adj, c0:c0 + n]
@@ -169,7 +239,16 @@ def bf16_rows_bytes(bits, spans, remap=False):
     column, count) each, in order) and packed as BF16: -> (the values, uint16; the L1
     bytes, little-endian). What ``packer_early`` (DST16_BF16 -> BF16, round: there are
     no bits to drop, so exponent 0 becomes +0 and exponent 255 an infinity of its sign),
-    ``packer_late`` (BF16 -> Float16_b) and ``write_datums`` make of them."""
+    ``packer_late`` (BF16 -> Float16_b) and ``write_datums`` make of them (by table;
+    ``bf16_rows_bytes_ref`` is the arithmetic form)."""
+    parts = [bits[adj16_row(row, remap), c0:c0 + n] for row, c0, n in spans]
+    x = parts[0] if len(parts) == 1 else np.concatenate(parts)
+    out = _Tables.get().bf16_round[x]
+    return out, out.tobytes()
+
+
+def bf16_rows_bytes_ref(bits, spans, remap=False):
+    """:func:`bf16_rows_bytes` by arithmetic (the reference its table is tested against)."""
     parts = [bits[adj16_row(row, remap), c0:c0 + n] for row, c0, n in spans]
     x = parts[0] if len(parts) == 1 else np.concatenate(parts)
     b = (x & 0x8000) | ((x & 0xFF) << 7) | ((x & 0x7F00) >> 8)  # UnshuffleBF16
@@ -279,6 +358,25 @@ def accumulate(old: np.ndarray, new: np.ndarray, fmt: DataFormat, what: str) -> 
                      "no behaviour to model)")
 
 
+class _PackerFields:
+    """The Config field names of packer ``i`` (section prefix ``pc``, limit section
+    ``lim``) that every PACR reads, made once instead of per read."""
+
+    def __init__(self, pc, i, lim):
+        for suffix in _PACKER_SUFFIXES:
+            setattr(self, suffix, pc + suffix)
+        self.Offset = f"DEST_TARGET_REG_CFG_PACK_SEC{i}_Offset"
+        self.pack_reads_per_xy_plane = f"PACK_COUNTERS_SEC{i}_pack_reads_per_xy_plane"
+        self.pack_yz_transposed = f"PACK_COUNTERS_SEC{i}_pack_yz_transposed"
+        self.limit_address = None if lim is None else lim + "limit_address"
+        self.fifo_size = None if lim is None else lim + "fifo_size"
+
+
+_PACKER_SUFFIXES = ("In_data_format", "Source_interface_selection", "L1_Dest_addr", "Sub_l1_tile_header_size",
+                    "Add_l1_dest_addr_offset", "Disable_zero_compress", "Out_data_format", "Exp_section_size",
+                    "Pack_L1_Acc", "Add_tile_header_size", "Enable_out_fifo", "Downsample_mask", "Exp_threshold_en")
+
+
 class Packers(Unit):
     name = "pack"
 
@@ -299,6 +397,15 @@ class Packers(Unit):
         self.set_reg_hi_scaler = [0, 0, 0, 0]
         self._row_map_cache = None  # (field values, array): see _row_map
         self._early = {}  # early_from_config's arguments -> its result (see _early_config)
+        self._fields = {}  # packer index -> its _PackerFields
+
+    def _fields_of(self, i):
+        f = self._fields.get(i)
+        if f is None:
+            spec = self.cop.arch.packers
+            lim = spec.limit_sections[i] if spec.limit_sections is not None else None
+            f = self._fields[i] = _PackerFields(spec.sections[i], i, lim)
+        return f
 
     # -- sideband interface ------------------------------------------------------------
     @property
@@ -443,7 +550,7 @@ class Packers(Unit):
         thread = t.index
         st = self.state[i]
         spec = cop.arch.packers
-        pc = spec.sections[i]
+        nm = self._fields_of(i)
         what = f"t{thread} PACR (packer {i})"
 
         # ---- input address generator (Packers/InputAddressGenerator.md) ----
@@ -451,7 +558,7 @@ class Packers(Unit):
         addr = (g("PCK0_ADDR_BASE_REG_0_Base") + adc.X * (g("PCK0_ADDR_CTRL_XY_REG_0_Xstride") & 0xF)
                 + adc.Y * g("PCK0_ADDR_CTRL_XY_REG_0_Ystride") + adc.Z * g("PCK0_ADDR_CTRL_ZW_REG_0_Zstride")
                 + adc.W * g("PCK0_ADDR_CTRL_ZW_REG_0_Wstride"))
-        in_code = g(pc + "In_data_format")
+        in_code = g(nm.In_data_format)
         bpd, xmask = {0: (4, 0x3), 1: (2, 0x7)}.get(in_code & 3, (1, 0xF))
         if flush:
             n = 0
@@ -465,13 +572,13 @@ class Packers(Unit):
             interfaces = [0]
             n = cop.adcs.channel(which_adc, PACKERS, 1).X + 1
         from_dst = not (zero_write or flush)
-        if from_dst and i == 0 and g(pc + "Source_interface_selection") == 1:
+        if from_dst and i == 0 and g(nm.Source_interface_selection) == 1:
             raise Unimplemented(f"{what}: packer 0 reading from L1 (Source_interface_selection = 1) is not "
                                 "modelled")
         src_addr = 0
         if from_dst:
             src_addr = ((addr // bpd) & ~xmask) + (adc.X & xmask)
-            src_addr += g(f"DEST_TARGET_REG_CFG_PACK_SEC{i}_Offset") << 4
+            src_addr += g(nm.Offset) << 4
             src_addr &= 0x3FFF
         span = None
         if from_dst and 0 < n and interfaces:
@@ -491,40 +598,39 @@ class Packers(Unit):
                                         for k in interfaces]) & 0x3FFF if interfaces else np.zeros(0, dtype=np.int64)
 
         # ---- output address generator (Packers/OutputAddressGenerator.md) ----
-        out_addr = g(pc + "L1_Dest_addr") + (0 if g(pc + "Sub_l1_tile_header_size") else 1)
+        out_addr = g(nm.L1_Dest_addr) + (0 if g(nm.Sub_l1_tile_header_size) else 1)
         if i and (p0_initial >> 31) & 1:
             out_addr += p0_initial
         oadc = cop.adcs.channel(which_adc, PACKERS, 1)
         yzw = (g("PCK0_ADDR_BASE_REG_1_Base") + oadc.Y * g("PCK0_ADDR_CTRL_XY_REG_1_Ystride")
                + oadc.Z * g("PCK0_ADDR_CTRL_ZW_REG_1_Zstride") + oadc.W * g("PCK0_ADDR_CTRL_ZW_REG_1_Wstride"))
         out_addr += (yzw & ~0xF) >> spec.out_yzw_shift
-        if g(pc + "Add_l1_dest_addr_offset"):
+        if g(nm.Add_l1_dest_addr_offset):
             out_addr += self.l1_dest_addr_offset[i]
         out_addr &= 0xFFFFFFFF
         if spec.limit_sections is not None:
-            lim = spec.limit_sections[i]
-            if out_addr > g(lim + "limit_address") * 2 + 1:
-                out_addr = (out_addr - g(lim + "fifo_size") * 2) & 0xFFFFFFFF
+            if out_addr > g(nm.limit_address) * 2 + 1:
+                out_addr = (out_addr - g(nm.fifo_size) * 2) & 0xFFFFFFFF
         if g("THCON_SEC0_REG1_All_pack_disable_zero_compress_ovrd"):
             no_compress = (g("THCON_SEC0_REG1_All_pack_disable_zero_compress") >> i) & 1
         else:
-            no_compress = g(pc + "Disable_zero_compress")
+            no_compress = g(nm.Disable_zero_compress)
         if not no_compress:
             raise Unimplemented(f"{what}: compression (Disable_zero_compress = 0) is not modelled; "
                                 "Packers/Compression.md does not specify the compression logic")
-        out_code = g(pc + "Out_data_format")
+        out_code = g(nm.Out_data_format)
         out_fmt = from_hw_code(out_code)
         if out_code & 2:
             if st.exp.needs_new:
                 st.exp.byte_address = (out_addr & 0x1FFFF) << 4
                 st.exp.needs_new = False
-            out_addr += g(pc + "Exp_section_size")
+            out_addr += g(nm.Exp_section_size)
         if st.data.needs_new:
             st.data.byte_address = (out_addr & 0x1FFFF) << 4
             st.data.needs_new = False
 
         # ---- the pipeline ----
-        acc = bool(g(pc + "Pack_L1_Acc"))
+        acc = bool(g(nm.Pack_L1_Acc))
         if span is not None:
             self._pipeline(t, i, g, bank, what, from_dst, None, in_code, out_fmt, acc, remap, span)
         elif dst_addrs.size:
@@ -540,19 +646,19 @@ class Packers(Unit):
                 s.needs_new = True
             st.tpg = [0, 0, 0]
         if last:
-            self._tile_done(thread, i, g, pc)
+            self._tile_done(thread, i, g, nm)
 
-    def _tile_done(self, thread, i, g, pc):
+    def _tile_done(self, thread, i, g, nm):
         """TDMA-RISC.md: AccTileSize / metadata FIFO at the end of a PACR with Last."""
         st = self.state[i]
         self.last_tile_size[i] = st.writes & 0xFFFF
         self.last_thread[i] = thread
         acc = self.acc_tile_size[i][thread] + self.last_tile_size[i]
-        if g(pc + "Add_tile_header_size"):
+        if g(nm.Add_tile_header_size):
             acc += 1
         self.acc_tile_size[i][thread] = acc & 0xFFFF
         fifo = self.metadata_fifo[i]
-        if g(pc + "Enable_out_fifo") and len(fifo) < METADATA_FIFO_DEPTH:
+        if g(nm.Enable_out_fifo) and len(fifo) < METADATA_FIFO_DEPTH:
             fifo.append((self.last_tile_size[i], self.all_zero_flags[i]))
         st.writes = 0
 
@@ -588,14 +694,27 @@ class Packers(Unit):
         read_32b, inter_code, late_from, repr_, inter, mode = self._early_config(g, in_code, out_fmt, what)
         late_inter = _late_source(inter, late_from)
         if a is None:
-            if (not g("STACC_RELU_ApplyRelu") & 3 and (g(pc + "Downsample_mask") or 0xFFFF) == 0xFFFF
-                    and not g(pc + "Exp_threshold_en") and self._edge_keeps_all(i, g)):
+            nm = self._fields_of(i)
+            if (not g("STACC_RELU_ApplyRelu") & 3 and (g(nm.Downsample_mask) or 0xFFFF) == 0xFFFF
+                    and not g(nm.Exp_threshold_en) and self._edge_keeps_all(i, g)):
                 if (read_32b and mode is EarlyMode.IDENTITY and inter is _I.FP32 and late_inter is _I.FP32
-                        and out_fmt is _F.Float32 and len(span) == 1):
-                    # FP32 from a 32-bit Dst, unchanged (untilize): the row's bits, unshuffled
-                    self._tpg_advance(i, g, span[0][2])
-                    hb, data = fp32_row_bytes(cop.dst.bits, span[0], remap)
+                        and out_fmt is _F.Float32):
+                    # FP32 from a 32-bit Dst, unchanged (untilize, reduce): the rows' bits, unshuffled
+                    if len(span) == 1:
+                        self._tpg_advance(i, g, span[0][2])
+                        hb, data = fp32_row_bytes(cop.dst.bits, span[0], remap)
+                    else:
+                        self._tpg_advance(i, g, sum(k for _, _, k in span))
+                        hb, data = fp32_rows_bytes(cop.dst.bits, span, remap)
                     self._histogram(i, inter, hb, high=True)
+                    self._emit(t, i, st.data, data, out_fmt, acc, what)
+                    return
+                if (read_32b and repr_ is Repr.DST32_FP32 and mode is EarlyMode.ROUND and inter is _I.BF16
+                        and late_inter is _I.BF16 and out_fmt is _F.Float16_b):
+                    # FP32 from a 32-bit Dst, rounded to BF16 and written as BF16 (eltwise binaries)
+                    self._tpg_advance(i, g, sum(k for _, _, k in span))
+                    out, data = fp32_rows_bf16_bytes(cop.dst.bits, span, remap)
+                    self._histogram(i, inter, out, high=True)
                     self._emit(t, i, st.data, data, out_fmt, acc, what)
                     return
                 if (not read_32b and repr_ is Repr.DST16_BF16 and mode is EarlyMode.ROUND and inter is _I.BF16
@@ -711,8 +830,9 @@ class Packers(Unit):
         (EdgeMasking.md); -> the state before: (x0, inner, outer, reads, transposed)."""
         st = self.state[i]
         x0, y0, z0 = st.tpg
-        reads = g(f"PACK_COUNTERS_SEC{i}_pack_reads_per_xy_plane")
-        transposed = g(f"PACK_COUNTERS_SEC{i}_pack_yz_transposed")
+        nm = self._fields_of(i)
+        reads = g(nm.pack_reads_per_xy_plane)
+        transposed = g(nm.pack_yz_transposed)
         inner, outer = (z0, y0) if transposed else (y0, z0)
         # The state Advance() n times leaves for the next datum.
         rows_n = (x0 + n) >> 4
@@ -855,6 +975,13 @@ class Packers(Unit):
         high 16 bits of FP32-layout values."""
         if v.size == 0 or inter in (_I.INT8, _I.UINT8):
             return
+        tv = self.cop.config.thread_values  # ThreadConfig[k].ENABLE_ACC_STATS_Enable for any thread k
+        stats = tv[0]["ENABLE_ACC_STATS_Enable"] or tv[1]["ENABLE_ACC_STATS_Enable"] or tv[2]["ENABLE_ACC_STATS_Enable"]
+        if high and not stats:  # the largest exponent only: max(v & 0x7F80) >> 7 is max((v >> 7) & 0xFF)
+            top = int((v & 0x7F80).max()) >> 7
+            if top > self.exponent_histogram_max[i]:
+                self.exponent_histogram_max[i] = top
+            return
         if high:
             e = (v >> 7) & 0xFF
         elif inter.is_float and inter.exponent_bits == 5:
@@ -863,8 +990,7 @@ class Packers(Unit):
             e = v & 0xFF
         else:  # 8-bit exponents, and INT32 bitcast to FP32
             e = (v >> 23) & 0xFF
-        tv = self.cop.config.thread_values  # ThreadConfig[k].ENABLE_ACC_STATS_Enable for any thread k
-        if tv[0]["ENABLE_ACC_STATS_Enable"] or tv[1]["ENABLE_ACC_STATS_Enable"] or tv[2]["ENABLE_ACC_STATS_Enable"]:
+        if stats:
             counts = np.bincount((e & 31).astype(np.int64), minlength=32)
             h = self.exponent_histogram[i].astype(np.int64) + counts
             self.exponent_histogram[i] = np.minimum(h, 255).astype(np.uint8)

@@ -170,6 +170,9 @@ class Unpackers(Unit):
         self.context_counter = [[0, 0, 0], [0, 0, 0]]
         #: unpack_convert argument sets (formats, flags) that convert without stopping the run
         self._formats_ok = set()
+        #: a waiting attempt's inputs (thread, unpacker, context, counters, Src bank) -> (its
+        #: configuration view, its Wait), for attempts that issued no warning (_regular)
+        self._waits = {}
 
     # -- UNPACR: form dispatch --------------------------------------------------------
     @op
@@ -305,6 +308,7 @@ class Unpackers(Unit):
             return UndefinedBehaviour(f"t{thread} UNPACR (unpacker {u}): {text}")
 
         # Context and ADC selection.
+        warned_ctx = False
         if MultiContextMode:
             ctx = self.context_counter[u][thread] if UseContextCounter else ContextNumber
             ctx = (ctx + cfg.thread_get(thread, f"UNPACK_MISC_CFG_CfgContextOffset_{u}")) & 7
@@ -314,6 +318,7 @@ class Unpackers(Unit):
                                    f"context {ctx} >= 2 on unpacker 1 (UNPACR_Regular.md: undefined); unpacker 1 "
                                    f"has two contexts, ttemu uses context {ctx & 1}")
                 ctx &= 1
+                warned_ctx = True
             if which_adc == 3:
                 raise ub("ContextADC = 3")
         else:
@@ -321,6 +326,22 @@ class Unpackers(Unit):
             which_adc = thread
 
         v = self._view(thread, u, bank, MultiContextMode, ctx)
+        # A retry of a waiting attempt that issued no warning, with the same view, counters
+        # and Src bank, waits again and does nothing else (see the Wait return below).
+        which = _WHICH[u]
+        src = cop.src
+        sbank = src.unpack_bank[which]
+        wait_key = None
+        if not RowSearch and src.allowed[which][sbank] != UNPACK:
+            adc_u = cop.adcs.adc
+            c0, c1 = adc_u[which_adc][u].channel
+            z0, o1 = adc_u[thread][u].channel
+            wait_key = (thread, u, ctx, which_adc, MultiContextMode, sbank, c0.X, c0.Y, c1.X, z0.Z, z0.W,
+                        o1.Y, o1.Z, o1.W)
+            hit = self._waits.get(wait_key)
+            if hit is not None and hit[0] is v:
+                return hit[1]
+        quiet = not warned_ctx  # no warning issued by this attempt (so far)
         desc = v.desc
         xdim, ydim, zdim, wdim = v.xdim, v.ydim, v.zdim, v.wdim
         in_fmt, out_fmt, bits, ds_u, bfp, force_exp = v.in_fmt, v.out_fmt, v.bits, v.ds_u, v.bfp, v.force_exp
@@ -378,6 +399,7 @@ class Unpackers(Unit):
         out_addr = v.out_base + out.Y * v.out_ystride + out.Z * v.out_zstride + out.W * v.out_wstride
         if out_fmt in (_F.Float32, _F.Tf32, _F.Int32):
             if out_addr & 3:
+                quiet = False
                 self.cop.undefined("UNPACR OutAddr&3",
                                    f"unpacker {u}: output address {out_addr} not a multiple of 4 for a 32-bit "
                                    "OutDataFormat (UNPACR_Regular.md: undefined); ttemu drops the low bits (the "
@@ -385,6 +407,7 @@ class Unpackers(Unit):
             out_addr >>= 2
         elif out_fmt in (_F.Float16, _F.Float16_b, _F.UInt16):
             if out_addr & 1:
+                quiet = False
                 self.cop.undefined("UNPACR OutAddr&1",
                                    f"unpacker {u}: output address {out_addr} odd for a 16-bit OutDataFormat "
                                    "(UNPACR_Regular.md: undefined); ttemu drops the low bit (the page's "
@@ -416,8 +439,6 @@ class Unpackers(Unit):
         # An UNPACR that will wait for its Src bank (below) is retried until the bank is
         # handed back; each attempt does what it did (warnings, checks that stop the run)
         # but reads and converts no datums, whose values would be thrown away.
-        which = _WHICH[u]
-        src = cop.src
         waiting = n > 0 and src.allowed[which][src.unpack_bank[which]] != UNPACK
         # without FIFO wrapping, a waiting attempt checks the bounds of the addresses
         # below without making them (_span_bounds)
@@ -478,6 +499,7 @@ class Unpackers(Unit):
         if not to_dst and in_fmt == out_fmt == _F.Float32:
             # tt-llk follows its last unpack to Dst with one FP32 unpack to SrcA, datums
             # zeroed (a TEN-3868 workaround, cunpack_common.h unpack_to_dest_tile_done).
+            quiet = False
             self.cop.undefined("UNPACR FP32->FP32 Src",
                                f"unpacker {u}: FP32 -> FP32 into Src{'AB'[u]} (UNPACR_Regular.md FormatConversion: "
                                "undefined; ttsim refuses it); ttemu converts as FP32 -> TF32")
@@ -489,8 +511,12 @@ class Unpackers(Unit):
                 unpack_convert(raw, in_fmt, conv_out, to_dst=to_dst, exps=exp_bits, int8_unsigned=bool(unsigned),
                                fp8_e4m3=v.fp8_e4m3, fp8_max_to_ones=self.spec.fp8_max_to_ones)
                 self._formats_ok.add(key)
-            sbank = src.unpack_bank[which]
-            return Wait(f"Src{which} bank {sbank} owned by the Matrix Unit (unpacker {u})")
+            result = Wait(f"Src{which} bank {sbank} owned by the Matrix Unit (unpacker {u})")
+            if quiet and wait_key is not None:
+                if len(self._waits) >= 64:
+                    self._waits.clear()
+                self._waits[wait_key] = (v, result)
+            return result
         values = unpack_convert(raw, in_fmt, conv_out, to_dst=to_dst, exps=exp_bits, int8_unsigned=bool(unsigned),
                                 fp8_e4m3=v.fp8_e4m3, fp8_max_to_ones=self.spec.fp8_max_to_ones)
         if AllDatumsAreZero:
