@@ -178,20 +178,19 @@ def fp32_row_bytes(bits, span, remap=(0, 0)):
     halves as IEEE BF16 bits, uint16; the L1 bytes, little-endian FP32). What
     ``packer_early`` (DST32_FP32 -> FP32, identity), ``packer_late`` (FP32 -> Float32)
     and ``write_datums`` make of ``(DstBits[AdjRow] << 16) | DstBits[AdjRow + 8]``
-    (the unshuffle by table; ``fp32_row_bytes_ref`` is the arithmetic form)."""
-    row, c0, n = span
-    adj = adj_row(row, *remap)
-    hb = _Tables.get().unshuffle[bits[adj, c0:c0 + n]]
-    out = np.empty((n, 2), dtype="<u2")
-    out[:, 0] = bits[adj + 8, c0:c0 + n]
-    out[:, 1] = hb
-    return hb, out.tobytes()
+    (the unshuffle by table; ``fp32_row_bytes_ref`` is the arithmetic form): the
+    one-span case of :func:`fp32_rows_bytes`."""
+    return fp32_rows_bytes(bits, (span,), remap)
 
 
 def _fp32_rows(bits, spans, remap):
     """The high halves (unshuffled: IEEE BF16 bits) and low halves of the FP32 values a
     32-bit Dst holds in row ``spans`` ((row, first column, count) each, in order)."""
     tab = _Tables.get().unshuffle
+    if len(spans) == 1:
+        (row, c0, n), = spans
+        adj = adj_row(row, *remap)
+        return tab[bits[adj, c0:c0 + n]], bits[adj + 8, c0:c0 + n]
     if all(c0 == 0 and n == 16 for _, c0, n in spans):  # whole rows: one gather
         adj = adj_rows(np.array([row for row, _, _ in spans], dtype=np.int64), *remap)
         return tab[bits[adj]].reshape(-1), bits[adj + 8].reshape(-1)
@@ -255,6 +254,28 @@ def bf16_rows_bytes_ref(bits, spans, remap=False):
     e = b & 0x7F80
     out = np.where(e == 0, np.uint16(0), np.where(e == 0x7F80, b & 0xFF80, b)).astype("<u2")
     return out, out.tobytes()
+
+
+def _bf16_rows_form(bits, spans, remap):
+    return bf16_rows_bytes(bits, spans, remap[0])
+
+
+def _rows_fast_form(read_32b, repr_, mode, inter, late_inter, out_fmt):
+    """The function packing whole row spans of Dst without the conversion chain for this
+    early / late conversion, or None: FP32 from a 32-bit Dst unchanged (untilize, reduce),
+    FP32 from a 32-bit Dst rounded to BF16 and written as BF16 (eltwise binaries), BF16
+    from a 16-bit Dst rounded (no bits to drop) and written as BF16. Each takes (Dst
+    bits, spans, remap) -> (the high halves / values, uint16; the L1 bytes)."""
+    if read_32b and mode is EarlyMode.IDENTITY and inter is _I.FP32 and late_inter is _I.FP32 \
+            and out_fmt is _F.Float32:
+        return fp32_rows_bytes
+    if mode is not EarlyMode.ROUND or inter is not _I.BF16 or late_inter is not _I.BF16 or out_fmt is not _F.Float16_b:
+        return None
+    if read_32b and repr_ is Repr.DST32_FP32:
+        return fp32_rows_bf16_bytes
+    if not read_32b and repr_ is Repr.DST16_BF16:
+        return _bf16_rows_form
+    return None
 
 
 def _late_source(inter: Intermediate, late_from: DataFormat) -> Intermediate:
@@ -697,31 +718,10 @@ class Packers(Unit):
             nm = self._fields_of(i)
             if (not g("STACC_RELU_ApplyRelu") & 3 and (g(nm.Downsample_mask) or 0xFFFF) == 0xFFFF
                     and not g(nm.Exp_threshold_en) and self._edge_keeps_all(i, g)):
-                if (read_32b and mode is EarlyMode.IDENTITY and inter is _I.FP32 and late_inter is _I.FP32
-                        and out_fmt is _F.Float32):
-                    # FP32 from a 32-bit Dst, unchanged (untilize, reduce): the rows' bits, unshuffled
-                    if len(span) == 1:
-                        self._tpg_advance(i, g, span[0][2])
-                        hb, data = fp32_row_bytes(cop.dst.bits, span[0], remap)
-                    else:
-                        self._tpg_advance(i, g, sum(k for _, _, k in span))
-                        hb, data = fp32_rows_bytes(cop.dst.bits, span, remap)
-                    self._histogram(i, inter, hb, high=True)
-                    self._emit(t, i, st.data, data, out_fmt, acc, what)
-                    return
-                if (read_32b and repr_ is Repr.DST32_FP32 and mode is EarlyMode.ROUND and inter is _I.BF16
-                        and late_inter is _I.BF16 and out_fmt is _F.Float16_b):
-                    # FP32 from a 32-bit Dst, rounded to BF16 and written as BF16 (eltwise binaries)
+                rows_form = _rows_fast_form(read_32b, repr_, mode, inter, late_inter, out_fmt)
+                if rows_form is not None:
                     self._tpg_advance(i, g, sum(k for _, _, k in span))
-                    out, data = fp32_rows_bf16_bytes(cop.dst.bits, span, remap)
-                    self._histogram(i, inter, out, high=True)
-                    self._emit(t, i, st.data, data, out_fmt, acc, what)
-                    return
-                if (not read_32b and repr_ is Repr.DST16_BF16 and mode is EarlyMode.ROUND and inter is _I.BF16
-                        and late_inter is _I.BF16 and out_fmt is _F.Float16_b):
-                    # BF16 from a 16-bit Dst, rounded (no bits to drop) and written as BF16
-                    self._tpg_advance(i, g, sum(k for _, _, k in span))
-                    out, data = bf16_rows_bytes(cop.dst.bits, span, remap[0])
+                    out, data = rows_form(cop.dst.bits, span, remap)
                     self._histogram(i, inter, out, high=True)
                     self._emit(t, i, st.data, data, out_fmt, acc, what)
                     return
