@@ -331,8 +331,9 @@ class Unpackers(Unit):
         which = _WHICH[u]
         src = cop.src
         sbank = src.unpack_bank[which]
+        bank_busy = src.allowed[which][sbank] != UNPACK  # (the attempt will wait, if it reads datums)
         wait_key = None
-        if not RowSearch and src.allowed[which][sbank] != UNPACK:
+        if not RowSearch and bank_busy:
             adc_u = cop.adcs.adc
             c0, c1 = adc_u[which_adc][u].channel
             z0, o1 = adc_u[thread][u].channel
@@ -439,7 +440,7 @@ class Unpackers(Unit):
         # An UNPACR that will wait for its Src bank (below) is retried until the bank is
         # handed back; each attempt does what it did (warnings, checks that stop the run)
         # but reads and converts no datums, whose values would be thrown away.
-        waiting = n > 0 and src.allowed[which][src.unpack_bank[which]] != UNPACK
+        waiting = n > 0 and bank_busy
         # without FIFO wrapping, a waiting attempt checks the bounds of the addresses
         # below without making them (_span_bounds)
         bounds_only = waiting and not fifo
