@@ -645,3 +645,133 @@ def test_fp32_rows_bf16_bytes_matches_the_chain_for_every_high_half():
                                        EarlyMode.ROUND)
             out, data = fp32_rows_bf16_bytes(bits, spans)
             assert data == want, (low, base)
+
+
+# -- the frontend: a thread issues on while the other two have nothing to do ---------------------
+_PUSHER = 0x02000123  # a NOP word the tests below bind to _pusher
+
+
+def _pusher_tile(arch, one_per_pass):
+    """A tile whose word _PUSHER, as it issues, pushes NOPs to the other two threads after
+    their MOP expanders (a push from inside a pump: the re-entrant kick asks _pump_all
+    for another pass)."""
+    tile = Tile(arch)
+    cop = tile.tensix
+    cop.one_per_pass = one_per_pass
+    nop = cop.table.encode("NOP")
+    spec = cop.dispatch_entry(nop)[0]
+
+    def pusher(t):
+        for k, other in enumerate(o for o in cop.threads if o is not t):
+            for _ in range(k + 1):
+                cop.push_from_core(None, 0xFFE40000 + (other.index << 16), nop, "pusher")
+    cop.dispatch[_PUSHER] = (spec, pusher, (), None, False)
+    return tile
+
+
+def _trace_of(tile):
+    import io
+
+    from ttemu.trace import Tracer
+    out = io.StringIO()
+    tile.tracer = Tracer(out, tile, ("push", "issue", "replay"))
+    return out
+
+
+def test_a_push_from_inside_a_pump_ends_a_thread_issuing_alone():
+    """Thread 1 issues alone: ATRELM (which picks thread 2 to go first in the next pass),
+    a NOP, then a word whose handler pushes to threads 0 and 2. From there the threads
+    take turns as the one-per-pass reference has them; and a kick that ends on an ATRELM
+    leaves no choice of first thread to the next kick."""
+    traces = []
+    for reference in (True, False):
+        tile = _pusher_tile("wormhole_b0", reference)
+        out = _trace_of(tile)
+        cop = tile.tensix
+        t = cop.threads[1]
+        for word in (cop.table.encode("ATGETM", mutex_index=0), cop.table.encode("ATRELM", mutex_index=0),
+                     cop.table.encode("NOP"), _PUSHER, cop.table.encode("NOP")):
+            t.push(word, "test", after_mop=True)
+        cop.kick()
+        assert [t.issued for t in cop.threads] == [1, 5, 2]
+        # ATRELM the last to issue: the pass after it (that moves nothing) forgets its choice,
+        # so the next kick starts with thread 0 again
+        t.push(cop.table.encode("ATGETM", mutex_index=0), "test", after_mop=True)
+        t.push(cop.table.encode("ATRELM", mutex_index=0), "test", after_mop=True)
+        cop.kick()
+        for other in (0, 2):
+            cop.threads[other].push(cop.table.encode("NOP"), "test", after_mop=True)
+        cop.kick()
+        tile.tracer.flush()
+        traces.append(out.getvalue())
+    assert traces[0] == traces[1]
+    assert traces[1].splitlines()[-1].startswith("tensix t2 issue")
+
+
+def _frontend_program(table, draw):
+    """(thread, word) pushes from hypothesis' choices: waits, semaphores, mutexes, replays."""
+    forms = [lambda: table.encode("NOP"), lambda: table.encode("SFPNOP"),
+             lambda: table.encode("SEMPOST", sem_sel=1 << draw(st.integers(0, 1))),
+             lambda: table.encode("SEMGET", sem_sel=1 << draw(st.integers(0, 1))),
+             lambda: table.encode("SEMWAIT", stall_res=draw(st.sampled_from([0, 0x1FF, 2])),
+                                  sem_sel=1 << draw(st.integers(0, 1)), wait_sem_cond=draw(st.integers(1, 3))),
+             lambda: table.encode("STALLWAIT", stall_res=draw(st.sampled_from([0, 0x1FF])),
+                                  wait_res=draw(st.sampled_from([0, 1, 0x80]))),
+             lambda: table.encode("ATGETM", mutex_index=draw(st.sampled_from([0, 2]))),
+             lambda: table.encode("ATRELM", mutex_index=draw(st.sampled_from([0, 2]))),
+             lambda: table.encode("REPLAY", load_mode=1, execute_while_loading=draw(st.integers(0, 1)),
+                                  len=draw(st.integers(1, 4)), start_idx=draw(st.integers(0, 3))),
+             lambda: table.encode("REPLAY", load_mode=0, execute_while_loading=0, len=draw(st.integers(1, 6)),
+                                  start_idx=draw(st.integers(0, 3))),
+             lambda: _PUSHER]
+    return [(draw(st.integers(0, 2)), draw(st.sampled_from(forms))(), draw(st.integers(0, 3)) == 0)
+            for _ in range(draw(st.integers(1, 60)))]
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.sampled_from(["wormhole_b0", "blackhole"]), st.data())
+def test_a_thread_alone_issues_on_as_the_one_per_pass_form_does(arch, data):
+    """TensixThread.pump keeps issuing while both other threads have nothing to do; the
+    reference (Coprocessor.one_per_pass) issues one instruction per thread per pass:
+    both give the same trace (every push and issue, in order), holds and state."""
+    from ttemu.errors import GuestFault
+    from ttemu.isa.table import get_table
+    table = get_table(arch)
+    program = _frontend_program(table, data.draw)
+    inits = [table.encode("SEMINIT", sem_sel=3, init_value=1, max_value=2)]
+    runs = []
+    for reference in (True, False):
+        tile = _pusher_tile(arch, reference)
+        cop = tile.tensix
+        out = _trace_of(tile)
+        cop.threads[0].push(inits[0], "test", after_mop=True)
+        fault = None
+        try:
+            for thread, word, before_mop in program:
+                cop.threads[thread].push(word, "test", after_mop=not before_mop)
+                if thread != 1:  # (thread 1's pushes wait for the next kick: more threads with work at once)
+                    cop.kick()
+            cop.kick()
+        except GuestFault as e:  # (a REPLAY recorded into the buffer reaches the gate when played back)
+            fault = str(e)
+        tile.tracer.flush()
+        runs.append((out.getvalue(), fault, [(t.issued, t.held, t.held_reason, t.gate.opcode) for t in cop.threads],
+                     [(s.value, s.max) for s in cop.sync.semaphores], dict(cop.sync.mutex_holder)))
+    assert runs[0] == runs[1]
+
+
+def test_shipped_kernels_trace_the_same_issuing_one_per_pass(tmp_path, monkeypatch):
+    """Real kernels (replays, MOPs, semaphore handshakes between threads): the frontend's
+    trace and results match the one-instruction-per-pass reference byte for byte."""
+    import pathlib
+
+    from ttemu.cmd.cli import main
+    root = pathlib.Path(__file__).resolve().parent.parent
+    for name in ("sfpu_exp/sfpu_exp", "matmul_block/matmul_block", "untilize/untilize"):
+        outs = []
+        for reference in (True, False):
+            monkeypatch.setattr(C.Coprocessor, "one_per_pass", reference)
+            path = tmp_path / f"{reference}.trace"
+            main(["trace", str(root / "firmware" / f"{name}.toml"), "-o", str(path)])
+            outs.append(path.read_bytes())
+        assert outs[0] == outs[1] and b" issue " in outs[0], name

@@ -62,11 +62,18 @@ def _params(handler):
 
 
 class Coprocessor:
+    #: the reference form of _pump_all's passes, for tests: each pass issues at most one
+    #: instruction per thread even while the other threads have nothing to do
+    one_per_pass = False
+
     def __init__(self, tile):
         self.tile = tile
         self.arch = tile.arch
         self.table = get_table(tile.arch.name)
         self.threads = [TensixThread(self, i) for i in range(3)]
+        for t in self.threads:
+            t._others = tuple(o for o in self.threads if o is not t)
+        self.gates = tuple(t.gate for t in self.threads)  # the three wait gates, in thread order
         # shared backend state
         self.config = ConfigSpace(tile.arch, tile.arch.region("tensix_cfg").base)
         self.gprs = GPRs(tile, tile.arch.region("tensix_regfile").base)
@@ -221,7 +228,9 @@ class Coprocessor:
         three threads issue side by side, as on hardware, so one thread's instruction
         stream cannot overtake a handshake another thread has queued (tt-llk's
         datacopy hands SrcB over with two UNPACR_NOPs after its UNPACR to SrcA; the
-        math thread's SETRWC that releases SrcB must not run ahead of them).
+        math thread's SETRWC that releases SrcB must not run ahead of them). A thread
+        whose two partners have nothing to do issues on without a pass per instruction
+        (TensixThread.pump; ``one_per_pass`` is the reference form, for tests).
         Re-entrant calls (a semaphore write from inside a pump) just ask the outer loop
         for another pass."""
         self.epoch += 1  # whatever changed since (a test's direct write, say) is looked at again
@@ -237,20 +246,26 @@ class Coprocessor:
         try:
             while True:
                 self._again = False
-                moved = False
+                moved = live = False
                 start = self.prefer_after_release or 0
                 self.prefer_after_release = None
                 for t in orders[start]:  # threads[(start + k) % 3] for k in 0, 1, 2
                     # what TensixThread.pump returns False for at once, without calling it
                     if t.held is None:
-                        if not t.fifo and not t.mid and t.mop.active is None and not t.replay.play_left:
+                        if not t.fed:
                             continue
                     elif t._gate_epoch == self.epoch:
+                        live = True
                         continue
-                    if t.pump(1):
+                    if t.pump():
                         moved = True
+                    if t.held is not None or t.fed:
+                        live = True
                 moved_any |= moved
-                if not moved and not self._again:
+                if not self._again and not (moved and live):
+                    # (with every thread left without work the next pass would move nothing:
+                    # it would only forget prefer_after_release)
+                    self.prefer_after_release = None
                     return moved_any
         finally:
             self._pumping = False

@@ -29,12 +29,18 @@ class TensixThread:
     def __init__(self, cop, index: int):
         self.cop = cop
         self.index = index
+        self._tile = cop.tile
+        self._others = ()  # the other two threads (set by the coprocessor once all exist)
         self.fifo = deque()  # before the MOP expander (this thread's TRISC)
         self.mid = deque()  # after the MOP expander (BRISC's pushes)
         self.mop = MopExpander()
         self.replay = ReplayExpander()
         self.gate = WaitGate()
         self.held = None  # (word, origin) waiting at the gate
+        # may have input (a word queued, a MOP expanding, a replay playing back): set by
+        # push, cleared by pump when it finds none; only push gives a thread input from
+        # outside, so a thread with neither this nor a held word has nothing to do
+        self.fed = False
         self._held_why = None  # what held_reason words, captured at the hold (see held_reason)
         self.held_since = None
         # cop.epoch when the held instruction was last found waiting at the gate: until
@@ -70,7 +76,8 @@ class TensixThread:
             return False
         queue.append((word, origin))
         self.pushed += 1
-        if self.cop.tile.tracer is not None:
+        self.fed = True
+        if self._tile.tracer is not None:
             self.cop.trace(self.index, "push", word, origin)
         return True
 
@@ -123,13 +130,17 @@ class TensixThread:
                     continue
             return item
 
-    def pump(self, limit: int | None = None) -> bool:
-        """Move instructions through the gate into the backend until the gate holds
-        one, the input runs dry or ``limit`` instructions issued. Returns True if
-        anything moved."""
+    def pump(self) -> bool:
+        """Move an instruction through the gate into the backend: one, and while both
+        other threads have nothing to do (no word held or input, see ``fed``) the next
+        ones too, until the gate holds one, the input runs dry or a re-entrant kick asks
+        for another pass. Each further one is what the next pass of the coprocessor's
+        ``_pump_all`` would issue: the other threads can only be given input by a push,
+        and a push from inside a pump sets ``cop._again``. Returns True if anything moved."""
         cop = self.cop
-        if self.held is None:
-            if not self.fifo and not self.mid and self.mop.active is None and not self.replay.play_left:
+        item = self.held
+        if item is None:
+            if not self.fed:
                 return False
         elif self._gate_epoch == cop.epoch:
             return False  # held at the gate, evaluated since anything last changed: it still holds
@@ -137,24 +148,36 @@ class TensixThread:
         gate = self.gate
         moved = False
         replay = self.replay
-        tile = cop.tile
-        while limit is None or limit > 0:
-            item = self.held
+        mop = self.mop
+        tile = self._tile
+        alone = None  # are both other threads without work (asked after the first issue)?
+        while True:
             if item is None:
-                fifo = self.fifo
-                if replay.play_left and tile.tracer is None:
-                    # what _next() returns here (ReplayExpander.playback), without its calls
-                    index = replay.play_index
-                    item = replay.buffer[index % 32]
-                    replay.play_index = index + 1
-                    replay.play_left -= 1
-                elif (fifo and not self.mid and self.mop.active is None and not replay.play_left
-                        and not replay.record_left and (fifo[0][0] >> 24) not in _EXPANDER_OPCODES):
-                    item = fifo.popleft()  # what _next() returns here, without its calls
+                if replay.play_left:
+                    if tile.tracer is None:
+                        # what _next() returns here (ReplayExpander.playback), without its calls
+                        index = replay.play_index
+                        item = replay.buffer[index % 32]
+                        replay.play_index = index + 1
+                        replay.play_left -= 1
+                    else:
+                        item = self._next()
+                elif mop.active is None:
+                    # what _next() returns here, without its calls: BRISC's post-MOP queue
+                    # first, then the FIFO, a word no expander takes
+                    queue = self.mid or self.fifo
+                    if not queue:
+                        self.fed = False
+                        return moved
+                    if replay.record_left or (queue[0][0] >> 24) in _EXPANDER_OPCODES:
+                        item = self._next()  # (a MOP word in mid is passed on: the gate refuses it)
+                    else:
+                        item = queue.popleft()
                 else:
                     item = self._next()
-                    if item is None:
-                        return moved
+                if item is None:
+                    self.fed = False
+                    return moved
                 moved = True
             word = item[0]
             entry = dispatch.get(word)
@@ -192,7 +215,7 @@ class TensixThread:
                 self._gate_epoch = None
                 return moved
             if self.held is not None:
-                self.held_steps += cop.tile.steps - self.held_since
+                self.held_steps += tile.steps - self.held_since
                 self.held = None
                 self._held_why = None
                 self._gate_epoch = None
@@ -203,29 +226,41 @@ class TensixThread:
             if fence:
                 self.fpu_fence = self.issued  # STALLWAIT B8 (SFPU) + C7 (FPU busy)
             moved = True
-            # only the Sync Unit's instructions change semaphores here (a RISC-V access moves
-            # the epoch on): otherwise a SEMWAIT found holding just before this one still holds
-            quiet = cop.epoch == epoch + 1 and spec.unit != "sync"
-            for t in cop.threads:  # cop.after_issue(): latched waits may be met now
-                tgate = t.gate
-                if tgate.opcode is not None:
-                    if tgate.opcode == "SEMWAIT" and t._gate_epoch is not None:
-                        if quiet and t._gate_epoch == epoch and tgate.checked == epoch:
-                            tgate.checked = t._gate_epoch = cop.epoch  # (the same state as at epoch)
+            g0, g1, g2 = cop.gates
+            if g0.opcode is not None or g1.opcode is not None or g2.opcode is not None:
+                # only the Sync Unit's instructions change semaphores here (a RISC-V access moves
+                # the epoch on): otherwise a SEMWAIT found holding just before this one still holds
+                quiet = cop.epoch == epoch + 1 and spec.unit != "sync"
+                for t in cop.threads:  # cop.after_issue(): latched waits may be met now
+                    tgate = t.gate
+                    if tgate.opcode is not None:
+                        if tgate.opcode == "SEMWAIT" and t._gate_epoch is not None:
+                            if quiet and t._gate_epoch == epoch and tgate.checked == epoch:
+                                tgate.checked = t._gate_epoch = cop.epoch  # (the same state as at epoch)
+                                continue
+                            state = tgate.semwait_recheck(cop)  # refresh + hold_state below, in one
+                            if state is not None:
+                                t._held_why = (t.held[0], state, None)
+                                t._gate_epoch = cop.epoch
                             continue
-                        state = tgate.semwait_recheck(cop)  # refresh + hold_state below, in one
-                        if state is not None:
-                            t._held_why = (t.held[0], state, None)
+                        tgate.refresh(cop, t.index)
+                        if tgate.opcode is not None and t._gate_epoch is not None:
+                            # still waits: capture the hold as that thread's next pump would
+                            t._held_why = (t.held[0], tgate.hold_state(cop), None)
                             t._gate_epoch = cop.epoch
-                        continue
-                    tgate.refresh(cop, t.index)
-                    if tgate.opcode is not None and t._gate_epoch is not None:
-                        # still waits: capture the hold as that thread's next pump would
-                        t._held_why = (t.held[0], tgate.hold_state(cop), None)
-                        t._gate_epoch = cop.epoch
-            if limit is not None:
-                limit -= 1
-        return moved
+            if not (replay.play_left or mop.active is not None or self.mid or self.fifo):
+                self.fed = False
+                return True
+            # the next pass of _pump_all: while the other threads have nothing to do, it
+            # would issue this thread's next instruction
+            if alone is None:
+                a, b = self._others
+                alone = (a.held is None and not a.fed and b.held is None and not b.fed
+                         and not cop.one_per_pass)
+            if not alone or cop._again:
+                return True
+            cop.prefer_after_release = None  # (read and forgotten by every pass)
+            item = None
 
     def _hold(self, item, why):
         if self.held is None:
