@@ -3,6 +3,7 @@ against the slower exact form it replaced (kept here as the reference)."""
 
 from __future__ import annotations
 
+import difflib
 import inspect
 
 import numpy as np
@@ -708,6 +709,30 @@ def test_a_push_from_inside_a_pump_ends_a_thread_issuing_alone():
     assert traces[1].splitlines()[-1].startswith("tensix t2 issue")
 
 
+def test_a_thread_issues_alone_only_in_passes_ordered_as_the_next():
+    """Thread 1's ATRELM hands mutex 2 to thread 0 and has the next pass start with
+    thread 2: thread 0 issues its ATGETM there, then (alone) a word that pushes to threads
+    1 and 2, which the one-per-pass reference issues in a pass starting with thread 0."""
+    traces = []
+    for reference in (True, False):
+        tile = _pusher_tile("wormhole_b0", reference)
+        out = _trace_of(tile)
+        cop = tile.tensix
+        enc = cop.table.encode
+        cop.threads[1].push(enc("ATGETM", mutex_index=2), "test", after_mop=True)
+        cop.kick()
+        for word in (enc("ATGETM", mutex_index=2), _PUSHER, enc("NOP")):
+            cop.threads[0].push(word, "test", after_mop=True)
+        cop.kick()
+        assert cop.threads[0].held is not None
+        cop.threads[1].push(enc("ATRELM", mutex_index=2), "test", after_mop=True)
+        cop.kick()
+        tile.tracer.flush()
+        traces.append(out.getvalue())
+    assert traces[0] == traces[1]
+    assert [ln.split()[1] for ln in traces[0].splitlines() if " issue " in ln][-4:] == ["t1", "t2", "t0", "t2"]
+
+
 def _frontend_program(table, draw):
     """(thread, word) pushes from hypothesis' choices: waits, semaphores, mutexes, replays."""
     forms = [lambda: table.encode("NOP"), lambda: table.encode("SFPNOP"),
@@ -738,13 +763,15 @@ def test_a_thread_alone_issues_on_as_the_one_per_pass_form_does(arch, data):
     from ttemu.isa.table import get_table
     table = get_table(arch)
     program = _frontend_program(table, data.draw)
-    inits = [table.encode("SEMINIT", sem_sel=3, init_value=1, max_value=2)]
+    inits = [table.encode("SEMINIT", sem_sel=1, init_value=0, max_value=2),  # sem0 empty, sem1 full
+             table.encode("SEMINIT", sem_sel=2, init_value=2, max_value=2)]
     runs = []
     for reference in (True, False):
         tile = _pusher_tile(arch, reference)
         cop = tile.tensix
         out = _trace_of(tile)
-        cop.threads[0].push(inits[0], "test", after_mop=True)
+        for word in inits:
+            cop.threads[0].push(word, "test", after_mop=True)
         fault = None
         try:
             for thread, word, before_mop in program:
@@ -757,6 +784,7 @@ def test_a_thread_alone_issues_on_as_the_one_per_pass_form_does(arch, data):
         tile.tracer.flush()
         runs.append((out.getvalue(), fault, [(t.issued, t.held, t.held_reason, t.gate.opcode) for t in cop.threads],
                      [(s.value, s.max) for s in cop.sync.semaphores], dict(cop.sync.mutex_holder)))
+    assert runs[0][0] == runs[1][0], "\n".join(difflib.unified_diff(runs[0][0].splitlines(), runs[1][0].splitlines(), n=1000))
     assert runs[0] == runs[1]
 
 

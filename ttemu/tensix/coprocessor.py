@@ -126,6 +126,7 @@ class Coprocessor:
         self.pcbuf_waiting = [False, False, False]  # RISCV T_i waits reading PCBuf[i]
         self._pumping = False
         self._again = False
+        self.pass_start = 0  # the thread _pump_all's current pass started with
         # Moved on by every issued instruction, kick(), state_changed and resets (what can
         # change a wait condition; a STREAMWAIT's stream registers excepted, see
         # TensixThread.pump): a thread held at its wait gate is evaluated again only after
@@ -247,7 +248,7 @@ class Coprocessor:
             while True:
                 self._again = False
                 moved = live = False
-                start = self.prefer_after_release or 0
+                start = self.pass_start = self.prefer_after_release or 0
                 self.prefer_after_release = None
                 for t in orders[start]:  # threads[(start + k) % 3] for k in 0, 1, 2
                     # what TensixThread.pump returns False for at once, without calling it

@@ -131,12 +131,15 @@ class TensixThread:
             return item
 
     def pump(self) -> bool:
-        """Move an instruction through the gate into the backend: one, and while both
-        other threads have nothing to do (no word held or input, see ``fed``) the next
-        ones too, until the gate holds one, the input runs dry or a re-entrant kick asks
-        for another pass. Each further one is what the next pass of the coprocessor's
-        ``_pump_all`` would issue: the other threads can only be given input by a push,
-        and a push from inside a pump sets ``cop._again``. Returns True if anything moved."""
+        """Move an instruction through the gate into the backend: one, and while each
+        other thread is one the coprocessor's next pass would skip (nothing to do, see
+        ``fed``, or held at its gate as evaluated since the epoch moved) the next ones
+        too (while that pass would visit the threads in this pass's order), until the
+        gate holds one, the input runs dry or a re-entrant kick asks for another pass.
+        Each further one is what the next pass of ``_pump_all`` would issue: another
+        thread is given input only by a push (a push from inside a pump sets
+        ``cop._again``), and a held one is released only as an issue moves the epoch on.
+        Returns True if anything moved."""
         cop = self.cop
         item = self.held
         if item is None:
@@ -150,7 +153,7 @@ class TensixThread:
         replay = self.replay
         mop = self.mop
         tile = self._tile
-        alone = None  # are both other threads without work (asked after the first issue)?
+        others = self._others
         while True:
             if item is None:
                 if replay.play_left:
@@ -251,13 +254,23 @@ class TensixThread:
             if not (replay.play_left or mop.active is not None or self.mid or self.fifo):
                 self.fed = False
                 return True
-            # the next pass of _pump_all: while the other threads have nothing to do, it
-            # would issue this thread's next instruction
-            if alone is None:
-                a, b = self._others
-                alone = (a.held is None and not a.fed and b.held is None and not b.fed
-                         and not cop.one_per_pass)
-            if not alone or cop._again:
+            # the next pass of _pump_all issues this thread's next instruction and nothing
+            # else while it skips both other threads: each has nothing to do, or holds at
+            # its gate as evaluated since the epoch last moved; and if it visits the threads
+            # in this pass's order, the rest of this pass is the rest of that one
+            if cop._again or (cop.prefer_after_release or 0) != cop.pass_start or cop.one_per_pass:
+                return True
+            a, b = others
+            epoch = cop.epoch
+            if a.held is None:
+                if a.fed:
+                    return True
+            elif a._gate_epoch != epoch:
+                return True
+            if b.held is None:
+                if b.fed:
+                    return True
+            elif b._gate_epoch != epoch:
                 return True
             cop.prefer_after_release = None  # (read and forgotten by every pass)
             item = None
