@@ -654,8 +654,8 @@ _PUSHER = 0x02000123  # a NOP word the tests below bind to _pusher
 
 def _pusher_tile(arch, one_per_pass):
     """A tile whose word _PUSHER, as it issues, pushes NOPs to the other two threads after
-    their MOP expanders (a push from inside a pump: the re-entrant kick asks _pump_all
-    for another pass)."""
+    their MOP expanders (a push from inside a pump: the re-entrant kick asks the outer
+    one for another pass)."""
     tile = Tile(arch)
     cop = tile.tensix
     cop.one_per_pass = one_per_pass
@@ -784,7 +784,8 @@ def test_a_thread_alone_issues_on_as_the_one_per_pass_form_does(arch, data):
         tile.tracer.flush()
         runs.append((out.getvalue(), fault, [(t.issued, t.held, t.held_reason, t.gate.opcode) for t in cop.threads],
                      [(s.value, s.max) for s in cop.sync.semaphores], dict(cop.sync.mutex_holder)))
-    assert runs[0][0] == runs[1][0], "\n".join(difflib.unified_diff(runs[0][0].splitlines(), runs[1][0].splitlines(), n=1000))
+    assert runs[0][0] == runs[1][0], "\n".join(difflib.unified_diff(runs[0][0].splitlines(),
+                                                                    runs[1][0].splitlines(), n=1000))
     assert runs[0] == runs[1]
 
 
@@ -803,3 +804,96 @@ def test_shipped_kernels_trace_the_same_issuing_one_per_pass(tmp_path, monkeypat
             main(["trace", str(root / "firmware" / f"{name}.toml"), "-o", str(path)])
             outs.append(path.read_bytes())
         assert outs[0] == outs[1] and b" issue " in outs[0], name
+
+
+def test_push_from_core_queues_as_thread_push_does():
+    """push_from_core appends to the routed queue itself (TensixThread.push's work without
+    its call) and leaves a full FIFO to push: the same queues, counts, refusals and stall
+    text as pushing through TensixThread.push."""
+    states = []
+    for form in ("core", "thread"):
+        tile = Tile("wormhole_b0")
+        cop = tile.tensix
+        cop._pumping = True  # queue without pumping
+        results = []
+        for k in range(34):
+            for core, addr in (("trisc1", 0xFFE40000), ("brisc", 0xFFE60000), (None, 0xFFE50000)):
+                word = 0x02000000 | k
+                if form == "core":
+                    results.append(cop.push_from_core(core, addr, word, f"o{k}"))
+                else:
+                    thread, after_mop = cop.route(core, addr)
+                    results.append(cop.threads[thread].push(word, f"o{k}", after_mop))
+        states.append((results, tile.last_stall, [(list(t.fifo), list(t.mid), t.pushed, t.fed) for t in cop.threads]))
+    assert states[0] == states[1]
+    assert states[0][0].count(False) == 6 and "FIFO full" in states[0][1]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from(["wormhole_b0", "blackhole"]), st.data())
+def test_frontend_fast_fetch_matches_next_for_mops_replays_and_both_queues(arch, data):
+    """TensixThread.pump takes words from BRISC's queue, the FIFO, a replay and a MOP
+    expansion itself while tracing is off; with a tracer it asks _next() (the general
+    form). Both issue the same words from the same origins in the same order."""
+    from ttemu.errors import GuestFault
+    from ttemu.isa.table import get_table
+    table = get_table(arch)
+    draw = data.draw
+    nops = [0x02000000 | k for k in range(1, 40)]
+
+    def replay():
+        return table.encode("REPLAY", load_mode=draw(st.integers(0, 1)), execute_while_loading=draw(st.integers(0, 1)),
+                            len=draw(st.integers(1, 5)), start_idx=draw(st.integers(0, 7)))
+    cfgs = [[draw(st.integers(0, 3)), draw(st.integers(0, 3))]
+            + [draw(st.sampled_from(nops[:7] + [0x02000000, table.encode("SFPNOP")])) for _ in range(7)]
+            for _ in range(3)]
+    for cfg in cfgs:
+        if draw(st.booleans()):
+            cfg[draw(st.integers(2, 8))] = replay()
+    program = []
+    for k in range(draw(st.integers(1, 40))):
+        kind = draw(st.sampled_from(["nop", "replay", "mop", "mop_cfg"]))
+        if kind == "nop":
+            word = nops[k]
+        elif kind == "replay":
+            word = replay()
+        elif kind == "mop":
+            # MOP: template (bit 23), count (16..22), mask (low 16 bits); MOP_CFG: mask's high half
+            word = 0x01000000 | draw(st.integers(0, 1)) << 23 | draw(st.integers(0, 3)) << 16 | draw(st.integers(0, 15))
+        else:
+            word = 0x03000000 | draw(st.integers(0, 3))
+        # (MOP words go before the expander only: after it they stop the run at the gate)
+        before_mop = kind.startswith("mop") or draw(st.booleans())
+        program.append((draw(st.integers(0, 2)), word, before_mop, draw(st.booleans())))
+    runs = []
+    for traced in (True, False):
+        tile = Tile(arch)
+        cop = tile.tensix
+        if traced:
+            _trace_of(tile)
+        issued = []
+        orig = cop.dispatch_entry
+
+        def entry(word, orig=orig, issued=issued):
+            spec, handler, args, kwargs, fence = orig(word)
+            if handler is not None:
+                def logged(t, *a, __h=handler, **k):
+                    issued.append((t.index, t.word, t.origin))
+                    return __h(t, *a, **k)
+                handler = logged
+            cop.dispatch[word] = (spec, handler, args, kwargs, fence)
+            return cop.dispatch[word]
+        cop.dispatch_entry = entry
+        for t, cfg in zip(cop.threads, cfgs):
+            t.mop.cfg[:] = cfg
+        fault = None
+        try:
+            for thread, word, before_mop, kick in program:
+                cop.threads[thread].push(word, "test", after_mop=not before_mop)
+                if kick:
+                    cop.kick()
+            cop.kick()
+        except GuestFault as e:  # (a REPLAY recorded into the buffer reaches the gate when played back)
+            fault = str(e)
+        runs.append((issued, fault, [t.issued for t in cop.threads]))
+    assert runs[0] == runs[1]

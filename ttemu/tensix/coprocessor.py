@@ -15,7 +15,7 @@ from collections import deque
 from ..errors import GuestFault, Unimplemented
 from ..isa.table import get_table
 from .devices import MopCfgPort, PcBufPort, PushPort
-from .frontend.thread import TensixThread
+from .frontend.thread import FIFO_DEPTH, TensixThread
 from .regs.adc import ADCs
 from .regs.config import ConfigSpace
 from .regs.dst import Dst
@@ -62,7 +62,7 @@ def _params(handler):
 
 
 class Coprocessor:
-    #: the reference form of _pump_all's passes, for tests: each pass issues at most one
+    #: the reference form of kick's passes, for tests: each pass issues at most one
     #: instruction per thread even while the other threads have nothing to do
     one_per_pass = False
 
@@ -118,7 +118,7 @@ class Coprocessor:
         self._fpu_busy_bit = next((bit for bit, kind, arg, _ in tile.arch.stallwait_conditions
                                    if kind == "busy" and arg == "math"), 7)
         self.prefer_after_release = None
-        # the threads in the order _pump_all visits them, for each starting thread
+        # the threads in the order kick visits them, for each starting thread
         self._pump_orders = tuple(tuple(self.threads[(start + k) % 3] for k in range(3)) for start in range(3))
         self._routes = {}  # (core, addr) -> route(core, addr), for the pushes that route accepted
         self.issuing = None  # the TensixThread whose instruction is executing (set by its pump)
@@ -126,7 +126,7 @@ class Coprocessor:
         self.pcbuf_waiting = [False, False, False]  # RISCV T_i waits reading PCBuf[i]
         self._pumping = False
         self._again = False
-        self.pass_start = 0  # the thread _pump_all's current pass started with
+        self.pass_start = 0  # the thread kick's current pass started with
         # Moved on by every issued instruction, kick(), state_changed and resets (what can
         # change a wait condition; a STREAMWAIT's stream registers excepted, see
         # TensixThread.pump): a thread held at its wait gate is evaluated again only after
@@ -179,12 +179,19 @@ class Coprocessor:
     def push_from_core(self, core, addr, word, origin):
         where = self._routes.get((core, addr))
         if where is None:
-            where = self._routes[(core, addr)] = self.route(core, addr)
-        thread, after_mop = where
-        if not self.threads[thread].push(word, origin, after_mop):
+            thread, after_mop = self.route(core, addr)
+            t = self.threads[thread]
+            where = self._routes[(core, addr)] = (t, t.mid if after_mop else t.fifo, after_mop)
+        t, queue, after_mop = where
+        tile = self.tile
+        if len(queue) < FIFO_DEPTH and tile.tracer is None:
+            queue.append((word, origin))  # what t.push does here, without its call
+            t.pushed += 1
+            t.fed = True
+        elif not t.push(word, origin, after_mop):
             return False
-        self.tile.activity[0] = 1
-        self._pump_all()  # kick() without moving the epoch on: a push changes no wait condition
+        tile.activity[0] = 1
+        self.kick(False)
         return True
 
     def dispatch_entry(self, word):
@@ -224,20 +231,21 @@ class Coprocessor:
         return entry
 
     # -- running ---------------------------------------------------------------------------
-    def kick(self) -> bool:
+    def kick(self, changed: bool = True) -> bool:
         """Pump every thread until none moves, one instruction per thread per pass: the
         three threads issue side by side, as on hardware, so one thread's instruction
         stream cannot overtake a handshake another thread has queued (tt-llk's
         datacopy hands SrcB over with two UNPACR_NOPs after its UNPACR to SrcA; the
         math thread's SETRWC that releases SrcB must not run ahead of them). A thread
-        whose two partners have nothing to do issues on without a pass per instruction
-        (TensixThread.pump; ``one_per_pass`` is the reference form, for tests).
+        whose two partners have nothing to do (or hold at their gates) issues on without
+        a pass per instruction (TensixThread.pump; ``one_per_pass`` is the reference
+        form, for tests).
         Re-entrant calls (a semaphore write from inside a pump) just ask the outer loop
-        for another pass."""
-        self.epoch += 1  # whatever changed since (a test's direct write, say) is looked at again
-        return self._pump_all()
-
-    def _pump_all(self) -> bool:
+        for another pass. ``changed`` (the default) moves the epoch on first: whatever
+        changed since (a test's direct write, say) is looked at again; a push changes no
+        wait condition (push_from_core passes False)."""
+        if changed:
+            self.epoch += 1
         if self._pumping:
             self._again = True
             return False

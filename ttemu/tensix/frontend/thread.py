@@ -136,8 +136,8 @@ class TensixThread:
         ``fed``, or held at its gate as evaluated since the epoch moved) the next ones
         too (while that pass would visit the threads in this pass's order), until the
         gate holds one, the input runs dry or a re-entrant kick asks for another pass.
-        Each further one is what the next pass of ``_pump_all`` would issue: another
-        thread is given input only by a push (a push from inside a pump sets
+        Each further one is what the coprocessor's next pass (``kick``) would issue:
+        another thread is given input only by a push (a push from inside a pump sets
         ``cop._again``), and a held one is released only as an issue moves the epoch on.
         Returns True if anything moved."""
         cop = self.cop
@@ -147,13 +147,10 @@ class TensixThread:
                 return False
         elif self._gate_epoch == cop.epoch:
             return False  # held at the gate, evaluated since anything last changed: it still holds
-        dispatch = cop.dispatch
-        gate = self.gate
         moved = False
         replay = self.replay
         mop = self.mop
         tile = self._tile
-        others = self._others
         while True:
             if item is None:
                 if replay.play_left:
@@ -183,12 +180,13 @@ class TensixThread:
                     return moved
                 moved = True
             word = item[0]
-            entry = dispatch.get(word)
+            entry = cop.dispatch.get(word)
             if entry is None:
                 entry = cop.dispatch_entry(word)
             spec, handler, args, kwargs, fence = entry
             if spec is None:
                 raise GuestFault(f"t{self.index}: 0x{word:08x} (pushed by {item[1]}) is not a Tensix instruction")
+            gate = self.gate
             if gate.opcode is not None and spec.blocked_by(gate.block_mask):
                 if not gate.fresh(cop):
                     gate.refresh(cop, self.index, blocked=True)
@@ -210,7 +208,22 @@ class TensixThread:
             cop.issuing = self
             epoch = cop.epoch
             if kwargs is None:
-                result = handler(self, *args)
+                # handler(self, *args), spelled out for the usual counts (a call through *
+                # builds a tuple: it costs more than the call itself)
+                n = len(args)
+                if n == 2:  # (the Vector Unit's issue(t, mnemonic, fields))
+                    a0, a1 = args
+                    result = handler(self, a0, a1)
+                elif n == 0:
+                    result = handler(self)
+                elif n == 4:
+                    a0, a1, a2, a3 = args
+                    result = handler(self, a0, a1, a2, a3)
+                elif n == 3:
+                    a0, a1, a2 = args
+                    result = handler(self, a0, a1, a2)
+                else:
+                    result = handler(self, *args)
             else:
                 result = handler(self, **kwargs)
             if result is not None:
@@ -254,13 +267,13 @@ class TensixThread:
             if not (replay.play_left or mop.active is not None or self.mid or self.fifo):
                 self.fed = False
                 return True
-            # the next pass of _pump_all issues this thread's next instruction and nothing
+            # the next pass of kick issues this thread's next instruction and nothing
             # else while it skips both other threads: each has nothing to do, or holds at
             # its gate as evaluated since the epoch last moved; and if it visits the threads
             # in this pass's order, the rest of this pass is the rest of that one
             if cop._again or (cop.prefer_after_release or 0) != cop.pass_start or cop.one_per_pass:
                 return True
-            a, b = others
+            a, b = self._others
             epoch = cop.epoch
             if a.held is None:
                 if a.fed:
