@@ -839,7 +839,7 @@ def test_frontend_fast_fetch_matches_next_for_mops_replays_and_both_queues(arch,
     from ttemu.isa.table import get_table
     table = get_table(arch)
     draw = data.draw
-    nops = [0x02000000 | k for k in range(1, 40)]
+    nops = [0x02000000 | k for k in range(1, 48)]
 
     def replay():
         return table.encode("REPLAY", load_mode=draw(st.integers(0, 1)), execute_while_loading=draw(st.integers(0, 1)),

@@ -151,20 +151,19 @@ class TensixThread:
         replay = self.replay
         mop = self.mop
         tile = self._tile
+        idle_others = False  # both other threads found with nothing to do (see below)
         while True:
             if item is None:
-                if replay.play_left:
-                    if tile.tracer is None:
-                        # what _next() returns here (ReplayExpander.playback), without its calls
-                        index = replay.play_index
-                        item = replay.buffer[index % 32]
-                        replay.play_index = index + 1
-                        replay.play_left -= 1
-                    else:
-                        item = self._next()
+                # what _next() returns (the general form, which traces), without its calls
+                if tile.tracer is not None:
+                    item = self._next()
+                elif replay.play_left:  # (ReplayExpander.playback)
+                    index = replay.play_index
+                    item = replay.buffer[index % 32]
+                    replay.play_index = index + 1
+                    replay.play_left -= 1
                 elif mop.active is None:
-                    # what _next() returns here, without its calls: BRISC's post-MOP queue
-                    # first, then the FIFO, a word no expander takes
+                    # BRISC's post-MOP queue first, then the FIFO, a word no expander takes
                     queue = self.mid or self.fifo
                     if not queue:
                         self.fed = False
@@ -173,8 +172,17 @@ class TensixThread:
                         item = self._next()  # (a MOP word in mid is passed on: the gate refuses it)
                     else:
                         item = queue.popleft()
-                else:
-                    item = self._next()
+                else:  # the MOP expansion's next word (_from_mop), unless it ended
+                    word = next(mop.active, None)
+                    if word is None:
+                        mop.active = None
+                        item = self._next()
+                    else:
+                        item = (word, "mop")
+                        if replay.record_left or word >> 24 == REPLAY_OPCODE:
+                            item = replay.take(item)
+                            if item is None:
+                                item = self._next()  # (what _next's loop does next)
                 if item is None:
                     self.fed = False
                     return moved
@@ -271,20 +279,25 @@ class TensixThread:
             # else while it skips both other threads: each has nothing to do, or holds at
             # its gate as evaluated since the epoch last moved; and if it visits the threads
             # in this pass's order, the rest of this pass is the rest of that one
-            if cop._again or (cop.prefer_after_release or 0) != cop.pass_start or cop.one_per_pass:
+            if cop._again or (cop.prefer_after_release or 0) != cop.pass_start:
                 return True
-            a, b = self._others
-            epoch = cop.epoch
-            if a.held is None:
-                if a.fed:
+            if not idle_others:
+                if cop.one_per_pass:
                     return True
-            elif a._gate_epoch != epoch:
-                return True
-            if b.held is None:
-                if b.fed:
+                a, b = self._others
+                epoch = cop.epoch
+                if a.held is None:
+                    if a.fed:
+                        return True
+                elif a._gate_epoch != epoch:
                     return True
-            elif b._gate_epoch != epoch:
-                return True
+                if b.held is None:
+                    if b.fed:
+                        return True
+                elif b._gate_epoch != epoch:
+                    return True
+                # both with nothing to do stay so (only a push gives them work, and sets _again)
+                idle_others = a.held is None and b.held is None
             cop.prefer_after_release = None  # (read and forgotten by every pass)
             item = None
 
