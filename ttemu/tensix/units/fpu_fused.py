@@ -121,6 +121,10 @@ class FusedMvmul:
         self._src = {}
         self._dst = None
         self._elw = {}
+        self._qa = self._qb = None  # the queue of deferred MVMULs' operands (``defer``)
+        self._meta = []
+        self._exp16 = np.arange(256, dtype=np.int16)  # a Src exponent; zero operands below any sum
+        self._exp16[0] = -1024
 
     def _buffers(self, n):
         b = self._bufs.get(n)
@@ -168,24 +172,48 @@ class FusedMvmul:
         np.multiply(xs[1:], ps[1:], out=xs[1:])
         self._accumulate(xs, ps, cs, hi, lo)
 
-    def run(self, jobs, bits):
-        """Apply deferred MVMULs ``jobs`` [(a, b, bf16, phase, r, use32), ...] (``a``, ``b``
-        as ``dot_accumulate`` takes them; ``r`` the first DstBits row of the block, whose
-        low halves are 8 rows further with ``use32``) to DstBits ``bits``, with the numbers
-        of ``dot_accumulate`` one job after the other: the products of consecutive jobs
-        with the same (bf16, use32, rows) together (each job with the tables of its
-        fidelity phase), then their accumulations in waves, wave ``c`` taking every job
-        that is the ``c``-th of the run on its Dst block (the blocks of such a run are
-        aligned and of one size: two overlap only if equal)."""
-        i, count = 0, len(jobs)
+    #: deferred MVMULs held at most (FusedMvmul.defer's caller applies them at this count)
+    CAPACITY = 64
+
+    def defer(self, a, b, bf16, phase, r, use32):
+        """Queue one MVMUL (``a`` [16, 16] SrcA rows, ``b`` [n, 16] SrcB rows: Src bits,
+        masked to 19 bits here; ``r`` the first DstBits row of the block, whose low halves
+        are 8 rows further with ``use32``), copying the operands; -> the number queued
+        (at most ``CAPACITY``: ``flush`` before that)."""
+        k = len(self._meta)
+        if k == 0 and self._qa is None:  # [k, j, job] and [k, i, job] (the job innermost: long inner loops)
+            self._qa = np.empty((16, 16, self.CAPACITY), np.uint32)
+            self._qb = np.empty((16, 8, self.CAPACITY), np.uint32)
+        self._qa[:, :, k] = a
+        n = b.shape[0]
+        self._qb[:, :n, k] = b.T
+        self._meta.append((bf16, phase, r, use32, n))
+        return k + 1
+
+    def flush(self, bits):
+        """Apply the queued MVMULs to DstBits ``bits`` (see ``run``)."""
+        meta, self._meta = self._meta, []
+        i, count = 0, len(meta)
         while i < count:
-            _, b0, bf16, _, _, use32 = jobs[i]
-            n = b0.shape[0]
+            bf16, _, _, use32, n = meta[i]
             j = i + 1
-            while j < count and jobs[j][2] == bf16 and jobs[j][5] == use32 and jobs[j][1].shape[0] == n:
+            while j < count and meta[j][0] == bf16 and meta[j][3] == use32 and meta[j][4] == n:
                 j += 1
-            self._run(jobs[i:j], bits, bf16, use32, n)
+            self._run(i, j, meta, bits, bf16, use32, n)
             i = j
+
+    def run(self, jobs, bits):
+        """Apply MVMULs ``jobs`` [(a, b, bf16, phase, r, use32), ...] (as ``defer`` takes
+        them) to DstBits ``bits``, with the numbers of ``dot_accumulate`` one job after
+        the other: the products of consecutive jobs with the same (bf16, use32, rows)
+        together (each job with the tables of its fidelity phase), then their
+        accumulations in waves, wave ``c`` taking every job that is the ``c``-th of the
+        run on its Dst block (the blocks of such a run are aligned and of one size: two
+        overlap only if equal)."""
+        for job in jobs:
+            if self.defer(*job) == self.CAPACITY:
+                self.flush(bits)
+        self.flush(bits)
 
     def _phase_tables(self, bf16):
         """Both fidelity parts' tables end to end (part 1 at +2048 / +256)."""
@@ -197,74 +225,101 @@ class FusedMvmul:
             t = self._src[key] = tuple(np.concatenate([x, y]) for x, y in zip(a0 + b0, a1 + b1))
         return t
 
-    def _run(self, jobs, bits, bf16, use32, n):
+    def _run(self, s, e, meta, bits, bf16, use32, n):
         # arrays [k, i, j, job] (the job innermost: long inner loops)
-        w = len(jobs)
-        a = np.array([j[0] for j in jobs], dtype=np.intp).transpose(1, 2, 0).copy()  # [k, j, job]
-        bt = np.array([j[1] for j in jobs], dtype=np.intp).transpose(2, 1, 0).copy()  # [k, i, job]
-        phases = [j[3] for j in jobs]
+        w = e - s
+        jobs = meta[s:e]
+        a = self._qa[:, :, s:e]  # [k, j, job] (SrcA row k, column j)
+        bt = self._qb[:, :n, s:e]  # [k, i, job] (SrcB row i, column k)
         sa, pa, sb, pb = self._phase_tables(bf16)
-        part_a = np.array([ph & 1 for ph in phases], dtype=np.intp)  # per job
-        part_b = np.array([ph >> 1 for ph in phases], dtype=np.intp)
-        # the smallest 2**(adj - 1) of the run: below every non-zero product of any job, so
-        # a group of zero products still floors to 0 (and its products are all 0)
-        kappa = 2.0 ** (-128 - 5 * int(part_a.max()) - 7 * int(part_b.max()))
-        buf = self._run_bufs.get(n)
-        if buf is None or buf[0].shape[3] != w:  # for the last batch size only (1 MiB each for 64 MVMULs)
-            buf = self._run_bufs[n] = (np.empty((16, n, 16, w)), np.empty((16, n, 16, w)))
-        p, x = buf
-        pa = pa[(a & 0xFF) + (part_a << 8)]
-        pb = pb[(bt & 0xFF) + (part_b << 8)]
-        np.multiply(pb[:, :, None], pa[:, None], out=p)  # [k, i, j, job]
-        pa *= sa[(a >> 8) + (part_a << 11)]
-        pb *= sb[(bt >> 8) + (part_b << 11)]
-        np.multiply(pb[:, :, None], pa[:, None], out=x)
-        pg = np.maximum.reduce(p.reshape(2, 8, n, 16, w), axis=1, initial=kappa)  # [group, i, j, job]
+        take, ip = np.take, np.intp
+        ia = np.bitwise_and(a, 0xFF, dtype=ip)  # the exponents
+        ib = np.bitwise_and(bt, 0xFF, dtype=ip)
+        ea = take(self._exp16, ia)  # [k, j, job] int16
+        eb = take(self._exp16, ib)
+        sma = np.right_shift(a, 8, dtype=ip)  # sign and mantissa (the 19-bit mask)
+        sma &= 0x7FF
+        smb = np.right_shift(bt, 8, dtype=ip)
+        smb &= 0x7FF
+        phases = [m[1] for m in jobs]
+        ph0 = phases[0]
+        if phases.count(ph0) == w:  # one fidelity phase: its tables
+            part_a, part_b = ph0 & 1, ph0 >> 1
+            xa = take(pa[part_a << 8:(part_a + 1) << 8], ia)
+            xa *= take(sa[part_a << 11:(part_a + 1) << 11], sma)
+            xb = take(pb[part_b << 8:(part_b + 1) << 8], ib)
+            xb *= take(sb[part_b << 11:(part_b + 1) << 11], smb)
+            scale = 2.0 ** (-128 - 5 * part_a - 7 * part_b)
+        else:
+            part_a = np.array([ph & 1 for ph in phases], dtype=ip)  # per job
+            part_b = np.array([ph >> 1 for ph in phases], dtype=ip)
+            xa = take(pa, ia + (part_a << 8))
+            xa *= take(sa, sma + (part_a << 11))
+            xb = take(pb, ib + (part_b << 8))
+            xb *= take(sb, smb + (part_b << 11))
+            scale = np.ldexp(1.0, -128 - 5 * part_a - 7 * part_b)
+        buf = self._run_bufs.get((n, w))
+        if buf is None:
+            self._run_bufs.clear()  # for the last batch size only (1.3 MiB for 64 MVMULs)
+            buf = self._run_bufs[(n, w)] = (np.empty((16, n, 16, w), np.int16), np.empty((16, n, 16, w)))
+        ex, x = buf
+        # the group's exponent (ea + eb: the largest of the group's non-zero products; 0
+        # for none), its largest product 2**(ea + eb) x scale (the reference's max of
+        # products; a group of zero products gets the job's scale, below every non-zero
+        # product, so it still floors to 0)
+        np.add(eb[:, :, None], ea[:, None], out=ex)
+        emax = np.maximum.reduce(ex.reshape(2, 8, n, 16, w), axis=1, initial=0)  # [group, i, j, job]
+        pg = np.ldexp(scale, emax)
+        np.multiply(xb[:, :, None], xa[:, None], out=x)  # the products x 2**(adj - 1)
         x5 = x.reshape(2, 8, n, 16, w)
         np.multiply(x5, np.divide(_TIE, pg)[:, None], out=x5)
         np.rint(x, out=x)
         terms = np.add.reduce(x5, axis=1)
         powers = np.floor(pg)
         terms *= powers
-        terms = np.ascontiguousarray(terms.transpose(0, 3, 1, 2))  # [group, job, i, j]
-        powers = np.ascontiguousarray(powers.transpose(0, 3, 1, 2))
+        # into slots 1, 2 of the accumulation buffers [3, job, i, j]
+        xs, ps, cs = self._wave_buffers(n)
+        xs[1:, :w] = terms.transpose(0, 3, 1, 2)
+        ps[1:, :w] = powers.transpose(0, 3, 1, 2)
         waves, seen = [], {}
         for k, job in enumerate(jobs):
-            c = seen.get(job[4], 0)
-            seen[job[4]] = c + 1
+            c = seen.get(job[2], 0)
+            seen[job[2]] = c + 1
             if c == len(waves):
                 waves.append([])
             waves[c].append(k)
+        step = 16 if use32 else n
         for wave in waves:
             m = len(wave)
-            if m == 1:  # one job: its Dst rows as slices
-                k = wave[0]
-                r = jobs[k][4]
-                _, _, xs, ps, cs = self._buffers(n)
-                xs[1:] = terms[:, k]
-                ps[1:] = powers[:, k]
-                self._accumulate(xs, ps, cs, bits[r:r + n], bits[r + 8:r + 8 + n] if use32 else None)
-                continue
-            rows = np.array([jobs[k][4] for k in wave])[:, None] + np.arange(n)  # [m, n]
-            xs, ps, cs = self._wave_buffers(m * n)
-            if m == w:
-                xs[1:] = terms.reshape(2, m * n, 16)
-                ps[1:] = powers.reshape(2, m * n, 16)
+            k0 = wave[0]
+            if wave[-1] - k0 == m - 1:  # consecutive jobs: views of the buffers
+                wx, wp, wc = xs[:, k0:k0 + m], ps[:, k0:k0 + m], cs[:, k0:k0 + m]
             else:
-                xs[1:] = terms[:, wave].reshape(2, m * n, 16)
-                ps[1:] = powers[:, wave].reshape(2, m * n, 16)
-            hi = bits[rows].reshape(m * n, 16)
-            lo = bits[rows + 8].reshape(m * n, 16) if use32 else None
-            self._accumulate(xs, ps, cs, hi, lo)
-            bits[rows] = hi.reshape(m, n, 16)
+                wx, wp, wc = xs[:, wave], ps[:, wave], cs[:, wave]
+            r0 = jobs[k0][2]
+            if all(jobs[k][2] == r0 + step * c for c, k in enumerate(wave)):  # consecutive blocks: views of Dst
+                if use32:
+                    blk = bits[r0:r0 + 16 * m].reshape(m, 16, 16)
+                    self._accumulate(wx, wp, wc, blk[:, :n], blk[:, 8:8 + n])
+                else:
+                    self._accumulate(wx, wp, wc, bits[r0:r0 + n * m].reshape(m, n, 16), None)
+                continue
+            rows = np.array([jobs[k][2] for k in wave])[:, None] + np.arange(n)  # [m, n]
+            hi = bits[rows]
+            lo = bits[rows + 8] if use32 else None
+            self._accumulate(wx, wp, wc, hi, lo)
+            bits[rows] = hi
             if use32:
-                bits[rows + 8] = lo.reshape(m, n, 16)
+                bits[rows + 8] = lo
 
-    def _wave_buffers(self, rows):
-        key = ("wave", rows)
+    def _wave_buffers(self, n):
+        """[3, job, i, j] buffers of the accumulation: terms, powers, rounding constants
+        (slot 0 the Dst value's)."""
+        key = ("wave", n)
         b = self._bufs.get(key)
         if b is None:
-            b = self._bufs[key] = (np.empty((3, rows, 16)), np.empty((3, rows, 16)), np.full((3, rows, 16), _C16))
+            shape = (3, self.CAPACITY, n, 16)
+            b = self._bufs[key] = (np.empty(shape), np.empty(shape), np.full(shape, _C16))
         return b
 
     def _elw_buffers(self):
@@ -361,8 +416,8 @@ class FusedMvmul:
             u += 1 << 28
             u &= ~((1 << 29) - 1)
         with np.errstate(over="ignore"):
-            w32 = w.astype(np.float32).view(np.uint16)  # [n, 32]: low, high halves
-        rhi = w32[:, 1::2].astype(np.intp)
+            w32 = w.astype(np.float32).view(np.uint16)  # [..., 32]: low, high halves
+        rhi = w32[..., 1::2].astype(np.intp)
         hi[...] = shuf[rhi]
         if lo is not None:
-            np.bitwise_and(w32[:, 0::2], lo_mask[rhi], out=lo)
+            np.bitwise_and(w32[..., 0::2], lo_mask[rhi], out=lo)

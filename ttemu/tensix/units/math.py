@@ -182,8 +182,7 @@ class MatrixUnit(Unit):
         self._has_remap = "DEST_ACCESS_CFG_remap_addrs" in cfg.fields
         self._rm = (0, 0)
         self._rm_version = -1
-        self._fused = FusedMvmul()
-        self._deferred = []  # MVMULs waiting for the next access to Dst (_fused_mvmul)
+        self._fused = FusedMvmul()  # holds the MVMULs waiting for the next access to Dst (_fused_mvmul)
 
     def _view(self, ti, mnemonic):
         """``(bank, style, use32, dst_base, fid_base)`` of thread ``ti``: its Config bank,
@@ -482,25 +481,26 @@ class MatrixUnit(Unit):
                           f"SrcA rows {srca_row}..{srca_row + 15} run past row 63 (RWC SrcA = {rwc.SrcA}; "
                           f"{mnemonic}.md indexes SrcA[SrcARow + i] out of bounds); ttemu wraps the row "
                           "index to the 64-row bank")
-            a = cop.src.math_view("A")[(srca_row + np.arange(16)) & 63] & _MASK19
+            a = cop.src.math_view("A")[(srca_row + np.arange(16)) & 63]
         else:
-            a = cop.src.math_view("A")[srca_row:srca_row + 16] & _MASK19
+            a = cop.src.math_view("A")[srca_row:srca_row + 16]
         b_rows = 1 if broadcast else min(nrows, 8)
-        b = cop.src.math_view("B")[srcb_row:srcb_row + b_rows] & _MASK19
+        b = cop.src.math_view("B")[srcb_row:srcb_row + b_rows]
         self.last_srca_row = srca_row
-        if style == INT8:
-            ai = _src_int8(a, 0x41FFF if phase & 1 else 0x4E0FF)
-            bi = _src_int8(b, 0x40FFF if phase & 2 else 0x7F0FF)
+        if not broadcast and (style == BF16 or style == TF32) and self._fused_mvmul(
+                a, b, style == BF16, phase, dst_row, nrows, use32):
+            pass  # the operands' 19-bit mask is applied by the fused path
+        elif style == INT8:
+            ai = _src_int8(a & _MASK19, 0x41FFF if phase & 1 else 0x4E0FF)
+            bi = _src_int8(b & _MASK19, 0x40FFF if phase & 2 else 0x7F0FF)
             prod = bi @ ai
             if broadcast:
                 for k in range(4):
                     self._accumulate_int(dst_row + 2 * k, prod)
             else:
                 self._accumulate_int(dst_row, prod)
-        elif not broadcast and style != FP16 and self._fused_mvmul(a, b, style == BF16, phase, dst_row, nrows, use32):
-            pass
         else:
-            sums = FD.dot(a, b, style == FP16, style == BF16, use32, phase)
+            sums = FD.dot(a & _MASK19, b & _MASK19, style == FP16, style == BF16, use32, phase)
             if broadcast:
                 for k in range(4):
                     self._fpu_accumulate(dst_row + 2 * k, 1, sums, style, use32)
@@ -513,9 +513,10 @@ class MatrixUnit(Unit):
     def _fused_mvmul(self, a, b, bf16, phase, row, n, use32):
         """Dst rows ``row``.. += ``b`` @ ``a`` through fpu_fused (the numbers of
         FD.dot + _fpu_accumulate) when the rows are plain slices of DstBits, deferred: the
-        job joins ``_deferred``, applied (FusedMvmul.run) on the next access to
-        ``cop.dst.bits`` (regs/dst.py) or once 64 are waiting. False (and nothing done)
-        when the rows are not plain slices."""
+        job joins FusedMvmul's queue (``defer`` copies the Src rows ``a``, ``b``), applied
+        (``flush``) on the next access to ``cop.dst.bits`` (regs/dst.py) or once
+        ``FusedMvmul.CAPACITY`` are waiting. False (and nothing done) when the rows are
+        not plain slices."""
         if self._remap() is not None:
             return False
         if use32:
@@ -528,18 +529,15 @@ class MatrixUnit(Unit):
                 return False
             r = row
             self._forget16(row, n)
-        jobs = self._deferred
-        jobs.append((a, b, bf16, phase, r, use32))
         dst = self.cop.dst
         if dst.pending is None:
             dst.pending = self._apply_deferred
-        elif len(jobs) >= 64:
+        if self._fused.defer(a, b, bf16, phase, r, use32) >= self._fused.CAPACITY:
             dst.bits  # applies them
         return True
 
     def _apply_deferred(self):
-        jobs, self._deferred = self._deferred, []
-        self._fused.run(jobs, self.cop.dst.raw)
+        self._fused.flush(self.cop.dst.raw)
 
     @op
     def MVMUL(self, t, clear_dvalid, instr_mod19, addr_mode, dst):
