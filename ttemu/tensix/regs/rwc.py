@@ -38,7 +38,8 @@ class RWCs:
         self.config = config
         self.addr_mod_bits = addr_mod_bits  # ArchSpec.addr_mod_bits
         self.rwc = [RWC(), RWC(), RWC()]
-        self._mods = {}  # (thread, index) -> decoded AddrMod fields
+        self._mods = {}  # (thread, index) -> decoded AddrMod fields (None: the slot moves nothing)
+        self._set_base = [0, 0, 0]  # ADDR_MOD_SET_Base per thread (two-bit AddrMod)
         self._version = -1
 
     def __getitem__(self, thread: int) -> RWC:
@@ -48,11 +49,10 @@ class RWCs:
         """The ADDR_MOD_{AB,DST,BIAS}_SEC<index> fields of a thread's ThreadConfig,
         decoded once per ThreadConfig version."""
         if self._version != self.config.thread_version:
-            self._mods.clear()
-            self._version = self.config.thread_version
+            self._refresh()
         key = (thread, index)
-        mod = self._mods.get(key)
-        if mod is None:
+        mod = self._mods.get(key, False)
+        if mod is False:
             g = self.config.thread_get
             ab = f"ADDR_MOD_AB_SEC{index}_"
             dst = f"ADDR_MOD_DST_SEC{index}_"
@@ -62,11 +62,23 @@ class RWCs:
                 ab + "SrcBClear", ab + "SrcBCR", ab + "SrcBIncr",
                 dst + "DestClear", dst + "DestCToCR", dst + "DestCR", dst + "DestIncr",
                 dst + "FidelityClear", dst + "FidelityIncr", bias + "BiasClear", bias + "BiasIncr"))
+            if not any(mod):  # every counter keeps its (masked) value
+                mod = self._mods[key] = None
         return mod
 
+    def _refresh(self):
+        """Forget the decoded slots after a ThreadConfig write."""
+        self._mods.clear()
+        self._version = self.config.thread_version
+        if self.addr_mod_bits != 3:
+            self._set_base = [self.config.thread_get(t, "ADDR_MOD_SET_Base") for t in range(3)]
+
     def apply_addr_mod(self, thread: int, addr_mod: int, update_fidelity: bool = True) -> None:
-        """ApplyAddrMod (RWCs.md)."""
+        """ApplyAddrMod (RWCs.md). A slot of all zero fields changes nothing (every
+        counter is kept masked to its width) and returns at once."""
         r = self.rwc[thread]
+        if self._version != self.config.thread_version:
+            self._refresh()
         if self.addr_mod_bits == 3:
             index = addr_mod & 7
             if r.ExtraAddrModBit:
@@ -75,10 +87,15 @@ class RWCs:
                                     "documented for Blackhole")
         else:
             index = addr_mod & 3
-            if r.ExtraAddrModBit or self.config.thread_get(thread, "ADDR_MOD_SET_Base"):
+            if r.ExtraAddrModBit or self._set_base[thread]:
                 index += 4
+        mod = self._mods.get((thread, index), False)
+        if mod is False:
+            mod = self._addr_mod(thread, index)
+        if mod is None:
+            return
         (a_clear, a_cr, a_incr, b_clear, b_cr, b_incr, d_clear, d_ctocr, d_cr, d_incr,
-         f_clear, f_incr, bias_clear, bias_incr) = self._addr_mod(thread, index)
+         f_clear, f_incr, bias_clear, bias_incr) = mod
         if a_clear:
             r.SrcA = r.SrcA_Cr = 0
         elif a_cr:

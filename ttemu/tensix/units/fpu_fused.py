@@ -181,12 +181,12 @@ class FusedMvmul:
         are 8 rows further with ``use32``), copying the operands; -> the number queued
         (at most ``CAPACITY``: ``flush`` before that)."""
         k = len(self._meta)
-        if k == 0 and self._qa is None:  # [k, j, job] and [k, i, job] (the job innermost: long inner loops)
-            self._qa = np.empty((16, 16, self.CAPACITY), np.uint32)
-            self._qb = np.empty((16, 8, self.CAPACITY), np.uint32)
-        self._qa[:, :, k] = a
+        if k == 0 and self._qa is None:
+            self._qa = np.empty((self.CAPACITY, 16, 16), np.uint32)
+            self._qb = np.empty((self.CAPACITY, 8, 16), np.uint32)
+        self._qa[k] = a
         n = b.shape[0]
-        self._qb[:, :n, k] = b.T
+        self._qb[k, :n] = b
         self._meta.append((bf16, phase, r, use32, n))
         return k + 1
 
@@ -229,17 +229,17 @@ class FusedMvmul:
         # arrays [k, i, j, job] (the job innermost: long inner loops)
         w = e - s
         jobs = meta[s:e]
-        a = self._qa[:, :, s:e]  # [k, j, job] (SrcA row k, column j)
-        bt = self._qb[:, :n, s:e]  # [k, i, job] (SrcB row i, column k)
-        sa, pa, sb, pb = self._phase_tables(bf16)
         take, ip = np.take, np.intp
-        ia = np.bitwise_and(a, 0xFF, dtype=ip)  # the exponents
-        ib = np.bitwise_and(bt, 0xFF, dtype=ip)
+        a = self._qa[s:e].transpose(1, 2, 0).astype(ip, order="C")  # [k, j, job] (SrcA row k, column j)
+        bt = self._qb[s:e, :n].transpose(2, 1, 0).astype(ip, order="C")  # [k, i, job] (SrcB row i, column k)
+        sa, pa, sb, pb = self._phase_tables(bf16)
+        ia = a & 0xFF  # the exponents
+        ib = bt & 0xFF
         ea = take(self._exp16, ia)  # [k, j, job] int16
         eb = take(self._exp16, ib)
-        sma = np.right_shift(a, 8, dtype=ip)  # sign and mantissa (the 19-bit mask)
+        sma = a >> 8  # sign and mantissa (the 19-bit mask)
         sma &= 0x7FF
-        smb = np.right_shift(bt, 8, dtype=ip)
+        smb = bt >> 8
         smb &= 0x7FF
         phases = [m[1] for m in jobs]
         ph0 = phases[0]

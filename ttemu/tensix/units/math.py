@@ -190,15 +190,22 @@ class MatrixUnit(Unit):
         FIDELITY_BASE_Phase, recomputed only after a Config or ThreadConfig write."""
         cfg = self.cop.config
         v = self._views[ti]
+        if v is not None and v[0] == cfg.version and v[1] == cfg.thread_version:
+            if not v[4]:  # no implied SrcA format: the view holds
+                return v[2]
+            src = self.cop.src
+            if v[3] == src.fmt["A"][src.math_bank["A"]]:
+                return v[2]
         implied = self._implied_fmt(ti, "A")
-        if v is not None and v[0] == cfg.version and v[1] == cfg.thread_version and v[3] == implied:
-            return v[2]
+        # whether the implied format applies at all depends on ThreadConfig only
+        tf = cfg.thread_fields
+        possible = "DISABLE_IMPLIED_SRCA_FMT_Base" in tf and not cfg.thread_get(ti, "DISABLE_IMPLIED_SRCA_FMT_Base")
         bank = self._tc(ti, "CFG_STATE_ID_StateID")
         style, use32 = self._styles(ti, bank, mnemonic)
         out = (bank, style, use32,
                self._tc(ti, "DEST_TARGET_REG_CFG_MATH_Offset") + self._c(bank, "DEST_REGW_BASE_Base"),
                self._tc(ti, "FIDELITY_BASE_Phase"))
-        self._views[ti] = (cfg.version, cfg.thread_version, out, implied)
+        self._views[ti] = (cfg.version, cfg.thread_version, out, implied, possible)
         return out
 
     def _log_dst_write(self, kind, row, n):
@@ -464,10 +471,11 @@ class MatrixUnit(Unit):
     def _matmul(self, t, mnemonic, dst, addr_mode, clear_dvalid, broadcast, num_rows):
         """MVMUL.md functional model (GAPOOL.md / DOTPV.md differ only in NumRows /
         BroadcastSrcBRow)."""
-        w = self._wait_src("A", "B")
-        if w is not None:
-            return w
         cop = self.cop
+        src = cop.src
+        bank_a, bank_b = src.math_bank["A"], src.math_bank["B"]
+        if src.allowed["A"][bank_a] != MATH or src.allowed["B"][bank_b] != MATH:
+            return self._wait_src("A", "B")
         ti = t.index
         _, style, use32, dst_base, fid_base = self._view(ti, mnemonic)
         rwc = cop.rwcs.rwc[ti]
@@ -481,11 +489,11 @@ class MatrixUnit(Unit):
                           f"SrcA rows {srca_row}..{srca_row + 15} run past row 63 (RWC SrcA = {rwc.SrcA}; "
                           f"{mnemonic}.md indexes SrcA[SrcARow + i] out of bounds); ttemu wraps the row "
                           "index to the 64-row bank")
-            a = cop.src.math_view("A")[(srca_row + np.arange(16)) & 63]
+            a = src.data["A"][bank_a][(srca_row + np.arange(16)) & 63]
         else:
-            a = cop.src.math_view("A")[srca_row:srca_row + 16]
+            a = src.data["A"][bank_a][srca_row:srca_row + 16]
         b_rows = 1 if broadcast else min(nrows, 8)
-        b = cop.src.math_view("B")[srcb_row:srcb_row + b_rows]
+        b = src.data["B"][bank_b][srcb_row:srcb_row + b_rows]
         self.last_srca_row = srca_row
         if not broadcast and (style == BF16 or style == TF32) and self._fused_mvmul(
                 a, b, style == BF16, phase, dst_row, nrows, use32):
@@ -506,7 +514,8 @@ class MatrixUnit(Unit):
                     self._fpu_accumulate(dst_row + 2 * k, 1, sums, style, use32)
             else:
                 self._fpu_accumulate(dst_row, nrows, sums, style, use32)
-        self._flip(ti, clear_dvalid)
+        if clear_dvalid:
+            self._flip(ti, clear_dvalid)
         cop.rwcs.apply_addr_mod(ti, addr_mode)
         return None
 
@@ -517,19 +526,31 @@ class MatrixUnit(Unit):
         (``flush``) on the next access to ``cop.dst.bits`` (regs/dst.py) or once
         ``FusedMvmul.CAPACITY`` are waiting. False (and nothing done) when the rows are
         not plain slices."""
-        if self._remap() is not None:
+        if self._has_remap and self._remap() is not None:
             return False
+        cop = self.cop
+        dst = cop.dst
         if use32:
             if (row & 7) + n > 8:
                 return False
             r = ((row & 0x1F8) << 1) | (row & 0x207)
-            self._forget32(row, n)
+        elif row + n > 1024 or dst.aliased16:
+            return False
         else:
-            if row + n > 1024 or self.cop.dst.aliased16:
-                return False
             r = row
-            self._forget16(row, n)
-        dst = self.cop.dst
+        t = cop.issuing  # _log_dst_write, inline
+        if t is not None:
+            log = self.dst_log
+            log.append((t.index, t.issued, "32" if use32 else "16", row, n, t.word))
+            if len(log) > 64:
+                del log[:-32]
+        if self._marks and self._any_marked():  # _forget32 / _forget16's marks
+            if use32:
+                adj = self._rows32(row, n)
+                self.undefined[adj] = False
+                self.undefined[adj + 8] = False
+            else:
+                self.undefined[self._rows16(row, n, alias=False)] = False
         if dst.pending is None:
             dst.pending = self._apply_deferred
         if self._fused.defer(a, b, bf16, phase, r, use32) >= self._fused.CAPACITY:
