@@ -47,6 +47,8 @@ from ..formats import layout as L
 from . import fpu_datapath as FD
 
 _TIE = 1.0 + 2.0 ** -40  # moves products off ties (see the module docstring)
+_TIE_BITS = int(np.float64(_TIE).view(np.int64)) & ((1 << 52) - 1)  # its fraction bits
+_EMIN = 1023 - 128 - 5 - 7  # the float64 exponent field of the smallest scale (2**(adj - 1))
 _C16 = 4096.5 / 8192  # rounding constant of a term / non-negative Dst value (Dst16)
 _C16_NEG = 4095.5 / 8192  # ... of a negative Dst value
 _GAMMA16 = 2.0 ** -136  # sum x Pm x this: float64 exponent = FP32 exponent field - 127
@@ -123,8 +125,14 @@ class FusedMvmul:
         self._elw = {}
         self._qa = self._qb = None  # the queue of deferred MVMULs' operands (``defer``)
         self._meta = []
-        self._exp16 = np.arange(256, dtype=np.int16)  # a Src exponent; zero operands below any sum
-        self._exp16[0] = -1024
+        # a Src exponent as int16 for each fidelity part (+256 for part 1), with the parts'
+        # scales' exponents (SrcA's also 1023, the float64 bias): ea + eb is the float64
+        # exponent field of a product's 2**(ea + eb) x scale; -1024 for a zero operand
+        # (any sum with it stays below every product's and _EMIN)
+        e = np.arange(256)
+        self._exp_a = np.concatenate([e + 1023 - 128, e + 1023 - 128 - 5]).astype(np.int16)
+        self._exp_b = np.concatenate([e, e - 7]).astype(np.int16)
+        self._exp_a[[0, 256]] = self._exp_b[[0, 256]] = -1024
 
     def _buffers(self, n):
         b = self._bufs.get(n)
@@ -235,8 +243,6 @@ class FusedMvmul:
         sa, pa, sb, pb = self._phase_tables(bf16)
         ia = a & 0xFF  # the exponents
         ib = bt & 0xFF
-        ea = take(self._exp16, ia)  # [k, j, job] int16
-        eb = take(self._exp16, ib)
         sma = a >> 8  # sign and mantissa (the 19-bit mask)
         sma &= 0x7FF
         smb = bt >> 8
@@ -249,7 +255,8 @@ class FusedMvmul:
             xa *= take(sa[part_a << 11:(part_a + 1) << 11], sma)
             xb = take(pb[part_b << 8:(part_b + 1) << 8], ib)
             xb *= take(sb[part_b << 11:(part_b + 1) << 11], smb)
-            scale = 2.0 ** (-128 - 5 * part_a - 7 * part_b)
+            ea = take(self._exp_a[part_a << 8:(part_a + 1) << 8], ia)  # [k, j, job] int16
+            eb = take(self._exp_b[part_b << 8:(part_b + 1) << 8], ib)
         else:
             part_a = np.array([ph & 1 for ph in phases], dtype=ip)  # per job
             part_b = np.array([ph >> 1 for ph in phases], dtype=ip)
@@ -257,22 +264,25 @@ class FusedMvmul:
             xa *= take(sa, sma + (part_a << 11))
             xb = take(pb, ib + (part_b << 8))
             xb *= take(sb, smb + (part_b << 11))
-            scale = np.ldexp(1.0, -128 - 5 * part_a - 7 * part_b)
+            ea = take(self._exp_a, ia + (part_a << 8))
+            eb = take(self._exp_b, ib + (part_b << 8))
         buf = self._run_bufs.get((n, w))
         if buf is None:
             self._run_bufs.clear()  # for the last batch size only (1.3 MiB for 64 MVMULs)
             buf = self._run_bufs[(n, w)] = (np.empty((16, n, 16, w), np.int16), np.empty((16, n, 16, w)))
         ex, x = buf
-        # the group's exponent (ea + eb: the largest of the group's non-zero products; 0
-        # for none), its largest product 2**(ea + eb) x scale (the reference's max of
-        # products; a group of zero products gets the job's scale, below every non-zero
-        # product, so it still floors to 0)
+        # the group's largest product 2**(ea + eb) x scale (the reference's max of products)
+        # from its float64 exponent field: the largest ea + eb of its non-zero products, or
+        # _EMIN for none (a power below every non-zero product's, which floors to 0), and
+        # _TIE over it from the same field
         np.add(eb[:, :, None], ea[:, None], out=ex)
-        emax = np.maximum.reduce(ex.reshape(2, 8, n, 16, w), axis=1, initial=0)  # [group, i, j, job]
-        pg = np.ldexp(scale, emax)
+        emax = np.maximum.reduce(ex.reshape(2, 8, n, 16, w), axis=1, initial=_EMIN)  # [group, i, j, job]
+        pg = np.left_shift(emax, 52, dtype=np.int64).view(np.float64)
+        r = np.left_shift(2046 - emax, 52, dtype=np.int64)
+        r |= _TIE_BITS
         np.multiply(xb[:, :, None], xa[:, None], out=x)  # the products x 2**(adj - 1)
         x5 = x.reshape(2, 8, n, 16, w)
-        np.multiply(x5, np.divide(_TIE, pg)[:, None], out=x5)
+        np.multiply(x5, r.view(np.float64)[:, None], out=x5)
         np.rint(x, out=x)
         terms = np.add.reduce(x5, axis=1)
         powers = np.floor(pg)
