@@ -544,13 +544,11 @@ class MatrixUnit(Unit):
             log.append((t.index, t.issued, "32" if use32 else "16", row, n, t.word))
             if len(log) > 64:
                 del log[:-32]
-        if self._marks and self._any_marked():  # _forget32 / _forget16's marks
+        if self._marks:  # _forget32 / _forget16's marks, on the rows' slices
+            und = self.undefined
+            und[r:r + n] = False
             if use32:
-                adj = self._rows32(row, n)
-                self.undefined[adj] = False
-                self.undefined[adj + 8] = False
-            else:
-                self.undefined[self._rows16(row, n, alias=False)] = False
+                und[r + 8:r + 8 + n] = False
         if dst.pending is None:
             dst.pending = self._apply_deferred
         if self._fused.defer(a, b, bf16, phase, r, use32) >= self._fused.CAPACITY:
