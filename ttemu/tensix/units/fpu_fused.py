@@ -47,7 +47,7 @@ from ..formats import layout as L
 from . import fpu_datapath as FD
 
 _TIE = 1.0 + 2.0 ** -40  # moves products off ties (see the module docstring)
-_TIE_BITS = int(np.float64(_TIE).view(np.int64)) & ((1 << 52) - 1)  # its fraction bits
+_ONE16 = np.int16(1)
 _EMIN = 1023 - 128 - 5 - 7  # the float64 exponent field of the smallest scale (2**(adj - 1))
 _C16 = 4096.5 / 8192  # rounding constant of a term / non-negative Dst value (Dst16)
 _C16_NEG = 4095.5 / 8192  # ... of a negative Dst value
@@ -223,14 +223,15 @@ class FusedMvmul:
                 self.flush(bits)
         self.flush(bits)
 
-    def _phase_tables(self, bf16):
-        """Both fidelity parts' tables end to end (part 1 at +2048 / +256)."""
-        key = ("parts", bf16)
+    def _int_tables(self, bf16):
+        """Both fidelity parts' signed fidelity bits as int16 (part 1 at +2048), SrcA's
+        doubled (the batch works on twice each product)."""
+        key = ("int", bf16)
         t = self._src.get(key)
         if t is None:
-            a0, a1 = src_tables(bf16, "A", 0), src_tables(bf16, "A", 1)
-            b0, b1 = src_tables(bf16, "B", 0), src_tables(bf16, "B", 1)
-            t = self._src[key] = tuple(np.concatenate([x, y]) for x, y in zip(a0 + b0, a1 + b1))
+            t = self._src[key] = (
+                (2 * np.concatenate([src_tables(bf16, "A", p)[0] for p in (0, 1)])).astype(np.int16),
+                np.concatenate([src_tables(bf16, "B", p)[0] for p in (0, 1)]).astype(np.int16))
         return t
 
     def _run(self, s, e, meta, bits, bf16, use32, n):
@@ -240,7 +241,7 @@ class FusedMvmul:
         take, ip = np.take, np.intp
         a = self._qa[s:e].transpose(1, 2, 0).astype(ip, order="C")  # [k, j, job] (SrcA row k, column j)
         bt = self._qb[s:e, :n].transpose(2, 1, 0).astype(ip, order="C")  # [k, i, job] (SrcB row i, column k)
-        sa, pa, sb, pb = self._phase_tables(bf16)
+        sa, sb = self._int_tables(bf16)
         ia = a & 0xFF  # the exponents
         ib = bt & 0xFF
         sma = a >> 8  # sign and mantissa (the 19-bit mask)
@@ -251,46 +252,46 @@ class FusedMvmul:
         ph0 = phases[0]
         if phases.count(ph0) == w:  # one fidelity phase: its tables
             part_a, part_b = ph0 & 1, ph0 >> 1
-            xa = take(pa[part_a << 8:(part_a + 1) << 8], ia)
-            xa *= take(sa[part_a << 11:(part_a + 1) << 11], sma)
-            xb = take(pb[part_b << 8:(part_b + 1) << 8], ib)
-            xb *= take(sb[part_b << 11:(part_b + 1) << 11], smb)
-            ea = take(self._exp_a[part_a << 8:(part_a + 1) << 8], ia)  # [k, j, job] int16
+            ya = take(sa[part_a << 11:(part_a + 1) << 11], sma)  # [k, j, job] int16
+            yb = take(sb[part_b << 11:(part_b + 1) << 11], smb)
+            ea = take(self._exp_a[part_a << 8:(part_a + 1) << 8], ia)
             eb = take(self._exp_b[part_b << 8:(part_b + 1) << 8], ib)
         else:
             part_a = np.array([ph & 1 for ph in phases], dtype=ip)  # per job
             part_b = np.array([ph >> 1 for ph in phases], dtype=ip)
-            xa = take(pa, ia + (part_a << 8))
-            xa *= take(sa, sma + (part_a << 11))
-            xb = take(pb, ib + (part_b << 8))
-            xb *= take(sb, smb + (part_b << 11))
+            ya = take(sa, sma + (part_a << 11))
+            yb = take(sb, smb + (part_b << 11))
             ea = take(self._exp_a, ia + (part_a << 8))
             eb = take(self._exp_b, ib + (part_b << 8))
         buf = self._run_bufs.get((n, w))
         if buf is None:
-            self._run_bufs.clear()  # for the last batch size only (1.3 MiB for 64 MVMULs)
-            buf = self._run_bufs[(n, w)] = (np.empty((16, n, 16, w), np.int16), np.empty((16, n, 16, w)))
-        ex, x = buf
+            self._run_bufs.clear()  # for the last batch size only (1 MiB for 64 MVMULs)
+            buf = self._run_bufs[(n, w)] = (*(np.empty((16, n, 16, w), np.int16) for _ in range(3)),
+                                            np.full((16, n, 16, w), 14, np.int16))
+        ex, y, t, c14 = buf  # (numpy's minimum with a scalar runs ~15x slower than with an array)
+        ex5, y5 = ex.reshape(2, 8, n, 16, w), y.reshape(2, 8, n, 16, w)
         # the group's largest product 2**(ea + eb) x scale (the reference's max of products)
         # from its float64 exponent field: the largest ea + eb of its non-zero products, or
-        # _EMIN for none (a power below every non-zero product's, which floors to 0), and
-        # _TIE over it from the same field
+        # _EMIN for none (a power below every non-zero product's, which floors to 0)
         np.add(eb[:, :, None], ea[:, None], out=ex)
-        emax = np.maximum.reduce(ex.reshape(2, 8, n, 16, w), axis=1, initial=_EMIN)  # [group, i, j, job]
-        pg = np.left_shift(emax, 52, dtype=np.int64).view(np.float64)
-        r = np.left_shift(2046 - emax, 52, dtype=np.int64)
-        r |= _TIE_BITS
-        np.multiply(xb[:, :, None], xa[:, None], out=x)  # the products x 2**(adj - 1)
-        x5 = x.reshape(2, 8, n, 16, w)
-        np.multiply(x5, r.view(np.float64)[:, None], out=x5)
-        np.rint(x, out=x)
-        terms = np.add.reduce(x5, axis=1)
-        powers = np.floor(pg)
-        terms *= powers
-        # into slots 1, 2 of the accumulation buffers [3, job, i, j]
-        xs, ps, cs = self._wave_buffers(n)
-        xs[1:, :w] = terms.transpose(0, 3, 1, 2)
-        ps[1:, :w] = powers.transpose(0, 3, 1, 2)
+        emax = np.maximum.reduce(ex5, axis=1, initial=_EMIN)  # [group, i, j, job]
+        # each product's mantissa m (sign and fidelity bits, |m| < 2**12) aligned to it, d
+        # places right, rounded half away from zero: (2m + 2**d - [m < 0]) >> (d + 1),
+        # with d at most 13 (then 0: the reference's product over 2**emx is below 1/2)
+        emax += 1
+        np.subtract(emax[:, None], ex5, out=ex5)  # d + 1
+        np.minimum(ex, c14, out=ex)
+        np.multiply(yb[:, :, None], ya[:, None], out=y)  # 2m
+        np.right_shift(y, 15, out=t)  # -[m < 0]
+        y += t
+        np.left_shift(_ONE16, ex, out=t)  # 2**(d + 1)
+        t >>= 1
+        y += t
+        y >>= ex
+        sums = np.add.reduce(y5, axis=1, dtype=np.int16)  # [group, i, j, job], |sum| <= 8 x 2**11
+        emax -= 1
+        powers = np.floor(np.left_shift(emax, 52, dtype=np.int64).view(np.float64))
+        terms = np.multiply(sums, powers)
         waves, seen = [], {}
         for k, job in enumerate(jobs):
             c = seen.get(job[2], 0)
@@ -298,14 +299,28 @@ class FusedMvmul:
             if c == len(waves):
                 waves.append([])
             waves[c].append(k)
+        # the accumulation's buffers, contiguous per wave (numpy runs several times slower
+        # on slices of a larger buffer): [wave, 3, job of the wave, i, j] with terms and
+        # powers in slots 1, 2, when every wave is the same number of consecutive jobs
+        # (as a kernel's MOP issues them), else one wave's at a time
+        m = len(waves[0])
+        nw = len(waves)
+        regular = m * nw == w and all(wave[0] == c * m and wave[-1] == c * m + m - 1 for c, wave in enumerate(waves))
+        if regular:
+            xs, ps, cs = self._wave_buffers(nw, m, n)
+            xs[:, 1:] = terms.reshape(2, n, 16, nw, m).transpose(3, 0, 4, 1, 2)
+            ps[:, 1:] = powers.reshape(2, n, 16, nw, m).transpose(3, 0, 4, 1, 2)
         step = 16 if use32 else n
-        for wave in waves:
+        for c, wave in enumerate(waves):
             m = len(wave)
-            k0 = wave[0]
-            if wave[-1] - k0 == m - 1:  # consecutive jobs: views of the buffers
-                wx, wp, wc = xs[:, k0:k0 + m], ps[:, k0:k0 + m], cs[:, k0:k0 + m]
+            if regular:
+                wx, wp, wc = xs[c], ps[c], cs[c]
             else:
-                wx, wp, wc = xs[:, wave], ps[:, wave], cs[:, wave]
+                wx, wp, wc = self._wave_buffers(1, m, n)
+                wx, wp, wc = wx[0], wp[0], wc[0]
+                wx[1:] = terms[..., wave].transpose(0, 3, 1, 2)
+                wp[1:] = powers[..., wave].transpose(0, 3, 1, 2)
+            k0 = wave[0]
             r0 = jobs[k0][2]
             if all(jobs[k][2] == r0 + step * c for c, k in enumerate(wave)):  # consecutive blocks: views of Dst
                 if use32:
@@ -322,13 +337,15 @@ class FusedMvmul:
             if use32:
                 bits[rows + 8] = lo
 
-    def _wave_buffers(self, n):
-        """[3, job, i, j] buffers of the accumulation: terms, powers, rounding constants
-        (slot 0 the Dst value's)."""
-        key = ("wave", n)
+    def _wave_buffers(self, waves, m, n):
+        """[wave, 3, job, i, j] buffers of the accumulation: terms, powers, rounding
+        constants (slot 0 the Dst value's)."""
+        key = ("wave", waves, m, n)
         b = self._bufs.get(key)
         if b is None:
-            shape = (3, self.CAPACITY, n, 16)
+            if len(self._bufs) > 16:
+                self._bufs.clear()
+            shape = (waves, 3, m, n, 16)
             b = self._bufs[key] = (np.empty(shape), np.empty(shape), np.full(shape, _C16))
         return b
 
@@ -391,22 +408,26 @@ class FusedMvmul:
         if dst is None:
             dst = self._dst = dst_tables()
         value, low, power, const, shuf, lo_mask = dst
+        take = np.take
         if add_dst:
             h = hi.astype(np.intp)
-            xs[0] = value[h]
-            ps[0] = power[h]
+            take(value, h, out=xs[0], mode="clip")
+            take(power, h, out=ps[0], mode="clip")
         else:
             xs[0] = 0.0
             ps[0] = 0.5
         pm = np.maximum.reduce(ps, axis=0)
         if lo is None:
-            cs[0] = const[h] if add_dst else _C16
+            if add_dst:
+                take(const, h, out=cs[0], mode="clip")
+            else:
+                cs[0] = _C16
             np.divide(xs, pm, out=xs)
             xs += cs
             gamma = _GAMMA16
         else:
             if add_dst:
-                t = low[h]
+                t = take(low, h)
                 t *= lo
                 xs[0] += t
             np.multiply(xs, np.divide(8192.0, pm), out=xs)
@@ -428,6 +449,6 @@ class FusedMvmul:
         with np.errstate(over="ignore"):
             w32 = w.astype(np.float32).view(np.uint16)  # [..., 32]: low, high halves
         rhi = w32[..., 1::2].astype(np.intp)
-        hi[...] = shuf[rhi]
+        take(shuf, rhi, out=hi, mode="clip")
         if lo is not None:
-            np.bitwise_and(w32[..., 0::2], lo_mask[rhi], out=lo)
+            np.bitwise_and(w32[..., 0::2], take(lo_mask, rhi), out=lo)
