@@ -122,6 +122,7 @@ class FusedMvmul:
         self._run_bufs = {}
         self._src = {}
         self._dst = None
+        self._dst_scaled = {}  # gamma -> dst_tables with value, low, power times gamma
         self._elw = {}
         self._qa = self._qb = None  # the queue of deferred MVMULs' operands (``defer``)
         self._meta = []
@@ -291,6 +292,7 @@ class FusedMvmul:
         sums = np.add.reduce(y5, axis=1, dtype=np.int16)  # [group, i, j, job], |sum| <= 8 x 2**11
         emax -= 1
         powers = np.floor(np.left_shift(emax, 52, dtype=np.int64).view(np.float64))
+        powers *= _GAMMA32 if use32 else _GAMMA16  # the accumulation's scale (``_accumulate`` scaled)
         terms = np.multiply(sums, powers)
         waves, seen = [], {}
         for k, job in enumerate(jobs):
@@ -325,14 +327,14 @@ class FusedMvmul:
             if all(jobs[k][2] == r0 + step * c for c, k in enumerate(wave)):  # consecutive blocks: views of Dst
                 if use32:
                     blk = bits[r0:r0 + 16 * m].reshape(m, 16, 16)
-                    self._accumulate(wx, wp, wc, blk[:, :n], blk[:, 8:8 + n])
+                    self._accumulate(wx, wp, wc, blk[:, :n], blk[:, 8:8 + n], scaled=True)
                 else:
-                    self._accumulate(wx, wp, wc, bits[r0:r0 + n * m].reshape(m, n, 16), None)
+                    self._accumulate(wx, wp, wc, bits[r0:r0 + n * m].reshape(m, n, 16), None, scaled=True)
                 continue
             rows = np.array([jobs[k][2] for k in wave])[:, None] + np.arange(n)  # [m, n]
             hi = bits[rows]
             lo = bits[rows + 8] if use32 else None
-            self._accumulate(wx, wp, wc, hi, lo)
+            self._accumulate(wx, wp, wc, hi, lo, scaled=True)
             bits[rows] = hi
             if use32:
                 bits[rows + 8] = lo
@@ -400,13 +402,21 @@ class FusedMvmul:
         np.multiply(x, pm, out=xs[1])
         self._accumulate(xs, ps, cs, hi, lo, add_dst)
 
-    def _accumulate(self, xs, ps, cs, hi, lo, add_dst=True):
+    def _accumulate(self, xs, ps, cs, hi, lo, add_dst=True, scaled=False):
         """Dst rows ``hi`` (``lo``) (+)= the terms ``xs[1:]`` (values x 2**-15) with powers
         ``ps[1:]`` (``2**(E - 1)``, 0 where dropped); ``xs[0]`` / ``ps[0]`` / ``cs[0]`` take
-        the Dst value (zero without ``add_dst``)."""
-        dst = self._dst
+        the Dst value (zero without ``add_dst``). With ``scaled``, the terms and powers
+        come multiplied by the final scale (_GAMMA16 / _GAMMA32: exact, powers of two,
+        every value stays normal), the Dst value's too (tables times it): ``xs / pm`` is
+        the same and ``w x pm`` needs no further multiply."""
+        gamma = _GAMMA32 if lo is not None else _GAMMA16
+        dst = self._dst_scaled.get(gamma) if scaled else self._dst
         if dst is None:
-            dst = self._dst = dst_tables()
+            dst = self._dst
+            if dst is None:
+                dst = self._dst = dst_tables()
+            if scaled:
+                dst = self._dst_scaled[gamma] = tuple(t * gamma for t in dst[:3]) + dst[3:]
         value, low, power, const, shuf, lo_mask = dst
         take = np.take
         if add_dst:
@@ -415,7 +425,7 @@ class FusedMvmul:
             take(power, h, out=ps[0], mode="clip")
         else:
             xs[0] = 0.0
-            ps[0] = 0.5
+            ps[0] = 0.5 * gamma if scaled else 0.5
         pm = np.maximum.reduce(ps, axis=0)
         if lo is None:
             if add_dst:
@@ -424,7 +434,6 @@ class FusedMvmul:
                 cs[0] = _C16
             np.divide(xs, pm, out=xs)
             xs += cs
-            gamma = _GAMMA16
         else:
             if add_dst:
                 t = take(low, h)
@@ -432,13 +441,13 @@ class FusedMvmul:
                 xs[0] += t
             np.multiply(xs, np.divide(8192.0, pm), out=xs)
             xs += 0.5
-            gamma = _GAMMA32
         np.floor(xs, out=xs)
         w = np.add.reduce(xs, axis=0)
         if lo is not None:
             np.putmask(w, w == -1.0, _MINUS_ONE_32)
         w *= pm
-        w *= gamma
+        if not scaled:
+            w *= gamma
         u = w.view(np.int64)
         if lo is None:  # keep 8 bits: round half up at float64 fraction bit 44
             u += 1 << 44
@@ -448,7 +457,9 @@ class FusedMvmul:
             u &= ~((1 << 29) - 1)
         with np.errstate(over="ignore"):
             w32 = w.astype(np.float32).view(np.uint16)  # [..., 32]: low, high halves
-        rhi = w32[..., 1::2].astype(np.intp)
-        take(shuf, rhi, out=hi, mode="clip")
-        if lo is not None:
+        if lo is None:
+            take(shuf, w32[..., 1::2], out=hi, mode="clip")
+        else:
+            rhi = w32[..., 1::2].astype(np.intp)
+            take(shuf, rhi, out=hi, mode="clip")
             np.bitwise_and(w32[..., 0::2], take(lo_mask, rhi), out=lo)
