@@ -190,25 +190,48 @@ class FusedMvmul:
         are 8 rows further with ``use32``), copying the operands; -> the number queued
         (at most ``CAPACITY``: ``flush`` before that)."""
         k = len(self._meta)
-        if k == 0 and self._qa is None:
-            self._qa = np.empty((self.CAPACITY, 16, 16), np.uint32)
-            self._qb = np.empty((self.CAPACITY, 8, 16), np.uint32)
+        if self._qa is None:
+            self._queues()
         self._qa[k] = a
         n = b.shape[0]
         self._qb[k, :n] = b
-        self._meta.append((bf16, phase, r, use32, n))
+        self._meta.append((("mvmul", bf16, use32, n), phase, r))
         return k + 1
 
+    def defer_elw(self, a, b, kind, bf16, phase, r, use32, add_dst):
+        """Queue one ELWADD / ELWSUB (``kind`` "add" / "sub", fidelity phase 0) or ELWMUL
+        ("mul") of Src bit arrays ``a`` [8, 16], ``b`` [8 | 1, 16 | 1] (broadcast as copied) on
+        the 8 Dst rows at DstBits row ``r`` (as ``defer``), with the numbers of
+        ``elw_add`` / ``elw_mul``; -> the number queued."""
+        k = len(self._meta)
+        if self._qa is None:
+            self._queues()
+        self._qea[k] = a
+        self._qeb[k] = b
+        self._meta.append((("elw", kind, bf16, use32, add_dst, phase if kind == "mul" else 0), phase, r))
+        return k + 1
+
+    def _queues(self):
+        cap = self.CAPACITY
+        self._qa = np.empty((cap, 16, 16), np.uint32)
+        self._qb = np.empty((cap, 8, 16), np.uint32)
+        self._qea = np.empty((cap, 8, 16), np.uint32)
+        self._qeb = np.empty((cap, 8, 16), np.uint32)
+
     def flush(self, bits):
-        """Apply the queued MVMULs to DstBits ``bits`` (see ``run``)."""
+        """Apply the queued instructions to DstBits ``bits``, in order: each run of
+        consecutive ones of a kind and configuration together (``run``)."""
         meta, self._meta = self._meta, []
         i, count = 0, len(meta)
         while i < count:
-            bf16, _, _, use32, n = meta[i]
+            key = meta[i][0]
             j = i + 1
-            while j < count and meta[j][0] == bf16 and meta[j][3] == use32 and meta[j][4] == n:
+            while j < count and meta[j][0] == key:
                 j += 1
-            self._run(i, j, meta, bits, bf16, use32, n)
+            if key[0] == "mvmul":
+                self._run(i, j, meta, bits, *key[1:])
+            else:
+                self._run_elw(i, j, meta, bits, *key[1:])
             i = j
 
     def run(self, jobs, bits):
@@ -294,6 +317,52 @@ class FusedMvmul:
         powers = np.floor(np.left_shift(emax, 52, dtype=np.int64).view(np.float64))
         powers *= _GAMMA32 if use32 else _GAMMA16  # the accumulation's scale (``_accumulate`` scaled)
         terms = np.multiply(sums, powers)
+        self._waves(jobs, bits, terms.transpose(0, 3, 1, 2), powers.transpose(0, 3, 1, 2), use32, n, True, True)
+
+    def _run_elw(self, s, e, meta, bits, kind, bf16, use32, add_dst, phase):
+        """``elw_mul`` / ``elw_add`` of queued jobs ``s``..``e`` (one kind and
+        configuration) at once, then their accumulations in waves."""
+        take, ip = np.take, np.intp
+        a = self._qea[s:e].astype(ip)  # [job, i, j]
+        b = self._qeb[s:e].astype(ip)
+        ea = a & 0xFF
+        eb = b & 0xFF
+        a >>= 8  # sign and mantissa (the 19-bit mask)
+        a &= 0x7FF
+        b >>= 8
+        b &= 0x7FF
+        if kind == "mul":
+            sa, pa, sb, pb, _ = self._tables(bf16, phase)
+            p = take(pa, ea)
+            p *= take(pb, eb)
+            ps = np.floor(p)  # 2**(e - 1), 0 where e <= 0 (dropped)
+            x = take(sa, a)
+            x *= take(sb, b)
+            x *= ps
+        else:
+            sm, pw, half = self._elw_tables(bf16)
+            ps = np.maximum(take(half, ea), take(half, eb))
+            r = np.divide(0.5 * _TIE, ps)
+            x = take(sm, a)
+            x *= take(pw, ea)
+            x *= r
+            y = take(sm, b)
+            y *= take(pw, eb)
+            y *= r
+            np.rint(x, out=x)
+            np.rint(y, out=y)
+            if kind == "sub":
+                x -= y
+            else:
+                x += y
+            x *= ps
+        self._waves(meta[s:e], bits, x[None], ps[None], use32, 8, add_dst, False)
+
+    def _waves(self, jobs, bits, terms, powers, use32, n, add_dst, scaled):
+        """Accumulate ``terms`` / ``powers`` [slot, job, i, j] (one or two slots: the
+        groups of an MVMUL, the one term of an ELW*) of ``jobs`` into their Dst blocks in
+        waves, wave ``c`` taking every job that is the ``c``-th on its Dst block (the
+        blocks are aligned and of one size: two overlap only if equal)."""
         waves, seen = [], {}
         for k, job in enumerate(jobs):
             c = seen.get(job[2], 0)
@@ -302,52 +371,54 @@ class FusedMvmul:
                 waves.append([])
             waves[c].append(k)
         # the accumulation's buffers, contiguous per wave (numpy runs several times slower
-        # on slices of a larger buffer): [wave, 3, job of the wave, i, j] with terms and
-        # powers in slots 1, 2, when every wave is the same number of consecutive jobs
-        # (as a kernel's MOP issues them), else one wave's at a time
+        # on slices of a larger buffer): [wave, slot, job of the wave, i, j] with terms and
+        # powers from slot 1, when every wave is the same number of consecutive jobs (as a
+        # kernel's MOP issues them), else one wave's at a time
+        w = len(jobs)
+        slots = terms.shape[0] + 1
         m = len(waves[0])
         nw = len(waves)
         regular = m * nw == w and all(wave[0] == c * m and wave[-1] == c * m + m - 1 for c, wave in enumerate(waves))
         if regular:
-            xs, ps, cs = self._wave_buffers(nw, m, n)
-            xs[:, 1:] = terms.reshape(2, n, 16, nw, m).transpose(3, 0, 4, 1, 2)
-            ps[:, 1:] = powers.reshape(2, n, 16, nw, m).transpose(3, 0, 4, 1, 2)
+            xs, ps, cs = self._wave_buffers(nw, slots, m, n)
+            xs[:, 1:] = terms.reshape(slots - 1, nw, m, n, 16).transpose(1, 0, 2, 3, 4)
+            ps[:, 1:] = powers.reshape(slots - 1, nw, m, n, 16).transpose(1, 0, 2, 3, 4)
         step = 16 if use32 else n
         for c, wave in enumerate(waves):
             m = len(wave)
             if regular:
                 wx, wp, wc = xs[c], ps[c], cs[c]
             else:
-                wx, wp, wc = self._wave_buffers(1, m, n)
+                wx, wp, wc = self._wave_buffers(1, slots, m, n)
                 wx, wp, wc = wx[0], wp[0], wc[0]
-                wx[1:] = terms[..., wave].transpose(0, 3, 1, 2)
-                wp[1:] = powers[..., wave].transpose(0, 3, 1, 2)
+                wx[1:] = terms[:, wave]
+                wp[1:] = powers[:, wave]
             k0 = wave[0]
             r0 = jobs[k0][2]
             if all(jobs[k][2] == r0 + step * c for c, k in enumerate(wave)):  # consecutive blocks: views of Dst
                 if use32:
                     blk = bits[r0:r0 + 16 * m].reshape(m, 16, 16)
-                    self._accumulate(wx, wp, wc, blk[:, :n], blk[:, 8:8 + n], scaled=True)
+                    self._accumulate(wx, wp, wc, blk[:, :n], blk[:, 8:8 + n], add_dst, scaled)
                 else:
-                    self._accumulate(wx, wp, wc, bits[r0:r0 + n * m].reshape(m, n, 16), None, scaled=True)
+                    self._accumulate(wx, wp, wc, bits[r0:r0 + n * m].reshape(m, n, 16), None, add_dst, scaled)
                 continue
             rows = np.array([jobs[k][2] for k in wave])[:, None] + np.arange(n)  # [m, n]
             hi = bits[rows]
             lo = bits[rows + 8] if use32 else None
-            self._accumulate(wx, wp, wc, hi, lo, scaled=True)
+            self._accumulate(wx, wp, wc, hi, lo, add_dst, scaled)
             bits[rows] = hi
             if use32:
                 bits[rows + 8] = lo
 
-    def _wave_buffers(self, waves, m, n):
-        """[wave, 3, job, i, j] buffers of the accumulation: terms, powers, rounding
+    def _wave_buffers(self, waves, slots, m, n):
+        """[wave, slot, job, i, j] buffers of the accumulation: terms, powers, rounding
         constants (slot 0 the Dst value's)."""
-        key = ("wave", waves, m, n)
+        key = ("wave", waves, slots, m, n)
         b = self._bufs.get(key)
         if b is None:
             if len(self._bufs) > 16:
                 self._bufs.clear()
-            shape = (waves, 3, m, n, 16)
+            shape = (waves, slots, m, n, 16)
             b = self._bufs[key] = (np.empty(shape), np.empty(shape), np.full(shape, _C16))
         return b
 

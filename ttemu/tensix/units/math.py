@@ -538,17 +538,7 @@ class MatrixUnit(Unit):
             return False
         else:
             r = row
-        t = cop.issuing  # _log_dst_write, inline
-        if t is not None:
-            log = self.dst_log
-            log.append((t.index, t.issued, "32" if use32 else "16", row, n, t.word))
-            if len(log) > 64:
-                del log[:-32]
-        if self._marks:  # _forget32 / _forget16's marks, on the rows' slices
-            und = self.undefined
-            und[r:r + n] = False
-            if use32:
-                und[r + 8:r + 8 + n] = False
+        self._log_defer(row, n, r, use32)
         if dst.pending is None:
             dst.pending = self._apply_deferred
         if self._fused.defer(a, b, bf16, phase, r, use32) >= self._fused.CAPACITY:
@@ -584,78 +574,96 @@ class MatrixUnit(Unit):
     # Element-wise
     # =====================================================================================
     def _elw_operands(self, ti, instr_mod19):
-        rwc = self.cop.rwcs[ti]
-        bcast_row = bool(instr_mod19 & 2)
-        bcast_col0 = bool(instr_mod19 & 1)
+        """SrcA's 8 rows and SrcB's (8 rows, or 1 row / column 0 broadcast) of an ELW*,
+        as views of the banks (Src bits, unmasked; ``b`` [8 | 1, 16 | 1])."""
+        rwc = self.cop.rwcs.rwc[ti]
+        src = self.cop.src
+        bcast_row = instr_mod19 & 2
         srca_row = rwc.SrcA & 0x38
         srcb_row = rwc.SrcB & (0x3F if bcast_row else 0x38)
-        a = self.cop.src.math_view("A")[srca_row:srca_row + 8] & U32(0x7FFFF)
-        bsrc = self.cop.src.math_view("B")
+        a = src.data["A"][src.math_bank["A"]][srca_row:srca_row + 8]
+        bsrc = src.data["B"][src.math_bank["B"]]
         b = bsrc[srcb_row:srcb_row + 1] if bcast_row else bsrc[srcb_row:srcb_row + 8]
-        if bcast_col0:
+        if instr_mod19 & 1:  # BroadcastSrcBCol0
             b = b[:, :1]
-        b = np.broadcast_to(b & U32(0x7FFFF), (8, 16))
         self.last_srca_row = srca_row
         return a, b
 
     def _elw(self, t, mnemonic, clear_dvalid, add_dst, instr_mod19, addr_mode, dst, kind):
         """ELWADD.md / ELWSUB.md / ELWMUL.md functional models."""
-        w = self._wait_src("A", "B")
-        if w is not None:
-            return w
         cop = self.cop
+        src = cop.src
+        if src.allowed["A"][src.math_bank["A"]] != MATH or src.allowed["B"][src.math_bank["B"]] != MATH:
+            return self._wait_src("A", "B")
         ti = t.index
         _, style, use32, dst_base, fid_base = self._view(ti, mnemonic)
         rwc = cop.rwcs.rwc[ti]
         dst_row = (dst + dst_base + rwc.Dst) & 0x3F8  # _dst_row
         phase = (rwc.FidelityPhase + fid_base) & 3  # _phase
         a, b = self._elw_operands(ti, instr_mod19)
-        if style == INT8:
-            if kind == "mul":
-                r = (_src_int8(a, 0x41FFF if phase & 1 else 0x4E0FF)
-                     * _src_int8(b, 0x40FFF if phase & 2 else 0x7F0FF))
-            elif kind == "add":
-                r = _src_int8(a) + _src_int8(b)
-            else:
-                r = _src_int8(a) - _src_int8(b)
-            self._accumulate_int(dst_row, r, add_dst)
-        elif style != FP16 and (kind == "mul" or phase == 0) and self._fused_elw(
+        if (style == BF16 or style == TF32) and (kind == "mul" or phase == 0) and self._fused_elw(
                 a, b, kind, style == BF16, phase, dst_row, use32, add_dst):
-            pass
+            pass  # the operands' 19-bit mask and SrcB's broadcast are applied by the fused path
         else:
-            fp16, bf16 = style == FP16, style == BF16
-            if kind == "mul":
-                term = FD.elw_mul(a, b, fp16, bf16, use32, phase)
+            a = a & _MASK19
+            b = np.broadcast_to(b & _MASK19, (8, 16))
+            if style == INT8:
+                if kind == "mul":
+                    r = (_src_int8(a, 0x41FFF if phase & 1 else 0x4E0FF)
+                         * _src_int8(b, 0x40FFF if phase & 2 else 0x7F0FF))
+                elif kind == "add":
+                    r = _src_int8(a) + _src_int8(b)
+                else:
+                    r = _src_int8(a) - _src_int8(b)
+                self._accumulate_int(dst_row, r, add_dst)
             else:
-                term = FD.elw_add(a, b, kind == "sub", fp16, bf16, use32, phase)
-            self._fpu_accumulate(dst_row, 8, (term,), style, use32, add_dst)
-        self._flip(ti, clear_dvalid)
+                fp16, bf16 = style == FP16, style == BF16
+                if kind == "mul":
+                    term = FD.elw_mul(a, b, fp16, bf16, use32, phase)
+                else:
+                    term = FD.elw_add(a, b, kind == "sub", fp16, bf16, use32, phase)
+                self._fpu_accumulate(dst_row, 8, (term,), style, use32, add_dst)
+        if clear_dvalid:
+            self._flip(ti, clear_dvalid)
         cop.rwcs.apply_addr_mod(ti, addr_mode)
         return None
 
     def _fused_elw(self, a, b, kind, bf16, phase, row, use32, add_dst):
         """ELWMUL / ELWADD / ELWSUB through fpu_fused (the numbers of FD.elw_mul /
-        FD.elw_add + _fpu_accumulate) when the 8 Dst rows are plain slices of DstBits;
-        False (and nothing done) otherwise."""
-        if self._remap() is not None:
+        FD.elw_add + _fpu_accumulate) when the 8 Dst rows are plain slices of DstBits,
+        deferred as MVMULs are (``_fused_mvmul``: FusedMvmul.defer_elw); False (and
+        nothing done) otherwise."""
+        if self._has_remap and self._remap() is not None:
             return False
-        bits = self.cop.dst.bits
+        cop = self.cop
+        dst = cop.dst
         if use32:
             r = ((row & 0x1F8) << 1) | (row & 0x207)
-            hi, lo = bits[r:r + 8], bits[r + 8:r + 16]
-        elif self.cop.dst.aliased16:
+        elif dst.aliased16:
             return False
         else:
-            hi, lo = bits[row:row + 8], None
-        if kind == "mul":
-            self._fused.elw_mul(a, b, bf16, phase, hi, lo)
-        else:
-            self._fused.elw_add(a, b, kind == "sub", bf16, hi, lo, add_dst)
-        if use32:
-            self._forget32(row, 8)
-        else:
-            self._forget16(row, 8)
+            r = row
+        self._log_defer(row, 8, r, use32)
+        if dst.pending is None:
+            dst.pending = self._apply_deferred
+        if self._fused.defer_elw(a, b, kind, bf16, phase, r, use32, add_dst) >= self._fused.CAPACITY:
+            dst.bits  # applies them
         return True
+
+    def _log_defer(self, row, n, r, use32):
+        """_forget16 / _forget32 of a deferred write to the DstBits rows at ``r`` (plain
+        slices): the Dst write log and the rows' ZEROACC marks."""
+        t = self.cop.issuing  # _log_dst_write, inline
+        if t is not None:
+            log = self.dst_log
+            log.append((t.index, t.issued, "32" if use32 else "16", row, n, t.word))
+            if len(log) > 64:
+                del log[:-32]
+        if self._marks:  # on the rows' slices
+            und = self.undefined
+            und[r:r + n] = False
+            if use32:
+                und[r + 8:r + 8 + n] = False
 
     @op
     def ELWADD(self, t, clear_dvalid, dest_accum_en, instr_mod19, addr_mode, dst):
