@@ -5,9 +5,15 @@ FP32 (Dst32) Dst: MVMUL / DOTPV / GAPOOL (``dot_accumulate``: the numbers of
 fidelity phase 0 (``elw_add``), in about half the numpy calls of the reference forms
 (tests/test_fpu_fused.py compares them bit for bit). FP16 and INT8 styles, broadcast
 MVMUL rows and remapped or aliased Dst rows keep the reference path (math.py). The
-Matrix Unit defers MVMULs and hands a run of them to ``run``: the products of the whole
-run at once, then the accumulations in waves of distinct Dst blocks (the same bits as
-``dot_accumulate`` one job after the other, tested).
+Matrix Unit defers MVMULs and ELW*s (``defer`` / ``defer_elw``: up to ``CAPACITY``, the
+operands copied) until Dst is next accessed (``flush``): each run of one kind and
+configuration at once, then the accumulations in waves of distinct Dst blocks (the same
+bits as ``dot_accumulate`` / ``elw_*`` one job after the other, tested). The batched
+MVMUL aligns and rounds the products in int16 rather than float64: a product's mantissa
+``m`` (sign and fidelity bits, ``|m| <= 31 x 127``) aligned ``d`` places below its group's
+largest exponent and rounded half away from zero is ``(2m + 2**d - [m < 0]) >> (d + 1)``
+(``d`` clipped at 13, where it is 0, as the reference's ``rint`` of ``m x 2**-d`` pushed
+off ties); a group's eight sum to at most ``8 x 2**12`` in magnitude.
 
 How each step stays exact (every value below is an integer times a power of two with at
 most 53 significant bits, so float64 holds it exactly):
