@@ -200,7 +200,10 @@ class FusedMvmul:
             self._queues()
         self._qa[k] = a
         n = b.shape[0]
-        self._qb[k, :n] = b
+        if n == 8:
+            self._qb[k] = b
+        else:
+            self._qb[k, :n] = b
         self._meta.append((("mvmul", bf16, use32, n), phase, r))
         return k + 1
 

@@ -477,7 +477,12 @@ class MatrixUnit(Unit):
         if src.allowed["A"][bank_a] != MATH or src.allowed["B"][bank_b] != MATH:
             return self._wait_src("A", "B")
         ti = t.index
-        _, style, use32, dst_base, fid_base = self._view(ti, mnemonic)
+        v = self._views[ti]  # _view's first test, inline
+        cfg = cop.config
+        if v is not None and v[0] == cfg.version and v[1] == cfg.thread_version and not v[4]:
+            _, style, use32, dst_base, fid_base = v[2]
+        else:
+            _, style, use32, dst_base, fid_base = self._view(ti, mnemonic)
         rwc = cop.rwcs.rwc[ti]
         srca_row = rwc.SrcA & 0x38
         srcb_row = rwc.SrcB & (0x3F if broadcast else 0x38)
