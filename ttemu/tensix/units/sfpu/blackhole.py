@@ -16,6 +16,7 @@ from ...regs.dst import COLS, adj16
 from ...regs.dst import adj_rows as adj32
 from .fp_bh import approx_exp, approx_recip, fma_bh, fma_bh_rows, mul24
 from .loadstore import FP32_BY_TABLE, MOD0_FMT_INT32_ALL, MOD0_FMT_SRCB, load_fp32, store_bf16_table, store_fp32
+from .lsfast import LSArch
 from .rounding import ROR1_SRC
 from .simple import SIGN, _vb
 from .state import (ALL_LANES, BLOCK_DEST_WR_FROM_SFPU, BLOCK_SFPU_RD_FROM_DEST, DEST_RD_COL_EXCHANGE,
@@ -75,6 +76,12 @@ def sfpstore_convert_bh(x, mod0: int) -> np.ndarray:
 
 class BlackholeOps:
     """Mixin of VectorUnit: the BlackholeA0 pages (module docstring)."""
+
+    #: the fast SFPLOAD / SFPSTORE forms' Blackhole data (lsfast.py): its conversion tables,
+    #: FP32 stores flushing denormals, the (Sp + DEST_SP_BASE_Base) & 3 Addr term, the
+    #: remap / swizzle row mapping of :meth:`_bh_view`
+    bh_ls_arch = LSArch(BH_LOAD_BY_TABLE, bh_load_table, BH_FP32_LOAD_BY_TABLE, BH_FP32_STORE_BY_TABLE,
+                        {MOD0_FMT_FP32}, lambda unit, thread: unit._bh_view(thread), sp=True)
 
     # -- load / store -------------------------------------------------------------------
     def _bh_view(self, thread: int):

@@ -75,18 +75,26 @@ class MacroOps:
     # -- the issue path (every thread-issued Vector Unit instruction) --------------------
     def issue(self, t, mnemonic: str, values: tuple) -> None:
         """Thread ``t`` issues ``mnemonic`` with field ``values`` (in the order of
-        ``issue_fields[mnemonic]``). The :class:`Insn` is built once per distinct
-        instruction (mnemonic, fields, thread and word) and reused: nothing changes an
-        issued Insn."""
-        word = getattr(t, "word", None)
-        key = (mnemonic, values, t.index, word)
+        ``issue_fields[mnemonic]``): :meth:`issue_word` with the slot kept per distinct
+        instruction (mnemonic, fields, thread and word)."""
+        key = (mnemonic, values, t.index, getattr(t, "word", None))
         insns = self.issued_insns
-        hit = insns.get(key)
-        if hit is None:
-            hit = self._issued_insn(t, mnemonic, values, word)
+        slot = insns.get(key)
+        if slot is None:
             if len(insns) >= 4096:
                 insns.clear()
-            insns[key] = hit
+            slot = insns[key] = [None, None, None, mnemonic, values]
+        self.issue_word(t, slot)
+
+    def issue_word(self, t, slot: list) -> None:
+        """Thread ``t`` issues the instruction of ``slot``: ``[per thread index: None or
+        what _issued_insn built for it, mnemonic, field values]``, one per instruction
+        word (the frontend's dispatch table holds it: :meth:`VectorUnit.direct_route`).
+        The :class:`Insn` is built once per thread and reused: nothing changes an issued
+        Insn."""
+        hit = slot[t.index]
+        if hit is None:
+            hit = slot[t.index] = self._issued_insn(t, slot[3], slot[4], getattr(t, "word", None))
         ins, run, cycle_run = hit
         if self.swap_stall or self.pre_ran or self.scheduled:
             self._issue_timed(t, ins)
@@ -104,7 +112,7 @@ class MacroOps:
         vd = ins.vd
         if vd is not None and vd >= 12:
             self.backdoor(ins)
-        if mnemonic == "SFPSWAP":
+        if ins.mnemonic == "SFPSWAP":
             self.swap_stall = True
         elif self.scheduled:  # an SFPLOADMACRO
             self.run_due()
@@ -137,6 +145,11 @@ class MacroOps:
             return ins, True, self._hz_run_mad
         if mnemonic in PRODUCERS:
             return ins, True, self._hz_run
+        if self.ls_fast:
+            if mnemonic == "SFPLOAD":
+                return ins, self.fast_SFPLOAD, None  # lsfast.py
+            if mnemonic == "SFPSTORE":
+                return ins, self.fast_SFPSTORE, None
         return ins, self._executor(mnemonic), None
 
     def _issue_timed(self, t, ins: Insn) -> None:
