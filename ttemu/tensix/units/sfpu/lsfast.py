@@ -191,6 +191,23 @@ class FastLoadStoreOps:
         plans[mod] = plan
         return plan
 
+    def _ls_prepare(self, ctx: LSContext, ins, store: bool) -> tuple:
+        """What the fast form of ``ins`` uses in ``ctx`` (kept on the Insn with ``ctx``):
+        (ctx, conversion table or None when the general form runs, high index table, low
+        index table or None, VD, Imm10 + the address offsets, whether its AddrMod moves
+        nothing while ExtraAddrModBit is 0[, SFPSTORE: the FP32 flush's low-half mask or
+        None])."""
+        plan = self._ls_plan(ctx, ins.mod, store)
+        vd = ins.vd
+        if plan is None or ins.macro or (vd >= 12 if store else vd >= 8 or (ctx.capture and vd < 4)):
+            return (ctx, None, None, None, vd, 0, False, None)
+        noop = self._ls_noop(ctx, ins.thread, ins.addr_mod)
+        if store:
+            table, keep, high, low = plan
+        else:
+            (table, high, low), keep = plan, None
+        return (ctx, table, high, low, vd, ins.imm + ctx.offset, noop, keep)
+
     def fast_SFPLOAD(self, ins) -> None:
         """A thread-issued SFPLOAD (module docstring); the general form where it does not apply."""
         thread = ins.thread
@@ -201,18 +218,17 @@ class FastLoadStoreOps:
         if (ctx is None or ctx.cfg_version != cfg.version or ctx.thread_version != cfg.thread_version
                 or ctx.lane_config is not lc or ctx.lane_version != lc.version or ctx.aliased != cop.dst.aliased16):
             ctx = self.ls_context(thread)
-        plan = ctx.load.get(ins.mod, False)
-        if plan is False:
-            plan = self._ls_plan(ctx, ins.mod, False)
-        vd = ins.vd
-        if plan is None or vd >= 8 or (ctx.capture and vd < 4):
+        p = ins.fast
+        if p is None or p[0] is not ctx:
+            p = ins.fast = self._ls_prepare(ctx, ins, False)
+        _, table, high, low, vd, imm, noop, keep = p
+        if table is None:
             self.general_load(ins)
             return
         rwc = cop.rwcs.rwc[thread]
-        addr = (ins.imm + ctx.offset + rwc.Dst + ((rwc.Sp + ctx.sp_base) & ctx.sp_mask)) & 0x3FF
+        addr = (imm + rwc.Dst + ((rwc.Sp + ctx.sp_base) & ctx.sp_mask)) & 0x3FF
         if cop.math.dst_log:
             self.hz_dst_read(ins, ctx.srcb if ins.mod == MOD0_FMT_SRCB else ins.mod, addr, "SFPLOAD")
-        table, high, low = plan
         flat = cop.dst.flat_bits  # (DstBits flattened: indexed by intp arrays, no conversion)
         lregs = self.ls_lregs
         if lregs[0] is not self.lreg:
@@ -231,7 +247,7 @@ class FastLoadStoreOps:
             datum = table.take(flat[high[addr]])
             datum |= flat[low[addr]]
             np.copyto(row, datum, where=active)
-        if rwc.ExtraAddrModBit or not ctx.noop.get(ins.addr_mod, False) and not self._ls_noop(ctx, thread, ins.addr_mod):
+        if rwc.ExtraAddrModBit or not noop:
             cop.rwcs.apply_addr_mod(thread, ins.addr_mod, update_fidelity=False)
 
     def fast_SFPSTORE(self, ins) -> None:
@@ -244,15 +260,15 @@ class FastLoadStoreOps:
         if (ctx is None or ctx.cfg_version != cfg.version or ctx.thread_version != cfg.thread_version
                 or ctx.lane_config is not lc or ctx.lane_version != lc.version or ctx.aliased != cop.dst.aliased16):
             ctx = self.ls_context(thread)
-        plan = ctx.store.get(ins.mod, False)
-        if plan is False:
-            plan = self._ls_plan(ctx, ins.mod, True)
-        vd = ins.vd
-        if plan is None or vd >= 12 or ins.macro:
+        p = ins.fast
+        if p is None or p[0] is not ctx:
+            p = ins.fast = self._ls_prepare(ctx, ins, True)
+        _, table, high, low, vd, imm, noop, keep = p
+        if table is None:
             self.general_store(ins)
             return
         rwc = cop.rwcs.rwc[thread]
-        addr = (ins.imm + ctx.offset + rwc.Dst + ((rwc.Sp + ctx.sp_base) & ctx.sp_mask)) & 0x3FF
+        addr = (imm + rwc.Dst + ((rwc.Sp + ctx.sp_base) & ctx.sp_mask)) & 0x3FF
         if _count_nonzero(self.use_flags):
             active = self.lanes_open(BLOCK_DEST_WR_FROM_SFPU)
             full = _count_nonzero(active) == 32
@@ -263,7 +279,6 @@ class FastLoadStoreOps:
             if lregs[0] is not self.lreg:
                 lregs = self._ls_lregs()
             hi16 = lregs[2][vd]  # LReg[VD]'s high 16-bit halves (a view)
-            table, keep, high, low = plan
             high = high[addr]
             flat = cop.dst.flat_bits
             if full:
@@ -277,7 +292,7 @@ class FastLoadStoreOps:
                 if low is not None:
                     lo16 = lregs[1][vd][active].astype(np.uint16)
                     flat[low[addr][active]] = lo16 if keep is None else lo16 & keep.take(hi16)
-        if rwc.ExtraAddrModBit or not ctx.noop.get(ins.addr_mod, False) and not self._ls_noop(ctx, thread, ins.addr_mod):
+        if rwc.ExtraAddrModBit or not noop:
             cop.rwcs.apply_addr_mod(thread, ins.addr_mod, update_fidelity=False)
 
     def _ls_lregs(self):
