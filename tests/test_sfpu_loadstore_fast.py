@@ -306,3 +306,31 @@ def test_fast_forms_see_every_change_they_depend_on():
                     fn(ins)
                     got.append(snapshot(tile))
                 assert got[0] == got[1], (arch, what, mnemonic, mod0)
+
+
+@settings(max_examples=100, deadline=None)
+@given(mod0=st.sampled_from([0, 1, 2, 4]), imm16=st.one_of(st.integers(0, 0xFFFF),
+                                                             st.sampled_from([0, 0x8000, 0x7C00, 0xFC00, 0x7FFF,
+                                                                              0xFFFF, 0x03FF, 0x3F80])),
+       enabled=st.lists(st.booleans(), min_size=32, max_size=32), vd=st.integers(0, 16))
+def test_sfploadi_constant_values_match_the_page(mod0, imm16, enabled, vd):
+    """SFPLOADI's kept values (loadstore.loadi_value) against SFPLOADI.md's modes written
+    out here, through x_SFPLOADI with some lanes disabled by the lane flags."""
+    if mod0 == 0:
+        want = imm16 << 16
+    elif mod0 == 1:  # FP16toFP32: always rebias
+        want = ((imm16 >> 15) << 31) | ((((imm16 >> 10) & 0x1F) + 112) << 23) | ((imm16 & 0x3FF) << 13)
+    elif mod0 == 2:
+        want = imm16
+    else:
+        want = (imm16 | 0xFFFF0000) if imm16 & 0x8000 else imm16
+    tile = Tile("wormhole_b0")
+    u = tile.tensix.sfpu
+    before = u.lreg.copy()
+    u.use_flags = np.ones(32, dtype=bool)
+    u.flags = np.array(enabled)
+    u.execute(Insn("SFPLOADI", dict(lreg_ind=vd, instr_mod0=mod0, imm16=imm16), 0))
+    expect = before.copy()
+    if vd < 8:
+        expect[vd][np.array(enabled)] = want
+    assert np.array_equal(u.lreg, expect)

@@ -85,6 +85,33 @@ def store_fp32(x, flush: bool = False):
     return store.take(h), x.astype(np.uint16)
 
 
+#: SFPLOADI modes whose value depends on Imm16 alone: BF16 (0), FP16-ish (1), zero-extended
+#: (2), sign-extended (4)
+LOADI_CONSTANT = frozenset({0, 1, 2, 4})
+_LOADI: dict = {}  # (Mod0, Imm16) -> loadi_value
+
+
+def loadi_value(mod0: int, imm16: int) -> np.ndarray:
+    """SFPLOADI's value (uint32 [32], read-only) for a :data:`LOADI_CONSTANT` Mod0, kept
+    per (Mod0, Imm16)."""
+    key = (mod0, imm16)
+    v = _LOADI.get(key)
+    if v is None:
+        if mod0 == 0:
+            x = imm16 << 16
+        elif mod0 == 1:
+            x = int(FL.fp32_from_fp16_sfploadi(imm16))
+        elif mod0 == 2:
+            x = imm16
+        else:
+            x = (imm16 - 0x10000 if imm16 & 0x8000 else imm16) & 0xFFFFFFFF
+        if len(_LOADI) > 8192:
+            _LOADI.clear()
+        v = _LOADI[key] = np.full(32, x, dtype=U32)
+        v.setflags(write=False)
+    return v
+
+
 class LoadStoreOps:
     # -- shared addressing ----------------------------------------------------------------
     def resolve_srcb(self, thread: int, mod0: int) -> int:
@@ -223,17 +250,12 @@ class LoadStoreOps:
         if ins.vd >= 8:
             return
         imm = ins.imm & 0xFFFF
-        old = self.lreg[ins.vd]
         mod = ins.mod
-        if mod == 0:
-            value = np.full(32, imm << 16, dtype=U32)
-        elif mod == 1:
-            value = np.broadcast_to(FL.fp32_from_fp16_sfploadi(imm), (32,))
-        elif mod == 2:
-            value = np.full(32, imm, dtype=U32)
-        elif mod == 4:
-            value = np.full(32, (imm - 0x10000 if imm & 0x8000 else imm) & 0xFFFFFFFF, dtype=U32)
-        elif mod == 8:
+        if mod in LOADI_CONSTANT:
+            self.write(ins.vd, loadi_value(mod, imm), self.lane_enabled())
+            return
+        old = self.lreg[ins.vd]
+        if mod == 8:
             value = (U32(imm << 16) | (old & U32(0xFFFF))).astype(U32)
         elif mod == 10:
             value = ((old & U32(0xFFFF0000)) | U32(imm)).astype(U32)
