@@ -153,8 +153,8 @@ class FastLoadStoreOps:
                 index = addr_mod & 7
             else:
                 index = (addr_mod & 3) + (4 if self.cop.config.thread_get(thread, "ADDR_MOD_SET_Base") else 0)
-            fields = rwcs._addr_mod(thread, index)
-            hit = ctx.noop[addr_mod] = not any(fields[:10]) and not fields[13] & 3
+            fields = rwcs._addr_mod(thread, index)  # (None: every field 0)
+            hit = ctx.noop[addr_mod] = fields is None or (not any(fields[:10]) and not fields[13] & 3)
         return hit
 
     def _ls_plan(self, ctx: LSContext, mod: int, store: bool):
