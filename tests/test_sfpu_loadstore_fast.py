@@ -334,3 +334,28 @@ def test_sfploadi_constant_values_match_the_page(mod0, imm16, enabled, vd):
     if vd < 8:
         expect[vd][np.array(enabled)] = want
     assert np.array_equal(u.lreg, expect)
+
+
+@settings(max_examples=60, deadline=None)
+@given(exchange=st.lists(st.booleans(), min_size=8, max_size=8), dst32=st.booleans(), aliased=st.booleans(),
+       remap=st.booleans(), swizzle=st.booleans(), addrs=st.lists(st.integers(0, 1023), min_size=1, max_size=8))
+def test_lane_index_tables_match_dst_md_lane_by_lane(exchange, dst32, aliased, remap, swizzle, addrs):
+    """loadstore.index_tables (the lanes' DstBits indices both SFPLOAD / SFPSTORE forms use)
+    against SFPLOAD.md's lane rows / columns and Dst.md's Adj16 / Adj32 for one row at a
+    time (regs.dst.adj16_row / adj_row)."""
+    from ttemu.tensix.regs.dst import adj16_row, adj_row
+    from ttemu.tensix.units.sfpu.loadstore import index_tables
+    col_x = np.array([exchange[lane & 7] for lane in range(32)])
+    high, low = index_tables(col_x, dst32, aliased, remap, swizzle)
+    for addr in addrs:
+        for lane in range(32):
+            row = ((addr & ~3) + lane // 8) & 0x3FF
+            col = 2 * (lane & 7) + (1 if (addr & 2) or col_x[lane] else 0)
+            if dst32:
+                r = adj_row(row, remap, swizzle)
+                assert (high[addr][lane], low[addr][lane]) == (r * 16 + col, (r + 8) * 16 + col)
+            else:
+                r = adj16_row(row, remap)
+                if aliased:
+                    r = adj_row(r)
+                assert high[addr][lane] == r * 16 + col and low is None

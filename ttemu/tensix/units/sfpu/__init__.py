@@ -29,8 +29,8 @@ import functools
 
 from .. import Unit, op
 from .hazards import HazardOps
-from .loadstore import LoadStoreOps
-from .lsfast import WORMHOLE, FastLoadStoreOps
+from .loadstore import WORMHOLE, LoadStoreOps
+from .lsfast import FastLoadStoreOps
 from .macro import MacroOps
 from .mad import MadOps
 from .rounding import RoundOps
@@ -63,9 +63,9 @@ class VectorUnit(VectorState, SimpleOps, MadOps, RoundOps, LoadStoreOps, FastLoa
         self.field_masks = arch.sfpu_field_masks
         self.hz_interlocked = arch.sfpu_interlocked
         self.reset()
-        # the fast forms of thread-issued SFPLOAD / SFPSTORE (lsfast.py): this arch's data,
-        # the general forms they fall back to, one LSContext per thread; ``ls_fast`` False
-        # issues the general forms (tests compare the two)
+        # SFPLOAD / SFPSTORE: this arch's data (loadstore.LSArch); for their fast forms
+        # (lsfast.py) the general forms they fall back to, one LSContext per thread;
+        # ``ls_fast`` False issues the general forms (tests compare the two)
         self.ls_arch = getattr(self, "bh_ls_arch", WORMHOLE)
         self.general_load = self._executor("SFPLOAD")
         self.general_store = self._executor("SFPSTORE")

@@ -17,7 +17,7 @@ Anything else runs the general form: VD >= 8 (SFPLOAD) or >= 12 (SFPSTORE: the
 backdoor gate), MOD0_FMT_INT32_ALL (all lanes; Blackhole's stack pointer), a Mod0 whose
 conversion is not a table lookup, SFPLOAD with the Dst index capture on, SFPSTORE of a
 16-bit mode while Dst16b aliases Dst32b, and instructions SFPLOADMACRO scheduled (their
-Addr and Mod0 are given). The arch differences are data (:class:`LSArch`): the
+Addr and Mod0 are given). The arch differences are data (:class:`.loadstore.LSArch`): the
 conversion tables and modes, Blackhole's ``(Sp + DEST_SP_BASE_Base) & 3`` address term
 and its remap / swizzle row mapping.
 
@@ -30,69 +30,21 @@ from __future__ import annotations
 import numpy as np
 
 from ...formats import layout as FL
-from ...regs.dst import COLS, adj16, adj_rows
 from .fp import _count_nonzero
-from .loadstore import FP32_BY_TABLE, LOAD_BY_TABLE, fp32_tables, load_table, store_bf16_table
-from .state import (BLOCK_DEST_WR_FROM_SFPU, BLOCK_SFPU_RD_FROM_DEST, COL, DEST_RD_COL_EXCHANGE,
-                    DEST_WR_COL_EXCHANGE, LaneConfig, ROW)
+from .loadstore import fp32_tables, index_tables, store_bf16_table
+from .state import (BLOCK_DEST_WR_FROM_SFPU, BLOCK_SFPU_RD_FROM_DEST, DEST_RD_COL_EXCHANGE, DEST_WR_COL_EXCHANGE,
+                    LaneConfig)
 
 MOD0_FMT_SRCB = FL.MOD0_FMT_SRCB
 MOD0_FMT_INT32_ALL = FL.MOD0_FMT_INT32_ALL
-_ADDRS = np.arange(1024)[:, None]
-_INDEX: dict = {}  # (exchange columns, dst32, aliased, remap, swizzle) -> (high, low) index tables
-
-
-class LSArch:
-    """What differs between the arches' SFPLOAD / SFPSTORE for the fast forms: the load
-    modes converted by a 16-bit table (``load_table(mod0)``), the load / store modes
-    converted by the FP32 tables (``store_flush``: the store modes that flush denormals
-    first), and ``view(unit, thread)`` -> (DEST_SP_BASE_Base, remap, swizzle) (0, False,
-    False on Wormhole, which has neither a stack pointer nor a row remap)."""
-
-    def __init__(self, load_modes, load_table, load_fp32, store_fp32, store_flush, view, sp: bool):
-        self.load_modes, self.load_table = frozenset(load_modes), load_table
-        self.load_fp32, self.store_fp32 = frozenset(load_fp32), frozenset(store_fp32)
-        self.store_flush, self.view = frozenset(store_flush), view
-        self.sp_mask = 3 if sp else 0  # Addr's (Sp + DEST_SP_BASE_Base) & 3 term, or none
-
-
-WORMHOLE = LSArch(LOAD_BY_TABLE, load_table, FP32_BY_TABLE, FP32_BY_TABLE, (), lambda unit, thread: (0, False, False),
-                  sp=False)
-
-
-def index_tables(exchange: np.ndarray, dst32: bool, aliased: bool, remap: bool, swizzle: bool):
-    """Indices into the flattened DstBits of the 32 lanes' datums, for every 10-bit Addr
-    (one row per Addr): rows ``(Addr & ~3) + Lane / 8``, columns ``2 * (Lane % 8)`` plus
-    one for Addr bit 1 or the lane's column ``exchange``; Dst.md's ``Adj32`` for 32-bit
-    modes (the high halves; the low halves 8 rows further, the second table, else None)
-    or ``Adj16`` (then ``Adj32`` when ``aliased``), with Blackhole's ``remap`` /
-    ``swizzle``. Lists of read-only intp arrays (indexing with them needs no conversion);
-    kept per arguments."""
-    key = (exchange.tobytes(), dst32, aliased, remap, swizzle)
-    hit = _INDEX.get(key)
-    if hit is None:
-        rows = (((_ADDRS & ~3) + ROW) & 0x3FF).astype(np.intp)
-        cols = COL * 2 + (((_ADDRS & 2) != 0) | exchange)
-        if dst32:
-            adj = adj_rows(rows, remap, swizzle)
-            hit = (adj * COLS + cols, (adj + 8) * COLS + cols)
-        else:
-            adj = adj16(rows, remap)
-            if aliased:
-                adj = adj_rows(adj)
-            hit = (adj * COLS + cols, None)
-        for a in hit:
-            if a is not None:
-                a.setflags(write=False)
-        hit = _INDEX[key] = tuple(None if a is None else list(a) for a in hit)  # (a row per Addr)
-    return hit
+_KEEP16: dict = {}  # the uint16 form of fp32_tables' keep
 
 
 def _keep16() -> np.ndarray:
     """:func:`.loadstore.fp32_tables`' ``keep`` as uint16 (0xFFFF: the low half kept)."""
-    t = _INDEX.get("keep16")
+    t = _KEEP16.get("keep16")
     if t is None:
-        t = _INDEX["keep16"] = fp32_tables()[3].astype(np.uint16)
+        t = _KEEP16["keep16"] = fp32_tables()[3].astype(np.uint16)
         t.setflags(write=False)
     return t
 
@@ -304,4 +256,4 @@ class FastLoadStoreOps:
         return self.ls_lregs
 
 
-__all__ = ["FastLoadStoreOps", "LSArch", "WORMHOLE", "index_tables"]
+__all__ = ["FastLoadStoreOps"]
