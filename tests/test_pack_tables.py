@@ -185,3 +185,22 @@ def test_bf16_rows_bfp_matches_the_chain_for_every_value(fmt):
                 assert np.array_equal(b.astype(np.uint32) << 16, v)
                 assert np.array_equal(exps, want_e)
                 assert data == write_datums(want_d, fmt).tobytes()
+
+
+@pytest.mark.parametrize("fmt", [F.Bfp8_b, F.Bfp4_b, F.Bfp2_b])
+@pytest.mark.parametrize("to_dst", [False, True])
+def test_bfp_b_unpack_matches_bfp_to_bf16_for_every_datum_and_exponent(fmt, to_dst):
+    """unpack_convert's BFP form (bfp_b_unpack) against BFP8ToBF16 (bfp_to_bf16) and the
+    Dst16b / Src layout for every (datum, shared exponent) pair, per datum and per 16."""
+    from ttemu.tensix.formats import bfp_to_bf16, datum_bits, dst16_from_bf16, src_from_bf16
+    from ttemu.tensix.formats.unpack import bfp_b_unpack
+    nbits = datum_bits(fmt)
+    d = np.repeat(np.arange(1 << nbits, dtype=np.uint32), 256)
+    e = np.tile(np.arange(256, dtype=np.uint32), 1 << nbits)
+    b = bfp_to_bf16(d, e, fmt)
+    want = dst16_from_bf16(b) if to_dst else src_from_bf16(b)
+    assert np.array_equal(bfp_b_unpack(d, e, fmt, to_dst), want)
+    groups = np.arange(256, dtype=np.uint8)  # one exponent per 16 datums
+    d16 = np.random.default_rng(5).integers(0, 1 << nbits, 4096).astype(np.uint32)
+    b = bfp_to_bf16(d16, groups, fmt)
+    assert np.array_equal(bfp_b_unpack(d16, groups, fmt, to_dst), dst16_from_bf16(b) if to_dst else src_from_bf16(b))
