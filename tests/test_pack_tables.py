@@ -204,3 +204,55 @@ def test_bfp_b_unpack_matches_bfp_to_bf16_for_every_datum_and_exponent(fmt, to_d
     d16 = np.random.default_rng(5).integers(0, 1 << nbits, 4096).astype(np.uint32)
     b = bfp_to_bf16(d16, groups, fmt)
     assert np.array_equal(bfp_b_unpack(d16, groups, fmt, to_dst), dst16_from_bf16(b) if to_dst else src_from_bf16(b))
+
+
+def _fp32_to_fp16_chain(bits, spans):
+    """What the pipeline's chain makes of FP32 in a 32-bit Dst packed as Float16: (the
+    FP32 values, the L1 bytes, whether packer_late reported an undefined case)."""
+    from ttemu.tensix.regs.dst import adj_rows
+    a = np.concatenate([((row << 4) + c0 + np.arange(n, dtype=np.int64)) for row, c0, n in spans]) & 0x3FFF
+    ad = adj_rows(a >> 4)
+    raw = (bits[ad, a & 15].astype(np.uint32) << 16) | bits[ad + 8, a & 15].astype(np.uint32)
+    v = packer_early(raw, Repr.DST32_FP32, I.FP32, EarlyMode.IDENTITY)
+    reported = []
+    datums, _ = packer_late(v, I.FP32, F.Float16, undefined=lambda site, text: reported.append(site))
+    return v, write_datums(datums, F.Float16).tobytes(), bool(reported)
+
+
+def test_fp32_rows_fp16_bytes_matches_the_chain_for_every_high_half():
+    """Every 16-bit high half (so every exponent, NaN, infinity, denormal, both zeros)
+    with low halves at the truncation boundaries; None exactly where the chain reports
+    2**-15 < |x| < 2**-14."""
+    from ttemu.tensix.regs.dst import adj_rows
+    from ttemu.tensix.units.pack import fp32_rows_fp16_bytes
+    values = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16).reshape(-1, 16)
+    rng = np.random.default_rng(9)
+    for low in (0x0000, 0x1FFF, 0x2000, 0xFFFF, None):
+        for base in range(0, 4096, 512):
+            bits = np.zeros((1024, 16), dtype=np.uint16)
+            adj = adj_rows(np.arange(512))
+            bits[adj] = values[base:base + 512]
+            bits[adj + 8] = rng.integers(0, 1 << 16, (512, 16)) if low is None else low
+            for first in range(0, 512, 64):
+                spans = [(r, 0, 16) for r in range(first, first + 64)]
+                v, want, reported = _fp32_to_fp16_chain(bits, spans)
+                got = fp32_rows_fp16_bytes(bits, spans)
+                if reported:
+                    assert got is None
+                    continue
+                assert got is not None and got[1] == want
+                assert np.array_equal((got[0] >> 7) & 0xFF, (v >> 23) & 0xFF)  # the histogram's exponents
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 1023), st.integers(0, 15), st.integers(1, 16)), min_size=1, max_size=5),
+       st.integers(0, 2**32 - 1))
+def test_fp32_rows_fp16_bytes_matches_the_chain_for_any_spans(spans, seed):
+    from ttemu.tensix.units.pack import fp32_rows_fp16_bytes
+    spans = [(row, c0, min(n, 16 - c0)) for row, c0, n in spans]
+    bits = np.random.default_rng(seed).integers(0, 1 << 16, size=(1024, 16), dtype=np.uint64).astype(np.uint16)
+    v, want, reported = _fp32_to_fp16_chain(bits, spans)
+    got = fp32_rows_fp16_bytes(bits, spans)
+    assert (got is None) == reported
+    if got is not None:
+        assert got[1] == want

@@ -223,6 +223,23 @@ def fp32_rows_bf16_bytes(bits, spans, remap=(0, 0)):
     return out, out.tobytes()
 
 
+def fp32_rows_fp16_bytes(bits, spans, remap=(0, 0)):
+    """FP32 values read from a 32-bit Dst through row ``spans``, written as Float16: ->
+    (their high halves as IEEE BF16 bits, uint16; the L1 bytes), or None when one lies
+    in 2**-15 < |x| < 2**-14 (the chain reports it: undefined). What ``packer_early``
+    (DST32_FP32 -> FP32, identity), ``packer_late`` (FP32 -> Float16: at or below
+    exponent 112 a zero of the datum's sign, above 143 sign | 0x7fff, else rebiased by
+    112 with the mantissa truncated to ten bits) and ``write_datums`` make of them."""
+    hb, lo = _fp32_rows(bits, spans, remap)
+    exp = (hb >> 7) & 0xFF
+    if (exp == 112).any() and ((exp == 112) & (((hb & 0x7F) | lo) != 0)).any():
+        return None
+    sign = hb & 0x8000
+    normal = sign | ((exp - 112) << 10) | ((hb & 0x7F) << 3) | (lo >> 13)
+    out = np.where(exp <= 112, sign, np.where(exp > 143, sign | 0x7FFF, normal)).astype("<u2")
+    return hb, out.tobytes()
+
+
 def fp32_row_bytes_ref(bits, span, remap=(0, 0)):
     """:func:`fp32_row_bytes` by arithmetic (the reference its table is tested against)."""
     row, c0, n = span
@@ -277,13 +294,18 @@ def _bf16_rows_form(bits, spans, remap):
 
 def _rows_fast_form(read_32b, repr_, mode, inter, late_inter, out_fmt):
     """The function packing whole row spans of Dst without the conversion chain for this
-    early / late conversion, or None: FP32 from a 32-bit Dst unchanged (untilize, reduce),
-    FP32 from a 32-bit Dst rounded to BF16 and written as BF16 (eltwise binaries), BF16
-    from a 16-bit Dst rounded (no bits to drop) and written as BF16. Each takes (Dst
-    bits, spans, remap) -> (the high halves / values, uint16; the L1 bytes)."""
+    early / late conversion, or None: FP32 from a 32-bit Dst unchanged (untilize, reduce)
+    or written as FP16 (fp32 accumulation, FP16 output), FP32 from a 32-bit Dst rounded to
+    BF16 and written as BF16 (eltwise binaries), BF16 from a 16-bit Dst rounded (no bits
+    to drop) and written as BF16. Each takes (Dst bits, spans, remap) -> (the high halves
+    / values, uint16; the L1 bytes), or None where the chain must report an undefined
+    case; or _BF16_BFP (BF16 from a 16-bit Dst written as BFP8 / BFP4 / BFP2)."""
     if read_32b and mode is EarlyMode.IDENTITY and inter is _I.FP32 and late_inter is _I.FP32 \
             and out_fmt is _F.Float32:
         return fp32_rows_bytes
+    if read_32b and repr_ is Repr.DST32_FP32 and mode is EarlyMode.IDENTITY and inter is _I.FP32 \
+            and late_inter is _I.FP32 and out_fmt is _F.Float16:
+        return fp32_rows_fp16_bytes
     if mode is EarlyMode.ROUND and inter is _I.BF16 and late_inter is _I.BF16 and out_fmt in BFP_TAIL_FORMATS \
             and not read_32b and repr_ is Repr.DST16_BF16:
         return _BF16_BFP
@@ -783,8 +805,11 @@ class Packers(Unit):
             self._emit(t, i, st.data, data, out_fmt, acc, what)
             return True
         if rows_form is not None:
+            done = rows_form(self.cop.dst.bits, span, remap)
+            if done is None:
+                return False
+            out, data = done
             self._tpg_advance(i, g, sum(k for _, _, k in span))
-            out, data = rows_form(self.cop.dst.bits, span, remap)
             self._histogram(i, inter, out, high=True)
             self._emit(t, i, st.data, data, out_fmt, acc, what)
             return True
