@@ -240,10 +240,13 @@ def test_fast_forms_match_the_chain_and_ttsim(cfg, lib, monkeypatch):
     monkeypatch.setattr(Packers, "_span_fast", lambda self, *args: False)
     tile, _, (_, addr, size) = run_kernel(cfg)
     chain = tile.read(addr, size)
+    hist = tile.tensix.pack.exponent_histogram.copy(), tile.tensix.pack.exponent_histogram_max.copy()
     monkeypatch.setattr(Packers, "_span_fast", recorded)
     monkeypatch.setattr(Packers, "TABLE_AFTER", 1)
     tile, _, region = run_kernel(cfg)
     assert taken and all(taken), "a PACR took the chain"
     assert tile.read(addr, size) == chain
+    assert np.array_equal(tile.tensix.pack.exponent_histogram, hist[0])
+    assert np.array_equal(tile.tensix.pack.exponent_histogram_max, hist[1]) and hist[1].any()
     (diff,), _ = cross_check(tile, lib, [region], until=UNTIL)
     assert diff.ok, f"{cfg} differs from ttsim\n{diff.text()}"

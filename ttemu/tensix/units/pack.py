@@ -323,6 +323,17 @@ def _rows_fast_form(read_32b, repr_, mode, inter, late_inter, out_fmt):
 _BF16_BFP = "bf16_rows_bfp"
 
 
+def _hist_exps_of(inter: Intermediate, v):
+    """The exponents the exponent histogram takes from intermediate values ``v`` (not
+    INT8 / UINT8): FP16-family exponents, INT16's low byte, else bits 30:23 (8-bit
+    exponents, and INT32 bitcast to FP32)."""
+    if inter.is_float and inter.exponent_bits == 5:
+        return (v >> 10) & 0x1F
+    if inter is _I.INT16:
+        return v & 0xFF
+    return (v >> 23) & 0xFF
+
+
 def _late_source(inter: Intermediate, late_from: DataFormat) -> Intermediate:
     """The intermediate type the late conversion reads (In_data_format), checked
     against what the early conversion produced."""
@@ -517,7 +528,7 @@ class Packers(Unit):
         self._row_map_cache = None  # (field values, array): see _row_map
         self._early = {}  # early_from_config's arguments -> its result (see _early_config)
         self._fields = {}  # packer index -> its _PackerFields
-        self._chains = {}  # _dst16_form's configuration -> its Dst16Chain (None: no tables)
+        self._chains = {}  # _dst16_form's configuration -> (its Dst16Chain, histogram exponents) or None
         self._chain_uses = {}  # _dst16_form's configuration -> PACRs that took the chain before its tables
 
     #: PACRs of one configuration through the chain before _dst16_form builds its tables
@@ -972,9 +983,13 @@ class Packers(Unit):
             else:
                 def early(x):
                     return packer_early(x, repr_, inter, mode)
-            chain = self._chains[key] = dst16_chain(early, late_inter, out_fmt, key=key)
+            chain = dst16_chain(early, late_inter, out_fmt, key=key)
+            if chain is not None:  # with the histogram's exponent of every value
+                chain = (chain, _hist_exps_of(inter, chain.inter).astype(np.uint8))
+            self._chains[key] = chain
             if chain is None:
                 return False
+        chain, hexp = chain
         bfp = chain.pre is not None
         bits = self.cop.dst.bits
         parts = [bits[adj16_row(row, remap[0]), c0:c0 + n] for row, c0, n in span]
@@ -985,7 +1000,7 @@ class Packers(Unit):
             return False
         self._tpg_advance(i, g, x.size)
         if x.size:
-            self._hist_update(i, inter, chain.inter[x])
+            self._hist_exponents(i, hexp[x])
         if bfp:
             datums, exps = bfp_tail(None, out_fmt, chain.e16[x], chain.sm[x])
             st.pending, st.pending_key = np.zeros(0, dtype=U32), (late_inter, out_fmt)
@@ -1172,32 +1187,14 @@ class Packers(Unit):
             if top > self.exponent_histogram_max[i]:
                 self.exponent_histogram_max[i] = top
             return
-        if high:
-            e = (v >> 7) & 0xFF
-        elif inter.is_float and inter.exponent_bits == 5:
-            e = (v >> 10) & 0x1F
-        elif inter is _I.INT16:
-            e = v & 0xFF
-        else:  # 8-bit exponents, and INT32 bitcast to FP32
-            e = (v >> 23) & 0xFF
-        self._hist_exponents(i, e, stats)
+        self._hist_exponents(i, (v >> 7) & 0xFF if high else _hist_exps_of(inter, v), stats)
 
-    def _hist_update(self, i, inter, v):
-        """:meth:`_histogram` of intermediate values ``v`` (at least one)."""
-        if inter in (_I.INT8, _I.UINT8):
-            return
-        tv = self.cop.config.thread_values
-        stats = tv[0]["ENABLE_ACC_STATS_Enable"] or tv[1]["ENABLE_ACC_STATS_Enable"] or tv[2]["ENABLE_ACC_STATS_Enable"]
-        if inter.is_float and inter.exponent_bits == 5:
-            e = (v >> 10) & 0x1F
-        elif inter is _I.INT16:
-            e = v & 0xFF
-        else:
-            e = (v >> 23) & 0xFF
-        self._hist_exponents(i, e, stats)
-
-    def _hist_exponents(self, i, e, stats):
+    def _hist_exponents(self, i, e, stats=None):
         """ExponentHistogram.md ``Update`` with the datums' exponents ``e``."""
+        if stats is None:
+            tv = self.cop.config.thread_values
+            stats = (tv[0]["ENABLE_ACC_STATS_Enable"] or tv[1]["ENABLE_ACC_STATS_Enable"]
+                     or tv[2]["ENABLE_ACC_STATS_Enable"])
         if stats:
             counts = np.bincount((e & 31).astype(np.int64), minlength=32)
             h = self.exponent_histogram[i].astype(np.int64) + counts
