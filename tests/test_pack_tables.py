@@ -256,3 +256,22 @@ def test_fp32_rows_fp16_bytes_matches_the_chain_for_any_spans(spans, seed):
     assert (got is None) == reported
     if got is not None:
         assert got[1] == want
+
+
+def test_fp16_rows_bytes_matches_its_arithmetic_form_and_the_chain_for_every_value():
+    """fp16_rows_bytes (a 16-bit Dst's FP16 rows packed as FP16, by table): every 16-bit
+    Dst value, through whole and partial row spans with and without Blackhole's remap,
+    against fp16_rows_bytes_ref and the chain (packer_early, packer_late, write_datums)."""
+    from ttemu.tensix.regs.dst import adj16_row
+    from ttemu.tensix.units.pack import fp16_rows_bytes, fp16_rows_bytes_ref
+    for part in range(0, 1 << 16, 1 << 14):
+        bits = ALL[part:part + (1 << 14)].astype(np.uint16).reshape(1024, 16)
+        for remap in (False, True):
+            for spans in ([(row, 0, 16) for row in range(1024)], [(row, 3, 9) for row in range(0, 1024, 3)]):
+                got = fp16_rows_bytes(bits, spans, remap)
+                assert got[1] == fp16_rows_bytes_ref(bits, spans, remap)[1]
+                raw = np.concatenate([bits[adj16_row(r, remap), c0:c0 + n] for r, c0, n in spans]).astype(np.uint32)
+                v = packer_early(raw, Repr.DST16_FP16, I.FP16, EarlyMode.ROUND)
+                datums, _ = packer_late(v, I.FP16, F.Float16, undefined=_raise)
+                assert got[1] == write_datums(datums, F.Float16).tobytes()
+                assert np.array_equal(got[0], v)  # the histogram reads the values

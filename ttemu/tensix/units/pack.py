@@ -157,6 +157,7 @@ class _Tables:
 
     unshuffle = None  # Dst16b high half -> its IEEE BF16 bits (UnshuffleFP32's high half, UnshuffleBF16)
     bf16_round = None  # Dst16b BF16 -> the BF16 packer_early's round leaves (see bf16_rows_bytes)
+    fp16_round = None  # Dst16b FP16 -> the FP16 packer_early's round leaves (see fp16_rows_bytes)
 
     @classmethod
     def get(cls):
@@ -171,6 +172,13 @@ class _Tables:
             table[:, 0] = 0  # exponent 0: +0
             table[:, 255] = (sign_mant & 0x8000) | 0x7F80  # exponent 255: an infinity of its sign
             cls.bf16_round = table.reshape(-1)
+            # a Dst16b FP16 value's high byte h holds the sign and mantissa bits 9:3, its low
+            # byte l mantissa bits 2:0 and the exponent: sign | exponent << 10 | mantissa
+            l = h
+            table = ((((h & 0x80) << 8) | ((h & 0x7F) << 3))[:, None]
+                     | (((l & 0x1F) << 10) | (l >> 5))[None, :]).astype("<u2")
+            table[:, (l & 0x1F) == 0] = 0  # exponent 0 (zeros, denormals): +0
+            cls.fp16_round = table.reshape(-1)
         return cls
 
 
@@ -288,6 +296,31 @@ def bf16_rows_bfp(bits, spans, remap, out_fmt):
     return b, datums.tobytes(), exps
 
 
+def fp16_rows_bytes(bits, spans, remap=False):
+    """FP16 values read from a 16-bit Dst through row ``spans`` and packed as FP16: ->
+    (the values, uint16; the L1 bytes). What ``packer_early`` (DST16_FP16 -> FP16, round:
+    no bits to drop, so exponent 0 becomes +0), ``packer_late`` (FP16 -> Float16,
+    unchanged) and ``write_datums`` make of them (by table; ``fp16_rows_bytes_ref`` is
+    the arithmetic form)."""
+    parts = [bits[adj16_row(row, remap), c0:c0 + n] for row, c0, n in spans]
+    x = parts[0] if len(parts) == 1 else np.concatenate(parts)
+    out = _Tables.get().fp16_round[x]
+    return out, out.tobytes()
+
+
+def fp16_rows_bytes_ref(bits, spans, remap=False):
+    """:func:`fp16_rows_bytes` by arithmetic (the reference its table is tested against)."""
+    parts = [bits[adj16_row(row, remap), c0:c0 + n] for row, c0, n in spans]
+    x = parts[0] if len(parts) == 1 else np.concatenate(parts)
+    f = (x & 0x8000) | ((x & 0x1F) << 10) | ((x >> 5) & 0x3FF)  # the Dst16b FP16 field move
+    out = np.where((x & 0x1F) == 0, np.uint16(0), f).astype("<u2")
+    return out, out.tobytes()
+
+
+def _fp16_rows_form(bits, spans, remap):
+    return fp16_rows_bytes(bits, spans, remap[0])
+
+
 def _bf16_rows_form(bits, spans, remap):
     return bf16_rows_bytes(bits, spans, remap[0])
 
@@ -296,8 +329,8 @@ def _rows_fast_form(read_32b, repr_, mode, inter, late_inter, out_fmt):
     """The function packing whole row spans of Dst without the conversion chain for this
     early / late conversion, or None: FP32 from a 32-bit Dst unchanged (untilize, reduce)
     or written as FP16 (fp32 accumulation, FP16 output), FP32 from a 32-bit Dst rounded to
-    BF16 and written as BF16 (eltwise binaries), BF16 from a 16-bit Dst rounded (no bits
-    to drop) and written as BF16. Each takes (Dst bits, spans, remap) -> (the high halves
+    BF16 and written as BF16 (eltwise binaries), BF16 or FP16 from a 16-bit Dst rounded
+    (no bits to drop) and written as BF16 / FP16. Each takes (Dst bits, spans, remap) -> (the high halves
     / values, uint16; the L1 bytes), or None where the chain must report an undefined
     case; or _BF16_BFP (BF16 from a 16-bit Dst written as BFP8 / BFP4 / BFP2)."""
     if read_32b and mode is EarlyMode.IDENTITY and inter is _I.FP32 and late_inter is _I.FP32 \
@@ -306,6 +339,9 @@ def _rows_fast_form(read_32b, repr_, mode, inter, late_inter, out_fmt):
     if read_32b and repr_ is Repr.DST32_FP32 and mode is EarlyMode.IDENTITY and inter is _I.FP32 \
             and late_inter is _I.FP32 and out_fmt is _F.Float16:
         return fp32_rows_fp16_bytes
+    if mode is EarlyMode.ROUND and inter is _I.FP16 and late_inter is _I.FP16 and out_fmt is _F.Float16 \
+            and not read_32b and repr_ is Repr.DST16_FP16:
+        return _fp16_rows_form
     if mode is EarlyMode.ROUND and inter is _I.BF16 and late_inter is _I.BF16 and out_fmt in BFP_TAIL_FORMATS \
             and not read_32b and repr_ is Repr.DST16_BF16:
         return _BF16_BFP
@@ -821,7 +857,7 @@ class Packers(Unit):
                 return False
             out, data = done
             self._tpg_advance(i, g, sum(k for _, _, k in span))
-            self._histogram(i, inter, out, high=True)
+            self._histogram(i, inter, out, high=rows_form is not _fp16_rows_form)  # (FP16: the values)
             self._emit(t, i, st.data, data, out_fmt, acc, what)
             return True
         if read_32b:
