@@ -485,7 +485,7 @@ class _PackerFields:
         self.fifo_size = None if lim is None else lim + "fifo_size"
         # every field a _Plan (with its span choice: Packers._span_choice) reads
         self.plan_names = tuple(pc + x for x in _PACKER_SUFFIXES if x != "L1_Dest_addr") + (
-            self.Offset, "PCK0_ADDR_BASE_REG_0_Base", "PCK0_ADDR_CTRL_XY_REG_0_Xstride", "PCK0_ADDR_CTRL_XY_REG_0_Ystride",
+            "PCK0_ADDR_BASE_REG_0_Base", "PCK0_ADDR_CTRL_XY_REG_0_Xstride", "PCK0_ADDR_CTRL_XY_REG_0_Ystride",
             "PCK0_ADDR_CTRL_ZW_REG_0_Zstride", "PCK0_ADDR_CTRL_ZW_REG_0_Wstride", "PCK0_ADDR_BASE_REG_1_Base",
             "PCK0_ADDR_CTRL_XY_REG_1_Ystride", "PCK0_ADDR_CTRL_ZW_REG_1_Zstride", "PCK0_ADDR_CTRL_ZW_REG_1_Wstride",
             "THCON_SEC0_REG1_All_pack_disable_zero_compress_ovrd", "THCON_SEC0_REG1_All_pack_disable_zero_compress",
@@ -504,10 +504,11 @@ class _Plan:
     """A packer's configuration as PACR reads it (InputAddressGenerator.md,
     OutputAddressGenerator.md, the formats), kept as a Config derived value until one of
     the fields it is made from (``_PackerFields.plan_names``) is written.
-    ``L1_Dest_addr``, which untilize rewrites for every PACR, is read each time."""
+    ``L1_Dest_addr`` and the Dst ``Offset``, which untilize and tilize rewrite every PACR
+    or two, are read each time."""
 
     __slots__ = ("base0", "xstride", "ystride", "zstride", "wstride", "in_code", "bpd", "xmask", "l1_source",
-                 "offset", "hdr", "base1", "ystride1", "zstride1", "wstride1", "add_offset", "limit", "fifo",
+                 "hdr", "base1", "ystride1", "zstride1", "wstride1", "add_offset", "limit", "fifo",
                  "no_compress", "out_code", "out_fmt", "exp_section", "acc", "fast")
 
     def __init__(self, g, nm, spec, i):
@@ -519,7 +520,6 @@ class _Plan:
         self.in_code = g(nm.In_data_format)
         self.bpd, self.xmask = {0: (4, 0x3), 1: (2, 0x7)}.get(self.in_code & 3, (1, 0xF))
         self.l1_source = i == 0 and g(nm.Source_interface_selection) == 1
-        self.offset = g(nm.Offset) << 4
         self.hdr = 0 if g(nm.Sub_l1_tile_header_size) else 1
         self.base1 = g("PCK0_ADDR_BASE_REG_1_Base")
         self.ystride1 = g("PCK0_ADDR_CTRL_XY_REG_1_Ystride")
@@ -752,7 +752,7 @@ class Packers(Unit):
         src_addr = 0
         if from_dst:
             src_addr = ((addr // p.bpd) & ~xmask) + (adc.X & xmask)
-            src_addr += p.offset
+            src_addr += g(nm.Offset) << 4
             src_addr &= 0x3FFF
         span = None
         if from_dst and 0 < n and interfaces:
