@@ -82,7 +82,6 @@ from ..formats import (
     to_fp16_round10,
     write_datums,
 )
-from ..formats.pack_tables import BFP_TAIL_FORMATS, bfp_tail, dst16_chain
 from ..regs.adc import PACKERS, WIDTHS
 from ..regs.dst import adj16, adj16_row, adj_row, adj_rows
 from . import Unit, op
@@ -289,6 +288,8 @@ def bf16_rows_bfp(bits, spans, remap, out_fmt):
     shared exponents): -> (the BF16 values, uint16; the datum section's bytes; the shared
     exponents, uint8). What ``packer_early`` (DST16_BF16 -> BF16, round), ``packer_late``
     (BF16 -> BFPx: ``bfp_encode``, saturating) and ``write_datums`` make of them."""
+    from ..formats.pack_tables import bfp_tail  # (imported on first use: start-up)
+
     parts = [bits[adj16_row(row, remap), c0:c0 + n] for row, c0, n in spans]
     x = parts[0] if len(parts) == 1 else np.concatenate(parts)
     b = _Tables.get().bf16_round[x]
@@ -342,7 +343,7 @@ def _rows_fast_form(read_32b, repr_, mode, inter, late_inter, out_fmt):
     if mode is EarlyMode.ROUND and inter is _I.FP16 and late_inter is _I.FP16 and out_fmt is _F.Float16 \
             and not read_32b and repr_ is Repr.DST16_FP16:
         return _fp16_rows_form
-    if mode is EarlyMode.ROUND and inter is _I.BF16 and late_inter is _I.BF16 and out_fmt in BFP_TAIL_FORMATS \
+    if mode is EarlyMode.ROUND and inter is _I.BF16 and late_inter is _I.BF16 and out_fmt in _BFP_B \
             and not read_32b and repr_ is Repr.DST16_BF16:
         return _BF16_BFP
     if mode is not EarlyMode.ROUND or inter is not _I.BF16 or late_inter is not _I.BF16 or out_fmt is not _F.Float16_b:
@@ -354,6 +355,7 @@ def _rows_fast_form(read_32b, repr_, mode, inter, late_inter, out_fmt):
     return None
 
 
+_BFP_B = (_F.Bfp8_b, _F.Bfp4_b, _F.Bfp2_b)  # (pack_tables.BFP_TAIL_FORMATS)
 #: _rows_fast_form's answer for BF16 from a 16-bit Dst packed as BFP8 / BFP4 / BFP2
 #: (bf16_rows_bfp: it writes both streams, so the caller runs it itself)
 _BF16_BFP = "bf16_rows_bfp"
@@ -1013,6 +1015,8 @@ class Packers(Unit):
             uses = self._chain_uses[key] = self._chain_uses.get(key, 0) + 1
             if uses < self.TABLE_AFTER:
                 return False
+            from ..formats.pack_tables import dst16_chain  # (imported on first use: start-up)
+
             if mode is ROUND10:
                 def early(x):
                     return to_fp16_round10(x, repr_)
@@ -1038,6 +1042,8 @@ class Packers(Unit):
         if x.size:
             self._hist_exponents(i, hexp[x])
         if bfp:
+            from ..formats.pack_tables import bfp_tail
+
             datums, exps = bfp_tail(None, out_fmt, chain.e16[x], chain.sm[x])
             st.pending, st.pending_key = np.zeros(0, dtype=U32), (late_inter, out_fmt)
             if not exps.size:
