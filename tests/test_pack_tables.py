@@ -275,3 +275,20 @@ def test_fp16_rows_bytes_matches_its_arithmetic_form_and_the_chain_for_every_val
                 datums, _ = packer_late(v, I.FP16, F.Float16, undefined=_raise)
                 assert got[1] == write_datums(datums, F.Float16).tobytes()
                 assert np.array_equal(got[0], v)  # the histogram reads the values
+
+
+def test_bf16_rows_fp32_bytes_matches_the_chain_for_every_value():
+    """bf16_rows_fp32_bytes (a 16-bit Dst's BF16 rows rounded and written as FP32): every
+    16-bit Dst value, whole and partial row spans, with and without Blackhole's remap."""
+    from ttemu.tensix.regs.dst import adj16_row
+    from ttemu.tensix.units.pack import bf16_rows_fp32_bytes
+    for part in range(0, 1 << 16, 1 << 14):
+        bits = ALL[part:part + (1 << 14)].astype(np.uint16).reshape(1024, 16)
+        for remap in (False, True):
+            for spans in ([(row, 0, 16) for row in range(1024)], [(row, 5, 7) for row in range(1, 1024, 3)]):
+                b, data = bf16_rows_fp32_bytes(bits, spans, remap)
+                raw = np.concatenate([bits[adj16_row(r, remap), c0:c0 + n] for r, c0, n in spans]).astype(np.uint32)
+                v = packer_early(raw, Repr.DST16_BF16, I.BF16, EarlyMode.ROUND)
+                datums, _ = packer_late(v, I.BF16, F.Float32, undefined=_raise)
+                assert data == write_datums(datums, F.Float32).tobytes()
+                assert np.array_equal(b.astype(np.uint32) << 16, v)  # the histogram's high halves

@@ -318,6 +318,21 @@ def fp16_rows_bytes_ref(bits, spans, remap=False):
     return out, out.tobytes()
 
 
+def bf16_rows_fp32_bytes(bits, spans, remap=False):
+    """BF16 values read from a 16-bit Dst through row ``spans``, rounded as
+    :func:`bf16_rows_bytes` rounds them and written as FP32: -> (the BF16 values, uint16;
+    the L1 bytes). What ``packer_early`` (DST16_BF16 -> BF16, round), ``packer_late``
+    (BF16 -> Float32: nothing to drop) and ``write_datums`` make of them."""
+    parts = [bits[adj16_row(row, remap), c0:c0 + n] for row, c0, n in spans]
+    x = parts[0] if len(parts) == 1 else np.concatenate(parts)
+    b = _Tables.get().bf16_round[x]
+    return b, (b.astype("<u4") << 16).tobytes()
+
+
+def _bf16_fp32_rows_form(bits, spans, remap):
+    return bf16_rows_fp32_bytes(bits, spans, remap[0])
+
+
 def _fp16_rows_form(bits, spans, remap):
     return fp16_rows_bytes(bits, spans, remap[0])
 
@@ -331,7 +346,7 @@ def _rows_fast_form(read_32b, repr_, mode, inter, late_inter, out_fmt):
     early / late conversion, or None: FP32 from a 32-bit Dst unchanged (untilize, reduce)
     or written as FP16 (fp32 accumulation, FP16 output), FP32 from a 32-bit Dst rounded to
     BF16 and written as BF16 (eltwise binaries), BF16 or FP16 from a 16-bit Dst rounded
-    (no bits to drop) and written as BF16 / FP16. Each takes (Dst bits, spans, remap) -> (the high halves
+    (no bits to drop) and written as BF16 / FP16 (BF16 also as FP32). Each takes (Dst bits, spans, remap) -> (the high halves
     / values, uint16; the L1 bytes), or None where the chain must report an undefined
     case; or _BF16_BFP (BF16 from a 16-bit Dst written as BFP8 / BFP4 / BFP2)."""
     if read_32b and mode is EarlyMode.IDENTITY and inter is _I.FP32 and late_inter is _I.FP32 \
@@ -343,6 +358,9 @@ def _rows_fast_form(read_32b, repr_, mode, inter, late_inter, out_fmt):
     if mode is EarlyMode.ROUND and inter is _I.FP16 and late_inter is _I.FP16 and out_fmt is _F.Float16 \
             and not read_32b and repr_ is Repr.DST16_FP16:
         return _fp16_rows_form
+    if mode is EarlyMode.ROUND and inter is _I.BF16 and late_inter is _I.BF16 and out_fmt is _F.Float32 \
+            and not read_32b and repr_ is Repr.DST16_BF16:
+        return _bf16_fp32_rows_form
     if mode is EarlyMode.ROUND and inter is _I.BF16 and late_inter is _I.BF16 and out_fmt in _BFP_B \
             and not read_32b and repr_ is Repr.DST16_BF16:
         return _BF16_BFP
