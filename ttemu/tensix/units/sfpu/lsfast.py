@@ -105,7 +105,7 @@ class FastLoadStoreOps:
                 index = addr_mod & 7
             else:
                 index = (addr_mod & 3) + (4 if self.cop.config.thread_get(thread, "ADDR_MOD_SET_Base") else 0)
-            fields = rwcs._addr_mod(thread, index)  # (None: every field 0)
+            fields = rwcs.slot_fields(thread, index)  # (None: every field 0)
             hit = ctx.noop[addr_mod] = fields is None or (not any(fields[:10]) and not fields[13] & 3)
         return hit
 
