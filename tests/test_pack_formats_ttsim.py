@@ -214,3 +214,39 @@ def test_relu_fp32_pinned(mode, thr, lib):
     assert np.array_equal(theirs, ttsim_relu(v, mode, thr))
     differ = np.nonzero(ours != theirs)[0]
     assert differ.size and differ.max() < len(PIN_VALUES)  # only at the pinned values
+
+
+# Configurations the packer's fast forms for 16-bit Dst rows take: the tables of the
+# conversion chain (Packers._dst16_form; with TABLE_AFTER = 1 every PACR of the kernel takes
+# them) and BF16 to BFP8 / BFP4 / BFP2 (bf16_rows_bfp).
+TABLE_CONFIGS = ["bf16:bf16:0:bf16:bfp8b:0", "bf16:bf16:0:bfp8b:bfp8b:0", "bf16:bf16:0:bf16:bfp4b:0",
+                 "bf16:bf16:0:bf16:bfp2b:0", "fp16:fp16:0:fp16:fp16:0", "fp16:fp16:0:fp16:f32:0",
+                 "bf16:bf16:0:bf16:f32:0", "fp16:fp16:0:fp16:bf16:0", "u16:u16:0:u16:u16:0"]
+
+
+@pytest.mark.parametrize("cfg", TABLE_CONFIGS)
+def test_fast_forms_match_the_chain_and_ttsim(cfg, lib, monkeypatch):
+    """The kernel's output with every PACR through a fast form equals the output with
+    every PACR through the conversion chain byte for byte, and ttsim's."""
+    from ttemu.tensix.units.pack import Packers
+    fast = Packers._span_fast
+    taken = []
+
+    def recorded(self, *args):
+        done = fast(self, *args)
+        taken.append(done)
+        return done
+
+    monkeypatch.setattr(Packers, "_span_fast", lambda self, *args: False)
+    tile, _, (_, addr, size) = run_kernel(cfg)
+    chain = tile.read(addr, size)
+    hist = tile.tensix.pack.exponent_histogram.copy(), tile.tensix.pack.exponent_histogram_max.copy()
+    monkeypatch.setattr(Packers, "_span_fast", recorded)
+    monkeypatch.setattr(Packers, "TABLE_AFTER", 1)
+    tile, _, region = run_kernel(cfg)
+    assert taken and all(taken), "a PACR took the chain"
+    assert tile.read(addr, size) == chain
+    assert np.array_equal(tile.tensix.pack.exponent_histogram, hist[0])
+    assert np.array_equal(tile.tensix.pack.exponent_histogram_max, hist[1]) and hist[1].any()
+    (diff,), _ = cross_check(tile, lib, [region], until=UNTIL)
+    assert diff.ok, f"{cfg} differs from ttsim\n{diff.text()}"

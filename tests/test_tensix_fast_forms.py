@@ -502,12 +502,38 @@ def test_sfpu_direct_route_makes_the_same_issue_call_as_the_op_method():
             calls.clear()
             handler(t, *args)  # the @op method (the old form)
             fn, rargs = route
-            assert fn == sfpu.issue
-            fn(t, *rargs)
-            assert len(calls) == 2 and calls[0] == calls[1], (arch, spec.mnemonic, calls)
+            # issue(t, mnemonic, values) is issue_word(t, [None, None, None, mnemonic, values])
+            assert fn == sfpu.issue_word and len(rargs) == 1
+            slot = rargs[0]
+            assert slot[:3] == [None, None, None]
+            assert len(calls) == 1 and calls[0] == (t, *slot[3:]), (arch, spec.mnemonic, calls, slot)
             n += 1
         assert sfpu.direct_route(cop.handlers[table.by_mnemonic["SEMPOST"].opcode], (1,)) is None
     assert n > 60
+
+
+def test_sfpu_issue_is_issue_word_with_a_slot_per_instruction():
+    """issue() keeps one slot per (mnemonic, values, thread, word) and runs issue_word with
+    it; a slot's Insn is built once per thread (with the thread's word) and reused."""
+    tile = Tile("wormhole_b0")
+    sfpu = tile.tensix.sfpu
+    seen = []
+    sfpu.issue_word = lambda t, slot: seen.append(slot)
+    t1, t2 = tile.tensix.threads[1], tile.tensix.threads[2]
+    t1.word = t2.word = 0x1234
+    fields = (0, 0, 0, 1)
+    sfpu.issue(t1, "SFPLOAD", fields)
+    sfpu.issue(t1, "SFPLOAD", fields)
+    sfpu.issue(t2, "SFPLOAD", fields)
+    t1.word = 0x5678
+    sfpu.issue(t1, "SFPLOAD", fields)
+    assert seen[0] is seen[1] and seen[2] is not seen[0] and seen[3] is not seen[0]
+    assert all(s[3:] == ["SFPLOAD", fields] for s in seen)
+    del sfpu.issue_word
+    sfpu.issue(t2, "SFPLOAD", fields)
+    slot = seen[2]
+    assert slot[0] is slot[1] is None and slot[2][0].mnemonic == "SFPLOAD" and slot[2][0].thread == 2
+    assert slot[2][0].vd == 1
 
 
 def test_sfpu_issue_nop_matches_issue_of_an_sfpnop():

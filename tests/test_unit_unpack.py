@@ -833,3 +833,40 @@ def test_waiting_retries_warn_per_attempt_and_see_counter_and_config_changes():
     cop.adcs.channel(0, 0, 0).X = 256  # XEnd - XPos = 0: no datums, nothing to wait for
     cop.state_changed()
     assert t.held is None
+
+
+def test_src_set_base_written_between_unpacrs_is_seen_with_the_view_kept():
+    """SRCB_SET_Base is ThreadConfig: each UNPACR reads it, the Config view it keeps does
+    not (a SETC16 between two UNPACRs changes the second's row update)."""
+    tile, issue = make()
+    put(tile, L1A, bytes(512))
+    cop = setup(tile, u=1, in_fmt=BF16, out_fmt=BF16)
+    cop.config.set("THCON_SEC1_REG2_Unpack_Src_Reg_Set_Upd", 1)
+    tset(cop, 0, "SRCB_SET_Base", 1)
+    unpacr(issue, Unpack_block_selection=1)
+    assert src_rows(cop.src)["B"][0] == 16 + 16
+    view = cop.unpack._view(0, 1, cop.config.bank_of(0), False, 0)
+    tset(cop, 0, "SRCB_SET_Base", 2)
+    unpacr(issue, Unpack_block_selection=1)
+    assert cop.unpack._view(0, 1, cop.config.bank_of(0), False, 0) is view
+    assert src_rows(cop.src)["B"][0] == (32 + 16 + 32) & 0x3F
+
+
+def test_base_address_written_between_unpacrs_is_read_with_the_view_kept():
+    """Base_address (rewritten per tile by tt-llk) is read by each UNPACR, not kept in
+    its Config view: the second UNPACR reads the second tile."""
+    tile, issue = make()
+    a = rng(45).integers(0, 1 << 16, 256, dtype=np.uint32)
+    b = rng(46).integers(0, 1 << 16, 256, dtype=np.uint32)
+    put(tile, 0x20000, a.astype("<u2").tobytes())
+    put(tile, 0x21000, b.astype("<u2").tobytes())
+    cop = setup(tile, u=1, in_fmt=BF16, out_fmt=BF16, l1=0x20000)
+    unpacr(issue, Unpack_block_selection=1)
+    assert np.array_equal(cop.src.data["B"][0][:16].reshape(-1), write_src_bf16(a))
+    view = cop.unpack._view(0, 1, cop.config.bank_of(0), False, 0)
+    cop.config.set("THCON_SEC1_REG3_Base_address", 0x21000 // 16 - 1)
+    cop.adcs.channel(0, 1, 0).Y = 0
+    cop.adcs.channel(0, 1, 0).Z = 0
+    unpacr(issue, Unpack_block_selection=1)
+    assert cop.unpack._view(0, 1, cop.config.bank_of(0), False, 0) is view
+    assert np.array_equal(cop.src.data["B"][0][:16].reshape(-1), write_src_bf16(b))

@@ -18,7 +18,7 @@ from .layout import U32, dst32_from_fp32, u32
 from .pack import EarlyMode, packer_early
 from .rounding import round_up_mask
 
-__all__ = ["packer_late", "bfp_encode", "exponent_threshold", "DEFAULT_ROUTE", "encode_from_fp32"]
+__all__ = ["packer_late", "bfp_encode", "exponent_threshold", "DEFAULT_ROUTE", "encode_from_fp32", "late_undefined"]
 
 _I = Intermediate
 _F = DataFormat
@@ -326,3 +326,32 @@ def fp16_to_fp8_e4m3(fp16) -> np.ndarray:
     s, e, m = (v >> 15) & 1, (v >> 10) & 0x1F, v & 0x3FF
     out = np.where(e <= 8, s << 7, np.where(e >= 24, (s << 7) | 0x7F, (s << 7) | ((e - 8) << 3) | (m >> 7)))
     return out.astype(U32)
+
+
+def late_undefined(bits, src: Intermediate, dst: DataFormat) -> np.ndarray:
+    """Which intermediate values ``bits`` (of ``src``) :func:`packer_late` reports as
+    undefined on the way to ``dst`` (through its ``undefined`` callback, or by raising
+    UndefinedBehaviour): FP16-family denormals widened to an 8-bit exponent without
+    narrowing the mantissa, and 8-bit-exponent values in 2**-15 < |x| < 2**-14 narrowed to
+    a 5-bit exponent (the two data-dependent cases of ``_to_e8`` / ``_to_e5``). A bool
+    array; conversions that raise for every value (unsupported pairs) are not flagged."""
+    v = u32(bits).reshape(-1)
+    dst = DataFormat(dst)
+    none = np.zeros(v.shape, dtype=bool)
+    if dst in _LATE_INT or not src.is_float:
+        return none
+    keep, wide = _LATE_FLOAT_KEEP.get(dst, (7, False))  # (the BFP 'a' formats: via E5M7)
+    if wide:
+        if src.exponent_bits == 8 or keep < src.mantissa_bits:
+            return none
+        return (((v >> 10) & 0x1F) == 0) & ((v & 0x3FF) != 0)
+    if src.exponent_bits == 5:
+        return none
+    return (((v >> 23) & 0xFF) == 112) & ((v & 0x7FFFFF) != 0)
+
+
+#: packer_late's float targets -> (mantissa bits kept, whether the exponent is 8 bits wide)
+_LATE_FLOAT_KEEP = {
+    _F.Float32: (23, True), _F.Tf32: (10, True), _F.Float16_b: (7, True), _F.Float16: (10, False),
+    _F.Fp8: (2, False), _F.Bfp8_b: (7, True), _F.Bfp4_b: (7, True), _F.Bfp2_b: (7, True),
+}

@@ -12,8 +12,8 @@ from __future__ import annotations
 import numpy as np
 
 from ...errors import UndefinedBehaviour
-from .codes import DataFormat
-from .l1 import bfp_to_bf16, bfp_to_fp16
+from .codes import DataFormat, datum_bits
+from .l1 import _CLZ8, bfp_to_fp16, expand_exponents
 from .layout import (
     U32,
     dst16_from_bf16,
@@ -27,7 +27,8 @@ from .layout import (
     u32,
 )
 
-__all__ = ["unpack_convert", "unpack_writes_dst32", "int8_to_fp16_overlay", "fp8_to_fp16", "fp32_to_fp16_ttsim"]
+__all__ = ["unpack_convert", "unpack_writes_dst32", "int8_to_fp16_overlay", "fp8_to_fp16", "fp32_to_fp16_ttsim",
+           "bfp_b_unpack"]
 
 _F = DataFormat
 
@@ -36,6 +37,40 @@ def unpack_writes_dst32(out_fmt: DataFormat) -> bool:
     """True when an unpack to Dst writes ``Dst32b`` (OutDataFormat FP32/TF32/INT32),
     else ``Dst16b``; UNPACR_Regular.md, the Dst write in the main loop."""
     return DataFormat(out_fmt) in (_F.Float32, _F.Tf32, _F.Int32)
+
+
+_BFP_B_PARTS: dict = {}  # constant tables of _bfp_b_parts, by layout
+
+
+def _bfp_b_parts(to_dst: bool):
+    """Per datum byte ``d8`` (a datum widened to 8 bits as ``bfp_to_bf16`` widens it):
+    (its :func:`~.l1.bfp_to_bf16` value written in the Dst16b (``to_dst``) or Src layout
+    with a zero exponent field; its normalising shift; 0xFF, or 0 for a zero magnitude,
+    whose value is fixed). Both layouts keep the exponent in bits 7:0."""
+    parts = _BFP_B_PARTS.get(to_dst)
+    if parts is None:
+        d8 = np.arange(256, dtype=U32)
+        sign, mag = d8 >> 7, (d8 << 1) & 0xFF
+        lz = _CLZ8[mag]
+        b = np.where(mag == 0, np.where(sign == 1, U32(0xFF80), U32(0)), (sign << 15) | (((mag << lz) & 0xFF) & 0x7E))
+        base = (dst16_from_bf16(b) if to_dst else src_from_bf16(b)).astype(U32)
+        parts = _BFP_B_PARTS[to_dst] = (base, np.where(mag == 0, U32(0), lz).astype(U32),
+                                        np.where(mag == 0, U32(0), U32(0xFF)))
+    return parts
+
+
+def bfp_b_unpack(datums, exps, fmt: DataFormat, to_dst: bool) -> np.ndarray:
+    """BFP8 / BFP4 / BFP2 (the ``*_b`` formats) datums with their shared exponents (per
+    datum or per 16) -> Dst16b (``to_dst``) or Src values: what :func:`unpack_convert`
+    writes, ``BFP8ToBF16`` (:func:`~.l1.bfp_to_bf16`) then ``WriteDstBF16`` /
+    ``WriteSrcBF16``, by three 256-entry tables of the datum byte and one subtraction
+    (the exponent minus the shift, wrapping as an uint8)."""
+    d = u32(datums).reshape(-1)
+    nbits = datum_bits(fmt)
+    d8 = (d << U32(8 - nbits)) & 0xFF if nbits < 8 else d & 0xFF
+    e = expand_exponents(exps, d.size)
+    base, lz, emask = _bfp_b_parts(bool(to_dst))
+    return base[d8] | ((e - lz[d8]) & emask[d8])
 
 
 def int8_to_fp16_overlay(datums, unsigned: bool) -> np.ndarray:
@@ -115,7 +150,7 @@ def unpack_convert(
         elif in_fmt in (_F.Bfp8_b, _F.Bfp4_b, _F.Bfp2_b):
             if exps is None:
                 raise ValueError("BFP unpack needs exponents")
-            x, kind = bfp_to_bf16(x, exps, in_fmt), "bf16"
+            return bfp_b_unpack(x, exps, in_fmt, to_dst)  # bfp_to_bf16, then the Dst16b / Src layout
         elif in_fmt in (_F.Bfp8, _F.Bfp4, _F.Bfp2):
             if exps is None:
                 raise ValueError("BFP unpack needs exponents")

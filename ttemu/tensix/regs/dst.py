@@ -66,7 +66,8 @@ class Dst:
     Dst through ``bits`` sees it as if each instruction had written it at once."""
 
     def __init__(self):
-        self.raw = np.zeros((ROWS, COLS), dtype=np.uint16)
+        self.raw = np.zeros((ROWS, COLS), dtype=np.uint16)  # (never replaced: flat is a view of it)
+        self.flat = self.raw.reshape(-1)
         self.pending = None  # callable() applying deferred writes to raw
         self.aliased16 = False  # RISCV_DEBUG_REG_DBG_FEATURE_DISABLE bit 11
         self.on_aliased_write = None  # callable() run on a Dst16 write while aliased
@@ -77,6 +78,14 @@ class Dst:
             apply, self.pending = self.pending, None
             apply()
         return self.raw
+
+    @property
+    def flat_bits(self):
+        """``bits`` flattened (a view: row * 16 + column indexes it)."""
+        if self.pending is not None:
+            apply, self.pending = self.pending, None
+            apply()
+        return self.flat
 
     def map16(self, rows, write=False):
         """DstBits rows holding Dst16b ``rows`` (an int array) in the current mode."""

@@ -43,7 +43,7 @@ class RWCs:
     def __getitem__(self, thread: int) -> RWC:
         return self.rwc[thread]
 
-    def _addr_mod(self, thread: int, index: int):
+    def slot_fields(self, thread: int, index: int):
         """The ADDR_MOD_{AB,DST,BIAS}_SEC<index> fields of a thread's ThreadConfig, decoded
         once and kept until a ThreadConfig word holding one of them is written (the
         config's derived values); None for a slot of all zero fields."""
@@ -81,7 +81,7 @@ class RWCs:
             index = addr_mod & 3
             if r.ExtraAddrModBit or self.config.thread_values[thread]["ADDR_MOD_SET_Base"]:
                 index += 4
-        mod = self._addr_mod(thread, index)
+        mod = self.slot_fields(thread, index)
         if mod is None:
             return
         (a_clear, a_cr, a_incr, b_clear, b_cr, b_incr, d_clear, d_ctocr, d_cr, d_incr,

@@ -98,6 +98,7 @@ METADATA_FIFO_DEPTH = 16
 _ADDR_MOD_PACK_NAMES = tuple(tuple(tuple(f"ADDR_MOD_PACK_SEC{n}_{f}{side}{g}" for f, g in
                                          (("Y", "Clear"), ("Y", "CR"), ("Y", "Incr"), ("Z", "Clear"), ("Z", "Incr")))
                                    for side in ("src", "dst")) for n in range(4))
+_ADDR_MOD_PACK_FLAT = tuple(names[0] + names[1] for names in _ADDR_MOD_PACK_NAMES)
 _EDGE_MASK_NAMES = tuple(f"PCK_EDGE_OFFSET_SEC{c}_mask" for c in range(4))
 _ROW_MAP_NAMES = tuple(f"TILE_ROW_SET_MAPPING_{b}_row_set_mapping_{j}" for b in range(4) for j in range(16))
 _Y_MASK = (1 << WIDTHS["Y"]) - 1
@@ -155,6 +156,7 @@ class _Tables:
 
     unshuffle = None  # Dst16b high half -> its IEEE BF16 bits (UnshuffleFP32's high half, UnshuffleBF16)
     bf16_round = None  # Dst16b BF16 -> the BF16 packer_early's round leaves (see bf16_rows_bytes)
+    fp16_round = None  # Dst16b FP16 -> the FP16 packer_early's round leaves (see fp16_rows_bytes)
 
     @classmethod
     def get(cls):
@@ -169,6 +171,13 @@ class _Tables:
             table[:, 0] = 0  # exponent 0: +0
             table[:, 255] = (sign_mant & 0x8000) | 0x7F80  # exponent 255: an infinity of its sign
             cls.bf16_round = table.reshape(-1)
+            # a Dst16b FP16 value's high byte h holds the sign and mantissa bits 9:3, its low
+            # byte l mantissa bits 2:0 and the exponent: sign | exponent << 10 | mantissa
+            l = h
+            table = ((((h & 0x80) << 8) | ((h & 0x7F) << 3))[:, None]
+                     | (((l & 0x1F) << 10) | (l >> 5))[None, :]).astype("<u2")
+            table[:, (l & 0x1F) == 0] = 0  # exponent 0 (zeros, denormals): +0
+            cls.fp16_round = table.reshape(-1)
         return cls
 
 
@@ -221,6 +230,23 @@ def fp32_rows_bf16_bytes(bits, spans, remap=(0, 0)):
     return out, out.tobytes()
 
 
+def fp32_rows_fp16_bytes(bits, spans, remap=(0, 0)):
+    """FP32 values read from a 32-bit Dst through row ``spans``, written as Float16: ->
+    (their high halves as IEEE BF16 bits, uint16; the L1 bytes), or None when one lies
+    in 2**-15 < |x| < 2**-14 (the chain reports it: undefined). What ``packer_early``
+    (DST32_FP32 -> FP32, identity), ``packer_late`` (FP32 -> Float16: at or below
+    exponent 112 a zero of the datum's sign, above 143 sign | 0x7fff, else rebiased by
+    112 with the mantissa truncated to ten bits) and ``write_datums`` make of them."""
+    hb, lo = _fp32_rows(bits, spans, remap)
+    exp = (hb >> 7) & 0xFF
+    if (exp == 112).any() and ((exp == 112) & (((hb & 0x7F) | lo) != 0)).any():
+        return None
+    sign = hb & 0x8000
+    normal = sign | ((exp - 112) << 10) | ((hb & 0x7F) << 3) | (lo >> 13)
+    out = np.where(exp <= 112, sign, np.where(exp > 143, sign | 0x7FFF, normal)).astype("<u2")
+    return hb, out.tobytes()
+
+
 def fp32_row_bytes_ref(bits, span, remap=(0, 0)):
     """:func:`fp32_row_bytes` by arithmetic (the reference its table is tested against)."""
     row, c0, n = span
@@ -256,19 +282,88 @@ def bf16_rows_bytes_ref(bits, spans, remap=False):
     return out, out.tobytes()
 
 
+def bf16_rows_bfp(bits, spans, remap, out_fmt):
+    """BF16 values read from a 16-bit Dst through row ``spans`` (a multiple of 16 datums),
+    rounded as :func:`bf16_rows_bytes` rounds them and packed as BFP8 / BFP4 / BFP2 (8-bit
+    shared exponents): -> (the BF16 values, uint16; the datum section's bytes; the shared
+    exponents, uint8). What ``packer_early`` (DST16_BF16 -> BF16, round), ``packer_late``
+    (BF16 -> BFPx: ``bfp_encode``, saturating) and ``write_datums`` make of them."""
+    from ..formats.pack_tables import bfp_tail  # (imported on first use: start-up)
+
+    parts = [bits[adj16_row(row, remap), c0:c0 + n] for row, c0, n in spans]
+    x = parts[0] if len(parts) == 1 else np.concatenate(parts)
+    b = _Tables.get().bf16_round[x]
+    datums, exps = bfp_tail(b, out_fmt)
+    return b, datums.tobytes(), exps
+
+
+def fp16_rows_bytes(bits, spans, remap=False):
+    """FP16 values read from a 16-bit Dst through row ``spans`` and packed as FP16: ->
+    (the values, uint16; the L1 bytes). What ``packer_early`` (DST16_FP16 -> FP16, round:
+    no bits to drop, so exponent 0 becomes +0), ``packer_late`` (FP16 -> Float16,
+    unchanged) and ``write_datums`` make of them (by table; ``fp16_rows_bytes_ref`` is
+    the arithmetic form)."""
+    parts = [bits[adj16_row(row, remap), c0:c0 + n] for row, c0, n in spans]
+    x = parts[0] if len(parts) == 1 else np.concatenate(parts)
+    out = _Tables.get().fp16_round[x]
+    return out, out.tobytes()
+
+
+def fp16_rows_bytes_ref(bits, spans, remap=False):
+    """:func:`fp16_rows_bytes` by arithmetic (the reference its table is tested against)."""
+    parts = [bits[adj16_row(row, remap), c0:c0 + n] for row, c0, n in spans]
+    x = parts[0] if len(parts) == 1 else np.concatenate(parts)
+    f = (x & 0x8000) | ((x & 0x1F) << 10) | ((x >> 5) & 0x3FF)  # the Dst16b FP16 field move
+    out = np.where((x & 0x1F) == 0, np.uint16(0), f).astype("<u2")
+    return out, out.tobytes()
+
+
+def bf16_rows_fp32_bytes(bits, spans, remap=False):
+    """BF16 values read from a 16-bit Dst through row ``spans``, rounded as
+    :func:`bf16_rows_bytes` rounds them and written as FP32: -> (the BF16 values, uint16;
+    the L1 bytes). What ``packer_early`` (DST16_BF16 -> BF16, round), ``packer_late``
+    (BF16 -> Float32: nothing to drop) and ``write_datums`` make of them."""
+    parts = [bits[adj16_row(row, remap), c0:c0 + n] for row, c0, n in spans]
+    x = parts[0] if len(parts) == 1 else np.concatenate(parts)
+    b = _Tables.get().bf16_round[x]
+    return b, (b.astype("<u4") << 16).tobytes()
+
+
+def _bf16_fp32_rows_form(bits, spans, remap):
+    return bf16_rows_fp32_bytes(bits, spans, remap[0])
+
+
+def _fp16_rows_form(bits, spans, remap):
+    return fp16_rows_bytes(bits, spans, remap[0])
+
+
 def _bf16_rows_form(bits, spans, remap):
     return bf16_rows_bytes(bits, spans, remap[0])
 
 
 def _rows_fast_form(read_32b, repr_, mode, inter, late_inter, out_fmt):
     """The function packing whole row spans of Dst without the conversion chain for this
-    early / late conversion, or None: FP32 from a 32-bit Dst unchanged (untilize, reduce),
-    FP32 from a 32-bit Dst rounded to BF16 and written as BF16 (eltwise binaries), BF16
-    from a 16-bit Dst rounded (no bits to drop) and written as BF16. Each takes (Dst
-    bits, spans, remap) -> (the high halves / values, uint16; the L1 bytes)."""
+    early / late conversion, or None: FP32 from a 32-bit Dst unchanged (untilize, reduce)
+    or written as FP16 (fp32 accumulation, FP16 output), FP32 from a 32-bit Dst rounded to
+    BF16 and written as BF16 (eltwise binaries), BF16 or FP16 from a 16-bit Dst rounded
+    (no bits to drop) and written as BF16 / FP16 (BF16 also as FP32). Each takes (Dst bits, spans, remap) -> (the high halves
+    / values, uint16; the L1 bytes), or None where the chain must report an undefined
+    case; or _BF16_BFP (BF16 from a 16-bit Dst written as BFP8 / BFP4 / BFP2)."""
     if read_32b and mode is EarlyMode.IDENTITY and inter is _I.FP32 and late_inter is _I.FP32 \
             and out_fmt is _F.Float32:
         return fp32_rows_bytes
+    if read_32b and repr_ is Repr.DST32_FP32 and mode is EarlyMode.IDENTITY and inter is _I.FP32 \
+            and late_inter is _I.FP32 and out_fmt is _F.Float16:
+        return fp32_rows_fp16_bytes
+    if mode is EarlyMode.ROUND and inter is _I.FP16 and late_inter is _I.FP16 and out_fmt is _F.Float16 \
+            and not read_32b and repr_ is Repr.DST16_FP16:
+        return _fp16_rows_form
+    if mode is EarlyMode.ROUND and inter is _I.BF16 and late_inter is _I.BF16 and out_fmt is _F.Float32 \
+            and not read_32b and repr_ is Repr.DST16_BF16:
+        return _bf16_fp32_rows_form
+    if mode is EarlyMode.ROUND and inter is _I.BF16 and late_inter is _I.BF16 and out_fmt in _BFP_B \
+            and not read_32b and repr_ is Repr.DST16_BF16:
+        return _BF16_BFP
     if mode is not EarlyMode.ROUND or inter is not _I.BF16 or late_inter is not _I.BF16 or out_fmt is not _F.Float16_b:
         return None
     if read_32b and repr_ is Repr.DST32_FP32:
@@ -276,6 +371,23 @@ def _rows_fast_form(read_32b, repr_, mode, inter, late_inter, out_fmt):
     if not read_32b and repr_ is Repr.DST16_BF16:
         return _bf16_rows_form
     return None
+
+
+_BFP_B = (_F.Bfp8_b, _F.Bfp4_b, _F.Bfp2_b)  # (pack_tables.BFP_TAIL_FORMATS)
+#: _rows_fast_form's answer for BF16 from a 16-bit Dst packed as BFP8 / BFP4 / BFP2
+#: (bf16_rows_bfp: it writes both streams, so the caller runs it itself)
+_BF16_BFP = "bf16_rows_bfp"
+
+
+def _hist_exps_of(inter: Intermediate, v):
+    """The exponents the exponent histogram takes from intermediate values ``v`` (not
+    INT8 / UINT8): FP16-family exponents, INT16's low byte, else bits 30:23 (8-bit
+    exponents, and INT32 bitcast to FP32)."""
+    if inter.is_float and inter.exponent_bits == 5:
+        return (v >> 10) & 0x1F
+    if inter is _I.INT16:
+        return v & 0xFF
+    return (v >> 23) & 0xFF
 
 
 def _late_source(inter: Intermediate, late_from: DataFormat) -> Intermediate:
@@ -391,11 +503,64 @@ class _PackerFields:
         self.pack_yz_transposed = f"PACK_COUNTERS_SEC{i}_pack_yz_transposed"
         self.limit_address = None if lim is None else lim + "limit_address"
         self.fifo_size = None if lim is None else lim + "fifo_size"
+        # every field a _Plan (with its span choice: Packers._span_choice) reads
+        self.plan_names = tuple(pc + x for x in _PACKER_SUFFIXES if x != "L1_Dest_addr") + (
+            "PCK0_ADDR_BASE_REG_0_Base", "PCK0_ADDR_CTRL_XY_REG_0_Xstride", "PCK0_ADDR_CTRL_XY_REG_0_Ystride",
+            "PCK0_ADDR_CTRL_ZW_REG_0_Zstride", "PCK0_ADDR_CTRL_ZW_REG_0_Wstride", "PCK0_ADDR_BASE_REG_1_Base",
+            "PCK0_ADDR_CTRL_XY_REG_1_Ystride", "PCK0_ADDR_CTRL_ZW_REG_1_Zstride", "PCK0_ADDR_CTRL_ZW_REG_1_Wstride",
+            "THCON_SEC0_REG1_All_pack_disable_zero_compress_ovrd", "THCON_SEC0_REG1_All_pack_disable_zero_compress",
+            "PCK_DEST_RD_CTRL_Read_32b_data", "PCK_DEST_RD_CTRL_Read_int8", "PCK_DEST_RD_CTRL_Round_10b_mant",
+            "PCK_DEST_RD_CTRL_Read_unsigned", "ALU_FORMAT_SPEC_REG_Dstacc_override", "ALU_FORMAT_SPEC_REG_Dstacc_val",
+            "ALU_FORMAT_SPEC_REG2_Dstacc", "STACC_RELU_ApplyRelu") + _EDGE_KEEP_NAMES + tuple(
+            x for x in (self.limit_address, self.fifo_size) if x is not None)
 
 
 _PACKER_SUFFIXES = ("In_data_format", "Source_interface_selection", "L1_Dest_addr", "Sub_l1_tile_header_size",
                     "Add_l1_dest_addr_offset", "Disable_zero_compress", "Out_data_format", "Exp_section_size",
                     "Pack_L1_Acc", "Add_tile_header_size", "Enable_out_fifo", "Downsample_mask", "Exp_threshold_en")
+
+
+class _Plan:
+    """A packer's configuration as PACR reads it (InputAddressGenerator.md,
+    OutputAddressGenerator.md, the formats), kept as a Config derived value until one of
+    the fields it is made from (``_PackerFields.plan_names``) is written.
+    ``L1_Dest_addr`` and the Dst ``Offset``, which untilize and tilize rewrite every PACR
+    or two, are read each time."""
+
+    __slots__ = ("base0", "xstride", "ystride", "zstride", "wstride", "in_code", "bpd", "xmask", "l1_source",
+                 "hdr", "base1", "ystride1", "zstride1", "wstride1", "add_offset", "limit", "fifo",
+                 "no_compress", "out_code", "out_fmt", "exp_section", "acc", "fast")
+
+    def __init__(self, g, nm, spec, i):
+        self.base0 = g("PCK0_ADDR_BASE_REG_0_Base")
+        self.xstride = g("PCK0_ADDR_CTRL_XY_REG_0_Xstride") & 0xF
+        self.ystride = g("PCK0_ADDR_CTRL_XY_REG_0_Ystride")
+        self.zstride = g("PCK0_ADDR_CTRL_ZW_REG_0_Zstride")
+        self.wstride = g("PCK0_ADDR_CTRL_ZW_REG_0_Wstride")
+        self.in_code = g(nm.In_data_format)
+        self.bpd, self.xmask = {0: (4, 0x3), 1: (2, 0x7)}.get(self.in_code & 3, (1, 0xF))
+        self.l1_source = i == 0 and g(nm.Source_interface_selection) == 1
+        self.hdr = 0 if g(nm.Sub_l1_tile_header_size) else 1
+        self.base1 = g("PCK0_ADDR_BASE_REG_1_Base")
+        self.ystride1 = g("PCK0_ADDR_CTRL_XY_REG_1_Ystride")
+        self.zstride1 = g("PCK0_ADDR_CTRL_ZW_REG_1_Zstride")
+        self.wstride1 = g("PCK0_ADDR_CTRL_ZW_REG_1_Wstride")
+        self.add_offset = bool(g(nm.Add_l1_dest_addr_offset))
+        self.limit = self.fifo = None
+        if spec.limit_sections is not None:
+            self.limit, self.fifo = g(nm.limit_address) * 2 + 1, g(nm.fifo_size) * 2
+        if g("THCON_SEC0_REG1_All_pack_disable_zero_compress_ovrd"):
+            self.no_compress = (g("THCON_SEC0_REG1_All_pack_disable_zero_compress") >> i) & 1
+        else:
+            self.no_compress = g(nm.Disable_zero_compress)
+        self.out_code = g(nm.Out_data_format)
+        try:
+            self.out_fmt = from_hw_code(self.out_code)
+        except (UndefinedBehaviour, GuestFault, ValueError):
+            self.out_fmt = None  # raised where PACR asks for it (from_hw_code again)
+        self.exp_section = g(nm.Exp_section_size)
+        self.acc = bool(g(nm.Pack_L1_Acc))
+        self.fast = None  # Packers._span_choice, made on first use
 
 
 class Packers(Unit):
@@ -419,6 +584,11 @@ class Packers(Unit):
         self._row_map_cache = None  # (field values, array): see _row_map
         self._early = {}  # early_from_config's arguments -> its result (see _early_config)
         self._fields = {}  # packer index -> its _PackerFields
+        self._chains = {}  # _dst16_form's configuration -> (its Dst16Chain, histogram exponents) or None
+        self._chain_uses = {}  # _dst16_form's configuration -> PACRs that took the chain before its tables
+
+    #: PACRs of one configuration through the chain before _dst16_form builds its tables
+    TABLE_AFTER = 48
 
     def _fields_of(self, i):
         f = self._fields.get(i)
@@ -542,45 +712,48 @@ class Packers(Unit):
         return None
 
     def _advance_adcs(self, thread, addr_mod, which):
-        """The AddrMod updates at the end of both address generator pages."""
-        tg = self.cop.config.thread_values[thread].__getitem__  # cfg.thread_get(thread, name)
-        names = _ADDR_MOD_PACK_NAMES[addr_mod & 3]
-        for i in sorted(which):
-            c0 = self.cop.adcs.channel(i, PACKERS, 0)
-            c1 = self.cop.adcs.channel(i, PACKERS, 1)
-            for ch, (y_clear, y_cr, y_incr, z_clear, z_incr) in ((c0, names[0]), (c1, names[1])):
+        """The AddrMod updates at the end of both address generator pages (the slot's
+        ThreadConfig fields kept until one of them is written)."""
+        tv = self.cop.config.thread_values[thread]  # cfg.thread_get(thread, name)
+        slot = addr_mod & 3
+        modes = tv.derived(("pack_addr_mod", slot), _ADDR_MOD_PACK_FLAT[slot],
+                           lambda: tuple(tuple(map(tv.__getitem__, names)) for names in _ADDR_MOD_PACK_NAMES[slot]))
+        channel = self.cop.adcs.channel
+        for i in (sorted(which) if len(which) > 1 else which):
+            for ch, (y_clear, y_cr, y_incr, z_clear, z_incr) in ((channel(i, PACKERS, 0), modes[0]),
+                                                                 (channel(i, PACKERS, 1), modes[1])):
                 # (Channel.set's truncation to the counter widths, inline)
-                if tg(y_clear):
+                if y_clear:
                     ch.Y = ch.Y_Cr = 0
-                elif tg(y_cr):
-                    ch.Y = ch.Y_Cr = (ch.Y_Cr + tg(y_incr)) & _Y_MASK
+                elif y_cr:
+                    ch.Y = ch.Y_Cr = (ch.Y_Cr + y_incr) & _Y_MASK
                 else:
-                    ch.Y = (ch.Y + tg(y_incr)) & _Y_MASK
-                if tg(z_clear):
+                    ch.Y = (ch.Y + y_incr) & _Y_MASK
+                if z_clear:
                     ch.Z = ch.Z_Cr = 0
                 else:
-                    ch.Z = (ch.Z + tg(z_incr)) & _Z_MASK
+                    ch.Z = (ch.Z + z_incr) & _Z_MASK
 
     def _pack_one(self, t, i, g, bank, which_adc, p0_initial, zero_write, flush, last, intf=1, intf_rows=1,
                   zero_special=False, remap=(0, 0)):
         """One packer's share of a PACR: both address generators, then the pipeline.
         ``intf``: the Dst read interfaces to read through (interface k starts
         ``k * intf_rows`` rows after the input address); ``remap``: Dst.md's
-        (remap_addrs, swizzle_32b)."""
+        (remap_addrs, swizzle_32b). The configuration fields come from the packer's
+        :class:`_Plan` (kept until one of them is written)."""
         cop = self.cop
         thread = t.index
         st = self.state[i]
         spec = cop.arch.packers
         nm = self._fields_of(i)
+        p = g.__self__.derived(("pack_plan", i), nm.plan_names, lambda: _Plan(g, nm, spec, i))
         what = f"t{thread} PACR (packer {i})"
 
         # ---- input address generator (Packers/InputAddressGenerator.md) ----
         adc = cop.adcs.channel(which_adc, PACKERS, 0)
-        addr = (g("PCK0_ADDR_BASE_REG_0_Base") + adc.X * (g("PCK0_ADDR_CTRL_XY_REG_0_Xstride") & 0xF)
-                + adc.Y * g("PCK0_ADDR_CTRL_XY_REG_0_Ystride") + adc.Z * g("PCK0_ADDR_CTRL_ZW_REG_0_Zstride")
-                + adc.W * g("PCK0_ADDR_CTRL_ZW_REG_0_Wstride"))
-        in_code = g(nm.In_data_format)
-        bpd, xmask = {0: (4, 0x3), 1: (2, 0x7)}.get(in_code & 3, (1, 0xF))
+        addr = p.base0 + adc.X * p.xstride + adc.Y * p.ystride + adc.Z * p.zstride + adc.W * p.wstride
+        in_code = p.in_code
+        xmask = p.xmask
         if flush:
             n = 0
         else:
@@ -588,17 +761,17 @@ class Packers(Unit):
             if n < 0:
                 raise GuestFault(f"{what}: InputNumDatums = Channel[1].X - Channel[0].X + 1 is negative (it wraps "
                                  "around 2**32: billions of datums)")
-        interfaces = [k for k in range(spec.read_interfaces) if (intf >> k) & 1]
+        interfaces = [k for k in range(spec.read_interfaces) if (intf >> k) & 1] if intf != 1 else [0]
         if zero_special:
             interfaces = [0]
             n = cop.adcs.channel(which_adc, PACKERS, 1).X + 1
         from_dst = not (zero_write or flush)
-        if from_dst and i == 0 and g(nm.Source_interface_selection) == 1:
+        if from_dst and p.l1_source:
             raise Unimplemented(f"{what}: packer 0 reading from L1 (Source_interface_selection = 1) is not "
                                 "modelled")
         src_addr = 0
         if from_dst:
-            src_addr = ((addr // bpd) & ~xmask) + (adc.X & xmask)
+            src_addr = ((addr // p.bpd) & ~xmask) + (adc.X & xmask)
             src_addr += g(nm.Offset) << 4
             src_addr &= 0x3FFF
         span = None
@@ -619,41 +792,40 @@ class Packers(Unit):
                                         for k in interfaces]) & 0x3FFF if interfaces else np.zeros(0, dtype=np.int64)
 
         # ---- output address generator (Packers/OutputAddressGenerator.md) ----
-        out_addr = g(nm.L1_Dest_addr) + (0 if g(nm.Sub_l1_tile_header_size) else 1)
+        out_addr = g(nm.L1_Dest_addr) + p.hdr
         if i and (p0_initial >> 31) & 1:
             out_addr += p0_initial
         oadc = cop.adcs.channel(which_adc, PACKERS, 1)
-        yzw = (g("PCK0_ADDR_BASE_REG_1_Base") + oadc.Y * g("PCK0_ADDR_CTRL_XY_REG_1_Ystride")
-               + oadc.Z * g("PCK0_ADDR_CTRL_ZW_REG_1_Zstride") + oadc.W * g("PCK0_ADDR_CTRL_ZW_REG_1_Wstride"))
+        yzw = p.base1 + oadc.Y * p.ystride1 + oadc.Z * p.zstride1 + oadc.W * p.wstride1
         out_addr += (yzw & ~0xF) >> spec.out_yzw_shift
-        if g(nm.Add_l1_dest_addr_offset):
+        if p.add_offset:
             out_addr += self.l1_dest_addr_offset[i]
         out_addr &= 0xFFFFFFFF
-        if spec.limit_sections is not None:
-            if out_addr > g(nm.limit_address) * 2 + 1:
-                out_addr = (out_addr - g(nm.fifo_size) * 2) & 0xFFFFFFFF
-        if g("THCON_SEC0_REG1_All_pack_disable_zero_compress_ovrd"):
-            no_compress = (g("THCON_SEC0_REG1_All_pack_disable_zero_compress") >> i) & 1
-        else:
-            no_compress = g(nm.Disable_zero_compress)
-        if not no_compress:
+        if p.limit is not None:
+            if out_addr > p.limit:
+                out_addr = (out_addr - p.fifo) & 0xFFFFFFFF
+        if not p.no_compress:
             raise Unimplemented(f"{what}: compression (Disable_zero_compress = 0) is not modelled; "
                                 "Packers/Compression.md does not specify the compression logic")
-        out_code = g(nm.Out_data_format)
-        out_fmt = from_hw_code(out_code)
+        out_code = p.out_code
+        out_fmt = p.out_fmt if p.out_fmt is not None else from_hw_code(out_code)
         if out_code & 2:
             if st.exp.needs_new:
                 st.exp.byte_address = (out_addr & 0x1FFFF) << 4
                 st.exp.needs_new = False
-            out_addr += g(nm.Exp_section_size)
+            out_addr += p.exp_section
         if st.data.needs_new:
             st.data.byte_address = (out_addr & 0x1FFFF) << 4
             st.data.needs_new = False
 
         # ---- the pipeline ----
-        acc = bool(g(nm.Pack_L1_Acc))
+        acc = p.acc
         if span is not None:
-            self._pipeline(t, i, g, bank, what, from_dst, None, in_code, out_fmt, acc, remap, span)
+            fast = p.fast
+            if fast is None:
+                fast = p.fast = self._span_choice(i, g, in_code, out_fmt, what)
+            if not (fast and self._span_fast(t, i, g, st, fast, span, remap, out_fmt, acc, what)):
+                self._pipeline(t, i, g, bank, what, from_dst, None, in_code, out_fmt, acc, remap, span)
         elif dst_addrs.size:
             self._pipeline(t, i, g, bank, what, from_dst, dst_addrs, in_code, out_fmt, acc, remap)
         if last or flush:
@@ -668,6 +840,49 @@ class Packers(Unit):
             st.tpg = [0, 0, 0]
         if last:
             self._tile_done(thread, i, g, nm)
+
+    def _span_choice(self, i, g, in_code, out_fmt, what):
+        """For Dst row spans: () when ReLU, downsampling, thresholding or edge masking
+        may change a datum (the pipeline's general path), else (the row-span fast form
+        or None, and the early / late conversion: read_32b, Dst reading, intermediate,
+        mode, late source) for :meth:`_span_fast`. Kept in the packer's _Plan (every
+        field it reads is one of the plan's); raises as the pipeline would."""
+        read_32b, inter_code, late_from, repr_, inter, mode = self._early_config(g, in_code, out_fmt, what)
+        late_inter = _late_source(inter, late_from)
+        nm = self._fields_of(i)
+        if (g("STACC_RELU_ApplyRelu") & 3 or (g(nm.Downsample_mask) or 0xFFFF) != 0xFFFF
+                or g(nm.Exp_threshold_en) or not self._edge_keeps_all(i, g)):
+            return ()
+        return (_rows_fast_form(read_32b, repr_, mode, inter, late_inter, out_fmt), read_32b, repr_, inter, mode,
+                late_inter)
+
+    def _span_fast(self, t, i, g, st, fast, span, remap, out_fmt, acc, what):
+        """The pipeline for Dst row ``span`` without the conversion chain (see
+        :meth:`_span_choice`): -> False when neither fast form applies."""
+        rows_form, read_32b, repr_, inter, mode, late_inter = fast
+        if rows_form is _BF16_BFP:
+            n = sum(k for _, _, k in span)
+            if n & 15 or (st.pending is not None and st.pending.size):
+                return False
+            self._tpg_advance(i, g, n)
+            b, data, exps = bf16_rows_bfp(self.cop.dst.bits, span, remap[0], out_fmt)
+            self._histogram(i, inter, b, high=True)
+            st.pending, st.pending_key = np.zeros(0, dtype=U32), (late_inter, out_fmt)
+            self._emit(t, i, st.exp, exps, out_fmt, acc, what, exp_stream=True)
+            self._emit(t, i, st.data, data, out_fmt, acc, what)
+            return True
+        if rows_form is not None:
+            done = rows_form(self.cop.dst.bits, span, remap)
+            if done is None:
+                return False
+            out, data = done
+            self._tpg_advance(i, g, sum(k for _, _, k in span))
+            self._histogram(i, inter, out, high=rows_form is not _fp16_rows_form)  # (FP16: the values)
+            self._emit(t, i, st.data, data, out_fmt, acc, what)
+            return True
+        if read_32b:
+            return False
+        return self._dst16_form(t, i, g, st, span, remap, repr_, inter, mode, late_inter, out_fmt, acc, what)
 
     def _tile_done(self, thread, i, g, nm):
         """TDMA-RISC.md: AccTileSize / metadata FIFO at the end of a PACR with Last."""
@@ -714,17 +929,7 @@ class Packers(Unit):
         pc = cop.arch.packers.sections[i]
         read_32b, inter_code, late_from, repr_, inter, mode = self._early_config(g, in_code, out_fmt, what)
         late_inter = _late_source(inter, late_from)
-        if a is None:
-            nm = self._fields_of(i)
-            if (not g("STACC_RELU_ApplyRelu") & 3 and (g(nm.Downsample_mask) or 0xFFFF) == 0xFFFF
-                    and not g(nm.Exp_threshold_en) and self._edge_keeps_all(i, g)):
-                rows_form = _rows_fast_form(read_32b, repr_, mode, inter, late_inter, out_fmt)
-                if rows_form is not None:
-                    self._tpg_advance(i, g, sum(k for _, _, k in span))
-                    out, data = rows_form(cop.dst.bits, span, remap)
-                    self._histogram(i, inter, out, high=True)
-                    self._emit(t, i, st.data, data, out_fmt, acc, what)
-                    return
+        if a is None:  # (the fast forms for spans were tried: _pack_one, _span_fast)
             a = np.concatenate([((row << 4) + c0 + np.arange(k, dtype=np.int64)) for row, c0, k in span]) & 0x3FFF
         n = a.size
 
@@ -806,6 +1011,66 @@ class Packers(Unit):
             datums, _ = packer_late(v, late_inter, out_fmt, bfp_overflow="saturate",
                                          undefined=self.cop.undefined)
         self._emit(t, i, st.data, write_datums(datums, out_fmt), out_fmt, acc, what)
+
+    def _dst16_form(self, t, i, g, st, span, remap, repr_, inter, mode, late_inter, out_fmt, acc, what):
+        """The pipeline for row ``span`` of a 16-bit Dst by the tables of the conversion
+        chain (:func:`~ttemu.tensix.formats.pack_tables.dst16_chain`): one gather for
+        the L1 datums and one for the histogram's exponents, and for BFP8 / BFP4 / BFP2
+        outputs the shared-exponent rounding by table (``bfp_tail``). The caller has
+        checked that ReLU, downsampling, thresholding and edge masking change nothing.
+        Built once a configuration has taken the chain ``TABLE_AFTER`` times (building one
+        costs about 2 ms, what 40 to 50 PACRs save); -> False (nothing done)
+        without tables, for INT8 / UINT8 intermediates (descaling), E4M3 output, an
+        incomplete BFP block pending or a row a block would be split by, or when a
+        datum reaches an undefined case of the late conversion (the chain reports it)."""
+        if inter in (_I.INT8, _I.UINT8) or (out_fmt is _F.Fp8 and self._e4m3(g, self.cop.arch.packers.sections[i])):
+            return False
+        key = (repr_, inter, mode, late_inter, out_fmt)
+        chain = self._chains.get(key, 0)
+        if chain is None:
+            return False
+        if chain == 0:
+            uses = self._chain_uses[key] = self._chain_uses.get(key, 0) + 1
+            if uses < self.TABLE_AFTER:
+                return False
+            from ..formats.pack_tables import dst16_chain  # (imported on first use: start-up)
+
+            if mode is ROUND10:
+                def early(x):
+                    return to_fp16_round10(x, repr_)
+            else:
+                def early(x):
+                    return packer_early(x, repr_, inter, mode)
+            chain = dst16_chain(early, late_inter, out_fmt, key=key)
+            if chain is not None:  # with the histogram's exponent of every value
+                chain = (chain, _hist_exps_of(inter, chain.inter).astype(np.uint8))
+            self._chains[key] = chain
+            if chain is None:
+                return False
+        chain, hexp = chain
+        bfp = chain.pre is not None
+        bits = self.cop.dst.bits
+        parts = [bits[adj16_row(row, remap[0]), c0:c0 + n] for row, c0, n in span]
+        x = parts[0] if len(parts) == 1 else np.concatenate(parts)
+        if bfp and (x.size & 15 or (st.pending is not None and st.pending.size)):
+            return False
+        if chain.warn is not None and chain.warn[x].any():
+            return False
+        self._tpg_advance(i, g, x.size)
+        if x.size:
+            self._hist_exponents(i, hexp[x])
+        if bfp:
+            from ..formats.pack_tables import bfp_tail
+
+            datums, exps = bfp_tail(None, out_fmt, chain.e16[x], chain.sm[x])
+            st.pending, st.pending_key = np.zeros(0, dtype=U32), (late_inter, out_fmt)
+            if not exps.size:
+                return True
+            self._emit(t, i, st.exp, exps, out_fmt, acc, what, exp_stream=True)
+            self._emit(t, i, st.data, datums.tobytes(), out_fmt, acc, what)
+        else:
+            self._emit(t, i, st.data, chain.out[x].tobytes(), out_fmt, acc, what)
+        return True
 
     def _e4m3(self, g, pc):
         field = self.cop.arch.packers.fp8_e4m3_field
@@ -982,14 +1247,14 @@ class Packers(Unit):
             if top > self.exponent_histogram_max[i]:
                 self.exponent_histogram_max[i] = top
             return
-        if high:
-            e = (v >> 7) & 0xFF
-        elif inter.is_float and inter.exponent_bits == 5:
-            e = (v >> 10) & 0x1F
-        elif inter is _I.INT16:
-            e = v & 0xFF
-        else:  # 8-bit exponents, and INT32 bitcast to FP32
-            e = (v >> 23) & 0xFF
+        self._hist_exponents(i, (v >> 7) & 0xFF if high else _hist_exps_of(inter, v), stats)
+
+    def _hist_exponents(self, i, e, stats=None):
+        """ExponentHistogram.md ``Update`` with the datums' exponents ``e``."""
+        if stats is None:
+            tv = self.cop.config.thread_values
+            stats = (tv[0]["ENABLE_ACC_STATS_Enable"] or tv[1]["ENABLE_ACC_STATS_Enable"]
+                     or tv[2]["ENABLE_ACC_STATS_Enable"])
         if stats:
             counts = np.bincount((e & 31).astype(np.int64), minlength=32)
             h = self.exponent_histogram[i].astype(np.int64) + counts

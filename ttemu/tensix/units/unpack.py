@@ -326,8 +326,10 @@ class Unpackers(Unit):
             which_adc = thread
 
         v = self._view(thread, u, bank, MultiContextMode, ctx)
-        # A retry of a waiting attempt that issued no warning, with the same view, counters
-        # and Src bank, waits again and does nothing else (see the Wait return below).
+        in_addr = (g(v.base_field) + (g(v.offset_field) & 0xFFFF) + v.in_addr_add) * 16
+        # A retry of a waiting attempt that issued no warning, with the same view, input
+        # address, counters and Src bank, waits again and does nothing else (see the Wait
+        # return below).
         which = _WHICH[u]
         src = cop.src
         sbank = src.unpack_bank[which]
@@ -338,7 +340,7 @@ class Unpackers(Unit):
             c0, c1 = adc_u[which_adc][u].channel
             z0, o1 = adc_u[thread][u].channel
             wait_key = (thread, u, ctx, which_adc, MultiContextMode, sbank, c0.X, c0.Y, c1.X, z0.Z, z0.W,
-                        o1.Y, o1.Z, o1.W)
+                        o1.Y, o1.Z, o1.W, in_addr)
             hit = self._waits.get(wait_key)
             if hit is not None and hit[0] is v:
                 return hit[1]
@@ -346,7 +348,6 @@ class Unpackers(Unit):
         desc = v.desc
         xdim, ydim, zdim, wdim = v.xdim, v.ydim, v.zdim, v.wdim
         in_fmt, out_fmt, bits, ds_u, bfp, force_exp = v.in_fmt, v.out_fmt, v.bits, v.ds_u, v.bfp, v.force_exp
-        in_addr = v.in_addr
         exp_u = None
         if bfp and not force_exp:
             exp_u = in_addr * 16
@@ -556,7 +557,7 @@ class Unpackers(Unit):
             c1 = adcs.channel(i, u, 1)
             c1.set("Y", c1.Y + ch1yinc)
             c1.set("Z", c1.Z + ch1zinc)
-        base_row = v.base_row
+        base_row = (cfg.thread_get(thread, "SRCB_SET_Base" if u else "SRCA_SET_Base") << 4) & 0x3F
         if FlipSrc:
             sb = src.unpack_bank[which]
             src.allowed[which][sb] = MATH
@@ -570,13 +571,14 @@ class Unpackers(Unit):
     def _view(self, thread, u, bank, MultiContextMode, ctx):
         """The configuration-derived values of an UNPACR (UNPACR_Regular.md) for this
         thread, unpacker, bank and context, kept with the bank's field values until a
-        write to a Config word they were read from, or any ThreadConfig write."""
+        write to a Config word they were read from (they read no ThreadConfig field:
+        ``SRCA_SET_Base`` / ``SRCB_SET_Base`` are read by each UNPACR)."""
         cfg = self.cop.config
         values = cfg.values[bank]
         key = ("unpack_view", thread, u, bool(MultiContextMode), ctx)
         hit = values.get(key)
-        if hit is not None and hit[0] == cfg.thread_version:
-            return hit[1]
+        if hit is not None:
+            return hit
         sec = f"THCON_SEC{u}_"
         unp = f"UNP{u}_"
         read = []  # the fields read, which the view depends on
@@ -619,13 +621,14 @@ class Unpackers(Unit):
                                 "modelled")
 
         # Input address (bytes).
+        # (the base and offset fields, rewritten per tile, are read by each UNPACR: not kept)
         if MultiContextMode and ctx != 0:
-            base = g(f"{sec}REG{3 if ctx < 4 else 4}_Base_cntx{ctx}_address")
-            off = g(f"{sec}REG7_Offset_cntx{ctx & 3}_address") if ctx & 3 else g(f"{sec}REG7_Offset_address")
+            v.base_field = f"{sec}REG{3 if ctx < 4 else 4}_Base_cntx{ctx}_address"
+            v.offset_field = f"{sec}REG7_Offset_cntx{ctx & 3}_address" if ctx & 3 else f"{sec}REG7_Offset_address"
         else:
-            base = g(f"{sec}REG3_Base_address")
-            off = g(f"{sec}REG7_Offset_address")
-        v.in_addr = (base + (off & 0xFFFF) + 1 + desc["DigestSize"]) * 16
+            v.base_field = f"{sec}REG3_Base_address"
+            v.offset_field = f"{sec}REG7_Offset_address"
+        v.in_addr_add = 1 + desc["DigestSize"]
 
         v.force_exp = g(f"{sec}REG2_Force_shared_exp")
         v.bfp = is_bfp(v.in_fmt)
@@ -658,9 +661,8 @@ class Unpackers(Unit):
         v.forced_shared_exp = g(f"{unp}FORCED_SHARED_EXP_shared_exp")
         v.unsigned = g("ALU_FORMAT_SPEC_REG0_SrcBUnsigned" if u else "ALU_FORMAT_SPEC_REG0_SrcAUnsigned")
         v.context_count = g(f"{sec}REG2_Context_count")
-        v.base_row = (cfg.thread_get(thread, "SRCB_SET_Base" if u else "SRCA_SET_Base") << 4) & 0x3F
         v.src_reg_set_upd = g(f"{sec}REG2_Unpack_Src_Reg_Set_Upd")
-        values.keep(key, (cfg.thread_version, v), read, [self.descriptor_word[u] + k for k in range(4)])
+        values.keep(key, v, read, [self.descriptor_word[u] + k for k in range(4)])
         return v
 
     def _read_l1(self, t, u, byte_addr, bits, bit_shift, check_only=False):

@@ -29,7 +29,8 @@ import functools
 
 from .. import Unit, op
 from .hazards import HazardOps
-from .loadstore import LoadStoreOps
+from .loadstore import WORMHOLE, LoadStoreOps
+from .lsfast import FastLoadStoreOps
 from .macro import MacroOps
 from .mad import MadOps
 from .rounding import RoundOps
@@ -42,7 +43,8 @@ PENDING = frozenset()
 PENDING_BLACKHOLE = frozenset()
 
 
-class VectorUnit(VectorState, SimpleOps, MadOps, RoundOps, LoadStoreOps, MacroOps, HazardOps, Unit):
+class VectorUnit(VectorState, SimpleOps, MadOps, RoundOps, LoadStoreOps, FastLoadStoreOps, MacroOps, HazardOps,
+                 Unit):
     name = "sfpu"
 
     def __new__(cls, cop):
@@ -61,6 +63,15 @@ class VectorUnit(VectorState, SimpleOps, MadOps, RoundOps, LoadStoreOps, MacroOp
         self.field_masks = arch.sfpu_field_masks
         self.hz_interlocked = arch.sfpu_interlocked
         self.reset()
+        # SFPLOAD / SFPSTORE: this arch's data (loadstore.LSArch); for their fast forms
+        # (lsfast.py) the general forms they fall back to, one LSContext per thread;
+        # ``ls_fast`` False issues the general forms (tests compare the two)
+        self.ls_arch = getattr(self, "bh_ls_arch", WORMHOLE)
+        self.general_load = self._executor("SFPLOAD")
+        self.general_store = self._executor("SFPSTORE")
+        self.ls_contexts = [None, None, None]
+        self.ls_lregs = (None,)  # FastLoadStoreOps._ls_lregs
+        self.ls_fast = True
         # Config.PRNG_SEED_Seed_Val writes reach seed_prng() through the Configuration
         # Unit's config-write hook (ttemu/tensix/units/cfg.py).
 
@@ -72,17 +83,19 @@ class VectorUnit(VectorState, SimpleOps, MadOps, RoundOps, LoadStoreOps, MacroOp
         return {m: fn for m, fn in ops.items() if m in shared or m in self.variants}
 
     def direct_route(self, handler, args: tuple):
-        """For the frontend's dispatch table (Coprocessor.dispatch_entry): an ``@op`` method
-        below only forwards its fields to :meth:`MacroOps.issue`, so ``handler(t, *args)``
-        is ``issue(t, mnemonic, args)``: -> ``(self.issue, (mnemonic, args))`` (for SFPNOP
-        ``(self.issue_nop, ())``), or None for any other handler."""
+        """For the frontend's dispatch table (Coprocessor.dispatch_entry, one entry per
+        instruction word): an ``@op`` method below only forwards its fields to
+        :meth:`MacroOps.issue`, so ``handler(t, *args)`` is ``issue(t, mnemonic, args)``,
+        which is :meth:`MacroOps.issue_word` with this word's slot: -> ``(self.issue_word,
+        ([None, None, None, mnemonic, args],))`` (for SFPNOP ``(self.issue_nop, ())``), or
+        None for any other handler."""
         fn = getattr(handler, "__func__", None)
         mnemonic = getattr(fn, "tt_mnemonic", None)
         if mnemonic is None or VectorUnit.__dict__.get(mnemonic) is not fn or handler.__self__ is not self:
             return None
         if mnemonic == "SFPNOP":
             return self.issue_nop, ()
-        return self.issue, (mnemonic, tuple(args))
+        return self.issue_word, ([None, None, None, mnemonic, tuple(args)],)
 
     # -- instructions as issued by a thread (fields by their table names) ----------------
     @op

@@ -12,14 +12,11 @@ from __future__ import annotations
 import numpy as np
 
 from ...formats import layout as FL
-from ...regs.dst import COLS, adj16
-from ...regs.dst import adj_rows as adj32
 from .fp_bh import approx_exp, approx_recip, fma_bh, fma_bh_rows, mul24
-from .loadstore import FP32_BY_TABLE, MOD0_FMT_INT32_ALL, MOD0_FMT_SRCB, load_fp32, store_bf16_table, store_fp32
+from .loadstore import FP32_BY_TABLE, MOD0_FMT_INT32_ALL, MOD0_FMT_SRCB, LSArch
 from .rounding import ROR1_SRC
 from .simple import SIGN, _vb
-from .state import (ALL_LANES, BLOCK_DEST_WR_FROM_SFPU, BLOCK_SFPU_RD_FROM_DEST, DEST_RD_COL_EXCHANGE,
-                    DEST_WR_COL_EXCHANGE, ENABLE_FP16A_INF, LANES, STACK_DEPTH, U32)
+from .state import LANES, STACK_DEPTH, U32
 
 ONE = U32(0x3F800000)
 #: SFPLOAD / SFPSTORE Mod0 values (SFPLOAD.md)
@@ -76,6 +73,13 @@ def sfpstore_convert_bh(x, mod0: int) -> np.ndarray:
 class BlackholeOps:
     """Mixin of VectorUnit: the BlackholeA0 pages (module docstring)."""
 
+    #: SFPLOAD / SFPSTORE's Blackhole data (loadstore.LSArch: the lane bodies, the fast
+    #: forms): its conversions and tables, FP32 stores flushing denormals, the remap /
+    #: swizzle row mapping of :meth:`_bh_view`, the fast forms' (Sp + DEST_SP_BASE_Base) & 3
+    bh_ls_arch = LSArch(BH_LOAD_BY_TABLE, bh_load_table, BH_FP32_LOAD_BY_TABLE, BH_FP32_STORE_BY_TABLE,
+                        {MOD0_FMT_FP32}, sfpload_convert_bh, sfpstore_convert_bh,
+                        lambda unit, thread: unit._bh_view(thread), sp=True)
+
     # -- load / store -------------------------------------------------------------------
     def _bh_view(self, thread: int):
         """(DEST_SP_BASE_Base, DEST_ACCESS_CFG_remap_addrs, DEST_ACCESS_CFG_swizzle_32b) of
@@ -113,44 +117,6 @@ class BlackholeOps:
             addr += dst_off + ((rwc.Sp + sp_base) & 3)
         return addr & 0x3FF
 
-    def _bh_lanes(self, thread: int, addr: int, exchange_bit: int, dst32: bool):
-        """Dst rows (per lane) and columns of SFPLOAD / SFPSTORE's four rows, and the DstBits
-        rows holding them after Dst.md's ``Adj32`` (the high halves; the low halves are 8
-        rows further) or ``Adj16`` under the thread's remap / swizzle settings (read-only
-        arrays, kept per address and mode)."""
-        rows, cols = self._rows_cols(addr, self.cfg_bit(exchange_bit, by_column=True))
-        _, remap, swizzle = self._bh_view(thread)
-        key = (addr, remap, swizzle, dst32)
-        cache = self.__dict__.setdefault("_bh_adj_cache", {})
-        adj = cache.get(key)
-        if adj is None:
-            if len(cache) >= 8192:
-                cache.clear()
-            adj = adj32(rows, remap, swizzle) if dst32 else adj16(rows, remap)
-            adj.setflags(write=False)
-            cache[key] = adj
-        return rows, cols, adj
-
-    def _bh_flat(self, thread: int, addr: int, exchange_bit: int, dst32: bool, aliased: bool, bh_view=None):
-        """:meth:`_bh_lanes` as indices into the flattened DstBits: (high halves, low halves)
-        for 32-bit modes, (16-bit datums, None) otherwise (``aliased``: through
-        ``Dst.map16``); read-only, kept with the LaneConfig masks. ``bh_view``: the
-        thread's :meth:`_bh_view` when the caller has it."""
-        _, remap, swizzle = bh_view or self._bh_view(thread)
-        view = self._lane_view()
-        key = ("bh_dst", addr, exchange_bit, dst32, aliased, remap, swizzle)
-        hit = view.get(key)
-        if hit is None:
-            _, cols, adj = self._bh_lanes(thread, addr, exchange_bit, dst32)
-            if dst32:
-                hi, lo = adj * COLS + cols, (adj + 8) * COLS + cols
-                lo.setflags(write=False)
-            else:
-                hi, lo = (adj32(adj) if aliased else adj) * COLS + cols, None
-            hi.setflags(write=False)
-            hit = view[key] = (hi, lo)
-        return hit
-
     def bh_SFPLOAD(self, ins, what="SFPLOAD"):
         """SFPLOAD.md (BlackholeA0): as Wormhole's (MOD0_FMT_SRCB resolution, even / odd
         columns of four Dst rows, lane enables, BLOCK_SFPU_RD_FROM_DEST, the Dst index
@@ -163,29 +129,7 @@ class BlackholeOps:
         if ins.vd < 8:
             if self.cop.math.dst_log:
                 self.hz_dst_read(ins, mod0, addr, what)
-            active = self.lanes_open(BLOCK_SFPU_RD_FROM_DEST, mod0 == MOD0_FMT_INT32_ALL)
-            dst32 = mod0 in FL.SFPLOAD_READS_DST32
-            dst = self.cop.dst
-            hi, lo = self._bh_flat(ins.thread, addr, DEST_RD_COL_EXCHANGE, dst32, dst.aliased16, views[1])
-            bits = dst.bits
-            vd = ins.vd
-            if mod0 in BH_LOAD_BY_TABLE:
-                datum = bh_load_table(mod0).take(bits.take(hi))
-            elif mod0 in BH_FP32_LOAD_BY_TABLE:
-                datum = load_fp32(bits.take(hi), bits.take(lo))
-            else:
-                if dst32:
-                    raw = (bits.take(hi).astype(U32) << 16) | bits.take(lo).astype(U32)
-                else:
-                    raw = bits.take(hi).astype(U32)
-                datum = sfpload_convert_bh(raw, mod0, self.lreg[vd], self.cfg_bit(ENABLE_FP16A_INF))
-            np.copyto(self.lreg[vd], datum, casting="unsafe", where=active)
-            if vd < 4:
-                capture = self.dest_index_lanes()
-                if capture is not None:
-                    idx = active & capture
-                    rows, cols, _ = self._bh_lanes(ins.thread, addr, DEST_RD_COL_EXCHANGE, dst32)
-                    self.lreg[vd + 4][idx] = ((rows << 4) | cols).astype(U32)[idx]
+            self.load_lanes(ins.thread, ins.vd, mod0, addr)  # (loadstore.py, with bh_ls_arch)
         self.cop.rwcs.apply_addr_mod(ins.thread, ins.addr_mod, update_fidelity=False)
         return mod0, addr
 
@@ -198,42 +142,7 @@ class BlackholeOps:
         views = self._cfg_view(ins.thread), self._bh_view(ins.thread)
         mod0 = views[0][0] if ins.mod == MOD0_FMT_SRCB else ins.mod  # (resolve_srcb)
         addr = ins.addr if ins.macro else self._bh_addr(ins, mod0, True, views)
-        active = self.lanes_open(BLOCK_DEST_WR_FROM_SFPU, mod0 == MOD0_FMT_INT32_ALL)
-        gate = self.gate(ins)
-        if gate is not ALL_LANES:
-            active = active & gate
-        n = np.count_nonzero(active)
-        if n:
-            dst32 = mod0 in FL.SFPSTORE_WRITES_DST32
-            bits = self.cop.dst.bits
-            if dst32 or not self.cop.dst.aliased16:
-                hi, lo = self._bh_flat(ins.thread, addr, DEST_WR_COL_EXCHANGE, dst32, False, views[1])
-                x = self.lreg[ins.vd]
-                if n != 32:  # (the conversions are lane by lane)
-                    hi, x = hi[active], x[active]
-                    lo = None if lo is None else lo[active]
-                if mod0 == FL.MOD0_FMT_BF16:
-                    bits.put(hi, store_bf16_table().take(x >> 16))
-                elif mod0 in BH_FP32_STORE_BY_TABLE:
-                    high, low = store_fp32(x, mod0 == MOD0_FMT_FP32)
-                    bits.put(hi, high)
-                    bits.put(lo, low)
-                else:
-                    v = sfpstore_convert_bh(x, mod0)
-                    if dst32:
-                        bits.put(hi, (v >> 16).astype(np.uint16))
-                        bits.put(lo, (v & 0xFFFF).astype(np.uint16))
-                    else:
-                        bits.put(hi, (v & 0xFFFF).astype(np.uint16))
-            else:
-                _, c, adj = self._bh_lanes(ins.thread, addr, DEST_WR_COL_EXCHANGE, dst32)
-                v = sfpstore_convert_bh(self.lreg[ins.vd], mod0)
-                c, adj, v = c[active], adj[active], v[active]
-                if dst32:
-                    bits[adj, c] = (v >> 16).astype(np.uint16)
-                    bits[adj + 8, c] = (v & 0xFFFF).astype(np.uint16)
-                else:
-                    bits[self.cop.dst.map16(adj, write=True), c] = (v & 0xFFFF).astype(np.uint16)
+        self.store_lanes(ins, mod0, addr)  # (loadstore.py, with bh_ls_arch)
         if not ins.macro:
             self.cop.rwcs.apply_addr_mod(ins.thread, ins.addr_mod, update_fidelity=False)
 

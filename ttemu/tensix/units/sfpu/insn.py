@@ -59,7 +59,7 @@ class Insn:
     SFPLOADMACRO (then ``addr`` / ``mod`` of an SFPSTORE are the overridden ones)."""
 
     __slots__ = ("mnemonic", "fields", "thread", "vd", "vc", "vb", "va", "mod", "imm", "addr_mod",
-                 "rnd", "macro", "addr", "word", "access")
+                 "rnd", "macro", "addr", "word", "access", "fast")
 
     def __init__(self, mnemonic: str, fields, thread: int, own: bool = False):
         self.mnemonic = mnemonic
@@ -84,6 +84,7 @@ class Insn:
         self.addr = None
         self.word = None  # the instruction's 32-bit word, when known
         self.access = None  # (LRegs read, written) when they do not depend on state (hazards.py)
+        self.fast = None  # what a fast form prepared for it (lsfast.py), with what it depends on
 
     def __repr__(self):
         ops = ", ".join(f"{k}={getattr(self, k)}" for k in ("vd", "vc", "vb", "va", "mod", "imm")

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...formats import layout as FL
-from ...regs.dst import COLS, adj_rows
+from ...regs.dst import COLS, adj16, adj_rows
 from .state import (ALL_LANES, BLOCK_DEST_WR_FROM_SFPU, BLOCK_SFPU_RD_FROM_DEST, COL,
                     DEST_RD_COL_EXCHANGE, DEST_WR_COL_EXCHANGE, ENABLE_FP16A_INF, LANES,
                     ROW, U32)
@@ -85,6 +85,92 @@ def store_fp32(x, flush: bool = False):
     return store.take(h), x.astype(np.uint16)
 
 
+#: SFPLOADI modes whose value depends on Imm16 alone: BF16 (0), FP16-ish (1), zero-extended
+#: (2), sign-extended (4)
+LOADI_CONSTANT = frozenset({0, 1, 2, 4})
+_LOADI: dict = {}  # (Mod0, Imm16) -> loadi_value
+
+
+def loadi_value(mod0: int, imm16: int) -> np.ndarray:
+    """SFPLOADI's value (uint32 [32], read-only) for a :data:`LOADI_CONSTANT` Mod0, kept
+    per (Mod0, Imm16)."""
+    key = (mod0, imm16)
+    v = _LOADI.get(key)
+    if v is None:
+        if mod0 == 0:
+            x = imm16 << 16
+        elif mod0 == 1:
+            x = int(FL.fp32_from_fp16_sfploadi(imm16))
+        elif mod0 == 2:
+            x = imm16
+        else:
+            x = (imm16 - 0x10000 if imm16 & 0x8000 else imm16) & 0xFFFFFFFF
+        if len(_LOADI) > 8192:
+            _LOADI.clear()
+        v = _LOADI[key] = np.full(32, x, dtype=U32)
+        v.setflags(write=False)
+    return v
+
+
+_ADDRS = np.arange(1024)[:, None]
+_INDEX: dict = {}  # (exchange columns, dst32, aliased, remap, swizzle) -> (high, low) index tables
+
+
+class LSArch:
+    """What differs between the arches' SFPLOAD / SFPSTORE lane bodies (the addressing
+    differs too: :meth:`LoadStoreOps.dst_addr`, Blackhole's ``_bh_addr``): the load modes
+    converted by a 16-bit table (``load_table(mod0)``), the load / store modes converted
+    by the FP32 tables (``store_flush``: the store modes that flush denormals first), the
+    other conversions (``load_convert(raw, mod0, old_lreg, enable_fp16a_inf)``,
+    ``store_convert(x, mod0)``), and ``view(unit, thread)`` -> (DEST_SP_BASE_Base, remap,
+    swizzle) (0, False, False on Wormhole, which has neither a stack pointer nor a row
+    remap); ``sp``: the fast forms' Addr has Blackhole's ``(Sp + DEST_SP_BASE_Base) & 3``."""
+
+    def __init__(self, load_modes, load_table, load_fp32, store_fp32, store_flush, load_convert, store_convert,
+                 view, sp: bool):
+        self.load_modes, self.load_table = frozenset(load_modes), load_table
+        self.load_fp32, self.store_fp32 = frozenset(load_fp32), frozenset(store_fp32)
+        self.store_flush, self.view = frozenset(store_flush), view
+        self.load_convert, self.store_convert = load_convert, store_convert
+        self.sp_mask = 3 if sp else 0  # Addr's (Sp + DEST_SP_BASE_Base) & 3 term, or none
+
+
+def _wh_load_convert(raw, mod0, old, fp16a_inf):
+    return FL.sfpload_convert(raw, mod0, old_lreg=old, enable_fp16a_inf=fp16a_inf)
+
+
+WORMHOLE = LSArch(LOAD_BY_TABLE, load_table, FP32_BY_TABLE, FP32_BY_TABLE, (), _wh_load_convert, FL.sfpstore_convert,
+                  lambda unit, thread: (0, False, False), sp=False)
+
+
+def index_tables(exchange: np.ndarray, dst32: bool, aliased: bool, remap: bool, swizzle: bool):
+    """Indices into the flattened DstBits of the 32 lanes' datums, for every 10-bit Addr
+    (one row per Addr): rows ``(Addr & ~3) + Lane / 8``, columns ``2 * (Lane % 8)`` plus
+    one for Addr bit 1 or the lane's column ``exchange``; Dst.md's ``Adj32`` for 32-bit
+    modes (the high halves; the low halves 8 rows further, the second table, else None)
+    or ``Adj16`` (then ``Adj32`` when ``aliased``), with Blackhole's ``remap`` /
+    ``swizzle``. Lists of read-only intp arrays (indexing with them needs no conversion);
+    kept per arguments."""
+    key = (exchange.tobytes(), dst32, aliased, remap, swizzle)
+    hit = _INDEX.get(key)
+    if hit is None:
+        rows = (((_ADDRS & ~3) + ROW) & 0x3FF).astype(np.intp)
+        cols = COL * 2 + (((_ADDRS & 2) != 0) | exchange)
+        if dst32:
+            adj = adj_rows(rows, remap, swizzle)
+            hit = (adj * COLS + cols, (adj + 8) * COLS + cols)
+        else:
+            adj = adj16(rows, remap)
+            if aliased:
+                adj = adj_rows(adj)
+            hit = (adj * COLS + cols, None)
+        for a in hit:
+            if a is not None:
+                a.setflags(write=False)
+        hit = _INDEX[key] = tuple(None if a is None else list(a) for a in hit)  # (a row per Addr)
+    return hit
+
+
 class LoadStoreOps:
     # -- shared addressing ----------------------------------------------------------------
     def resolve_srcb(self, thread: int, mod0: int) -> int:
@@ -154,26 +240,14 @@ class LoadStoreOps:
         return hit
 
     # -- instructions ---------------------------------------------------------------------
-    def _dst_flat(self, addr: int, exchange_bit: int, dst32: bool, aliased: bool):
+    def _lane_index(self, thread: int, addr: int, exchange_bit: int, dst32: bool, aliased: bool):
         """Indices into the flattened DstBits of the 32 lanes' Dst datums at ``addr``: (the
         high halves, the low halves) for 32-bit modes, (the 16-bit datums, None) otherwise
-        (``aliased``: Dst16b rows in the high halves of Dst32b rows); read-only arrays,
-        kept with the LaneConfig masks."""
-        view = self._lane_view()
-        key = ("dst", addr, exchange_bit, dst32, aliased)
-        hit = view.get(key)
-        if hit is None:
-            rows, cols = self._rows_cols(addr, self.cfg_bit(exchange_bit, by_column=True))
-            if dst32 or aliased:
-                adj = adj_rows(rows)
-                hi, lo = adj * COLS + cols, (adj + 8) * COLS + cols if dst32 else None
-            else:
-                hi, lo = rows * COLS + cols, None
-            for a in (hi, lo):
-                if a is not None:
-                    a.setflags(write=False)
-            hit = view[key] = (hi, lo)
-        return hit
+        (``aliased``: Dst16b rows in the high halves of Dst32b rows), with the arch's row
+        mapping for ``thread`` (:func:`index_tables`; read-only)."""
+        _, remap, swizzle = self.ls_arch.view(self, thread)
+        high, low = index_tables(self.cfg_bit(exchange_bit, by_column=True), dst32, aliased, remap, swizzle)
+        return high[addr], None if low is None else low[addr]
 
     def x_SFPLOAD(self, ins, what="SFPLOAD"):
         """SFPLOAD.md: move the even (or odd: Addr bit 1, or DEST_RD_COL_EXCHANGE) columns of
@@ -187,27 +261,30 @@ class LoadStoreOps:
         if ins.vd < 8:
             if self.cop.math.dst_log:
                 self.hz_dst_read(ins, mod0, addr, what)  # hazards.py: FPU Dst write -> SFPLOAD distance
-            self.load_lanes(ins.vd, mod0, addr)
+            self.load_lanes(ins.thread, ins.vd, mod0, addr)
         self.cop.rwcs.apply_addr_mod(ins.thread, ins.addr_mod, update_fidelity=False)
         return mod0, addr
 
-    def load_lanes(self, vd: int, mod0: int, addr: int) -> None:
+    def load_lanes(self, thread: int, vd: int, mod0: int, addr: int) -> None:
+        """SFPLOAD's lane body, both arches (their conversions: ``ls_arch``): the Dst
+        datums of the enabled lanes (all for MOD0_FMT_INT32_ALL) not blocked by
+        BLOCK_SFPU_RD_FROM_DEST converted to LReg[VD]; the Dst index capture."""
+        arch = self.ls_arch
         active = self.lanes_open(BLOCK_SFPU_RD_FROM_DEST, mod0 == MOD0_FMT_INT32_ALL)
         dst = self.cop.dst
         dst32 = mod0 in FL.SFPLOAD_READS_DST32
-        hi, lo = self._dst_flat(addr, DEST_RD_COL_EXCHANGE, dst32, dst.aliased16)
+        hi, lo = self._lane_index(thread, addr, DEST_RD_COL_EXCHANGE, dst32, dst.aliased16)
         bits = dst.bits
-        if mod0 in LOAD_BY_TABLE:
-            datum = load_table(mod0).take(bits.take(hi))
-        elif mod0 in FP32_BY_TABLE:
+        if mod0 in arch.load_modes:
+            datum = arch.load_table(mod0).take(bits.take(hi))
+        elif mod0 in arch.load_fp32:
             datum = load_fp32(bits.take(hi), bits.take(lo))
         else:
             if dst32:
                 raw = (bits.take(hi).astype(U32) << 16) | bits.take(lo).astype(U32)
             else:
                 raw = bits.take(hi).astype(U32)
-            datum = FL.sfpload_convert(raw, mod0, old_lreg=self.lreg[vd],
-                                       enable_fp16a_inf=self.cfg_bit(ENABLE_FP16A_INF))
+            datum = arch.load_convert(raw, mod0, self.lreg[vd], self.cfg_bit(ENABLE_FP16A_INF))
         np.copyto(self.lreg[vd], datum, casting="unsafe", where=active)
         if vd < 4:
             capture = self.dest_index_lanes()
@@ -223,17 +300,12 @@ class LoadStoreOps:
         if ins.vd >= 8:
             return
         imm = ins.imm & 0xFFFF
-        old = self.lreg[ins.vd]
         mod = ins.mod
-        if mod == 0:
-            value = np.full(32, imm << 16, dtype=U32)
-        elif mod == 1:
-            value = np.broadcast_to(FL.fp32_from_fp16_sfploadi(imm), (32,))
-        elif mod == 2:
-            value = np.full(32, imm, dtype=U32)
-        elif mod == 4:
-            value = np.full(32, (imm - 0x10000 if imm & 0x8000 else imm) & 0xFFFFFFFF, dtype=U32)
-        elif mod == 8:
+        if mod in LOADI_CONSTANT:
+            self.write(ins.vd, loadi_value(mod, imm), self.lane_enabled())
+            return
+        old = self.lreg[ins.vd]
+        if mod == 8:
             value = (U32(imm << 16) | (old & U32(0xFFFF))).astype(U32)
         elif mod == 10:
             value = ((old & U32(0xFFFF0000)) | U32(imm)).astype(U32)
@@ -252,45 +324,49 @@ class LoadStoreOps:
         srcb, offset, base = self._cfg_view(ins.thread)
         mod0 = srcb if ins.mod == MOD0_FMT_SRCB else ins.mod
         addr = ins.addr if ins.macro else self._dst_addr(ins.thread, ins.imm, mod0, offset, base)
+        self.store_lanes(ins, mod0, addr)
+        if not ins.macro:
+            self.cop.rwcs.apply_addr_mod(ins.thread, ins.addr_mod, update_fidelity=False)
+
+    def store_lanes(self, ins, mod0: int, addr: int) -> None:
+        """SFPSTORE's lane body, both arches (their conversions: ``ls_arch``): LReg[VD]
+        converted to the Dst datums of the enabled lanes (all for MOD0_FMT_INT32_ALL) not
+        blocked by BLOCK_DEST_WR_FROM_SFPU (nor by the backdoor gate)."""
+        arch = self.ls_arch
         active = self.lanes_open(BLOCK_DEST_WR_FROM_SFPU, mod0 == MOD0_FMT_INT32_ALL)
         gate = self.gate(ins)
         if gate is not ALL_LANES:
             active = active & gate
         n = np.count_nonzero(active)
-        if n:
-            dst32 = mod0 in FL.SFPSTORE_WRITES_DST32
-            bits = self.cop.dst.bits
-            if dst32 or not self.cop.dst.aliased16:
-                hi, lo = self._dst_flat(addr, DEST_WR_COL_EXCHANGE, dst32, False)
-                x = self.lreg[ins.vd]
-                if n != 32:  # (the conversions are lane by lane)
-                    hi, x = hi[active], x[active]
-                    lo = None if lo is None else lo[active]
-                if mod0 == FL.MOD0_FMT_BF16:
-                    bits.put(hi, store_bf16_table().take(x >> 16))
-                elif mod0 in FP32_BY_TABLE:
-                    high, low = store_fp32(x)
-                    bits.put(hi, high)
-                    bits.put(lo, low)
-                else:
-                    vals = FL.sfpstore_convert(x, mod0)
-                    if dst32:
-                        bits.put(hi, (vals >> 16).astype(np.uint16))
-                        bits.put(lo, (vals & 0xFFFF).astype(np.uint16))
-                    else:
-                        bits.put(hi, (vals & 0xFFFF).astype(np.uint16))
+        if not n:
+            return
+        dst32 = mod0 in FL.SFPSTORE_WRITES_DST32
+        dst = self.cop.dst
+        bits = dst.bits
+        if dst32 or not dst.aliased16:
+            hi, lo = self._lane_index(ins.thread, addr, DEST_WR_COL_EXCHANGE, dst32, False)
+            x = self.lreg[ins.vd]
+            if n != 32:  # (the conversions are lane by lane)
+                hi, x = hi[active], x[active]
+                lo = None if lo is None else lo[active]
+            if mod0 == FL.MOD0_FMT_BF16:
+                bits.put(hi, store_bf16_table().take(x >> 16))
+            elif mod0 in arch.store_fp32:
+                high, low = store_fp32(x, mod0 in arch.store_flush)
+                bits.put(hi, high)
+                bits.put(lo, low)
             else:
-                vals = FL.sfpstore_convert(self.lreg[ins.vd], mod0)
-                rows, cols = self._rows_cols(addr, self.cfg_bit(DEST_WR_COL_EXCHANGE, by_column=True))
-                r, c, v = rows[active], cols[active], vals[active]
+                vals = arch.store_convert(x, mod0)
                 if dst32:
-                    adj = adj_rows(r)
-                    bits[adj, c] = (v >> 16).astype(np.uint16)
-                    bits[adj + 8, c] = (v & 0xFFFF).astype(np.uint16)
+                    bits.put(hi, (vals >> 16).astype(np.uint16))
+                    bits.put(lo, (vals & 0xFFFF).astype(np.uint16))
                 else:
-                    bits[self.cop.dst.map16(r, write=True), c] = (v & 0xFFFF).astype(np.uint16)
-        if not ins.macro:
-            self.cop.rwcs.apply_addr_mod(ins.thread, ins.addr_mod, update_fidelity=False)
+                    bits.put(hi, (vals & 0xFFFF).astype(np.uint16))
+        else:  # a 16-bit mode while Dst16b aliases Dst32b: through Dst.map16 (it may warn)
+            vals = arch.store_convert(self.lreg[ins.vd], mod0)
+            hi, _ = self._lane_index(ins.thread, addr, DEST_WR_COL_EXCHANGE, False, False)
+            hi = hi[active]
+            bits[dst.map16(hi // COLS, write=True), hi % COLS] = (vals[active] & 0xFFFF).astype(np.uint16)
 
 
-__all__ = ["LoadStoreOps", "LANES"]
+__all__ = ["LoadStoreOps", "LSArch", "WORMHOLE", "index_tables", "LANES"]

@@ -75,19 +75,27 @@ class MacroOps:
     # -- the issue path (every thread-issued Vector Unit instruction) --------------------
     def issue(self, t, mnemonic: str, values: tuple) -> None:
         """Thread ``t`` issues ``mnemonic`` with field ``values`` (in the order of
-        ``issue_fields[mnemonic]``). The :class:`Insn` is built once per distinct
-        instruction (mnemonic, fields, thread and word) and reused: nothing changes an
-        issued Insn."""
-        word = getattr(t, "word", None)
-        key = (mnemonic, values, t.index, word)
+        ``issue_fields[mnemonic]``): :meth:`issue_word` with the slot kept per distinct
+        instruction (mnemonic, fields, thread and word)."""
+        key = (mnemonic, values, t.index, getattr(t, "word", None))
         insns = self.issued_insns
-        hit = insns.get(key)
-        if hit is None:
-            hit = self._issued_insn(t, mnemonic, values, word)
+        slot = insns.get(key)
+        if slot is None:
             if len(insns) >= 4096:
                 insns.clear()
-            insns[key] = hit
-        ins, run, cycle_run = hit
+            slot = insns[key] = [None, None, None, mnemonic, values]
+        self.issue_word(t, slot)
+
+    def issue_word(self, t, slot: list) -> None:
+        """Thread ``t`` issues the instruction of ``slot``: ``[per thread index: None or
+        what _issued_insn built for it, mnemonic, field values]``, one per instruction
+        word (the frontend's dispatch table holds it: :meth:`VectorUnit.direct_route`).
+        The :class:`Insn` is built once per thread and reused: nothing changes an issued
+        Insn."""
+        hit = slot[t.index]
+        if hit is None:
+            hit = slot[t.index] = self._issued_insn(t, slot[3], slot[4], getattr(t, "word", None))
+        ins, run, cycle_run, tail = hit
         if self.swap_stall or self.pre_ran or self.scheduled:
             self._issue_timed(t, ins)
             return
@@ -101,13 +109,14 @@ class MacroOps:
             cycle_run(ins, cycle)  # (hz_run without rules to check)
         else:
             run(ins)
-        vd = ins.vd
-        if vd is not None and vd >= 12:
-            self.backdoor(ins)
-        if mnemonic == "SFPSWAP":
-            self.swap_stall = True
-        elif self.scheduled:  # an SFPLOADMACRO
-            self.run_due()
+        if tail:
+            vd = ins.vd
+            if vd is not None and vd >= 12:
+                self.backdoor(ins)
+            if ins.mnemonic == "SFPSWAP":
+                self.swap_stall = True
+            elif self.scheduled:  # an SFPLOADMACRO
+                self.run_due()
 
     def issue_nop(self, t) -> None:
         """:meth:`issue` of an SFPNOP (the frontend's direct route for it): with nothing
@@ -120,9 +129,11 @@ class MacroOps:
     def _issued_insn(self, t, mnemonic: str, values: tuple, word):
         """(the Insn, how it runs when no rule of the previous cycle is pending: None for
         SFPNOP, True for an instruction that may start a rule, else the method executing
-        it; and for one that may start a rule, the method running it in a cycle:
+        it; for one that may start a rule, the method running it in a cycle:
         :meth:`HazardOps._hz_run_mad` for the MAD-latency ones, :meth:`HazardOps._hz_run`
-        (hz_run without rules to check) for the others, else None)."""
+        (hz_run without rules to check) for the others, else None; and whether anything
+        follows its run: a backdoor write (VD >= 12), SFPSWAP's stall, or the work an
+        SFPLOADMACRO schedules, the only instruction that adds any)."""
         fields = dict(zip(self.issue_fields[mnemonic], values))
         masks = self.field_masks.get(mnemonic)
         if masks:
@@ -131,13 +142,19 @@ class MacroOps:
         ins = Insn(mnemonic, fields, t.index, own=True)
         if type(word) is int and word >> 24 == self.cop.table.by_mnemonic[mnemonic].opcode:
             ins.word = word
+        tail = (ins.vd is not None and ins.vd >= 12) or mnemonic in ("SFPSWAP", "SFPLOADMACRO")
         if mnemonic == "SFPNOP":
-            return ins, None, None
+            return ins, None, None, False
         if mnemonic in MAD_LATENCY:
-            return ins, True, self._hz_run_mad
+            return ins, True, self._hz_run_mad, tail
         if mnemonic in PRODUCERS:
-            return ins, True, self._hz_run
-        return ins, self._executor(mnemonic), None
+            return ins, True, self._hz_run, tail
+        if self.ls_fast:
+            if mnemonic == "SFPLOAD":
+                return ins, self.fast_SFPLOAD, None, tail  # lsfast.py
+            if mnemonic == "SFPSTORE":
+                return ins, self.fast_SFPSTORE, None, tail
+        return ins, self._executor(mnemonic), None, tail
 
     def _issue_timed(self, t, ins: Insn) -> None:
         """The issue path with SFPLOADMACRO-scheduled work or an SFPSWAP stall (module doc)."""
