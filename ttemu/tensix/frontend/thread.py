@@ -219,9 +219,8 @@ class TensixThread:
                 # handler(self, *args), spelled out for the usual counts (a call through *
                 # builds a tuple: it costs more than the call itself)
                 n = len(args)
-                if n == 2:  # (the Vector Unit's issue(t, mnemonic, fields))
-                    a0, a1 = args
-                    result = handler(self, a0, a1)
+                if n == 1:  # (the Vector Unit's issue_word(t, slot))
+                    result = handler(self, args[0])
                 elif n == 0:
                     result = handler(self)
                 elif n == 4:
@@ -230,6 +229,9 @@ class TensixThread:
                 elif n == 3:
                     a0, a1, a2 = args
                     result = handler(self, a0, a1, a2)
+                elif n == 2:
+                    a0, a1 = args
+                    result = handler(self, a0, a1)
                 else:
                     result = handler(self, *args)
             else:
