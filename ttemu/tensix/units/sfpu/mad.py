@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .fp import ONE, fma, fma_rows, lut8_to_fp32, lut16_to_fp32
+from .fp import ONE, fma, fma_rows, fma_rows_into, lut8_to_fp32, lut16_to_fp32
 from .state import LANES, U32
 
+_MAD_NAMES = frozenset({"SFPMAD", "SFPADD", "SFPMUL"})
 ABS = U32(0x7FFFFFFF)
 SIGN = U32(0x80000000)
 
@@ -46,6 +47,46 @@ class MadOps:
             self._mad_write(ins, d, mask, True)
         else:
             self.write(ins.vd, d, mask)
+
+    def mad_compute(self, ins):
+        """A specialised form of ``ins`` (an SFPMAD / SFPADD / SFPMUL without INDIRECT_VA
+        or INDIRECT_VD, Mod1 & 12, on a Wormhole or Blackhole tile, executed by
+        :meth:`x_SFPMAD` or BlackholeOps' ``bh_SFPMAD``): a function of no arguments giving
+        the value the executor writes to VD where lanes are enabled (operands read from
+        the current ``lreg``, which it belongs to; the array is only valid until the next
+        call), else None (any other instruction or
+        executor). :meth:`.hazards.HazardOps._hz_run_mad` runs it."""
+        m = ins.mnemonic
+        if m not in _MAD_NAMES or ins.mod & 12 or ins.va is None:
+            return None
+        fn = getattr(self._executor(m), "__func__", None)
+        lreg = self.lreg
+        take = lreg.take
+        idx = np.array((ins.va, ins.vb, ins.vc))
+        if fn is getattr(MadOps, "x_" + m):  # Wormhole: Mod1 bits 0, 1 unused
+            fma = fma_rows_into(32)
+
+            def compute():
+                return fma(take(idx, axis=0))
+            return compute
+        if fn is not getattr(type(self), "bh_" + m, None):
+            return None
+        from .fp_bh import fma_bh_rows  # (a Wormhole tile never imports Blackhole's numerics)
+
+        mod = ins.mod  # Blackhole: NEGATE_VB (Mod1 & 1), NEGATE_VC (Mod1 & 2)
+        if not mod & 3:
+            def compute():
+                return fma_bh_rows(take(idx, axis=0))
+            return compute
+        neg = np.zeros((3, 32), dtype=U32)
+        neg[1] = SIGN if mod & 1 else 0
+        neg[2] = SIGN if mod & 2 else 0
+
+        def compute():
+            w = take(idx, axis=0)
+            w ^= neg
+            return fma_bh_rows(w)
+        return compute
 
     def x_SFPADD(self, ins):
         """SFPADD.md: as SFPMAD (the preferred opcode when VA is LReg[10] = 1.0)."""
