@@ -67,9 +67,9 @@ FMA32 = fp.fma_rows_into(32)  # (what the MAD instructions' runners use: its res
 
 def test_fma_rows_into_each_test_of_its_direct_form():
     """Lanes that fail one test of ``fma_rows_into``'s direct form (operands zero,
-    denormal, NaN, infinity; sums exact, on a tie, not finite; results zero, denormal,
-    2**-126, overflowing) among ordinary lanes, one kind at a time, against ``_fma``; and
-    its result buffer is reused (copy it at once)."""
+    denormal, NaN, infinity; sums exact, on a tie exactly or not, not finite; results
+    +0 / -0, denormal, 2**-126, overflowing) among ordinary lanes, one kind at a time,
+    against ``_fma``; and its result buffer is reused (copy it at once)."""
     rng = np.random.default_rng(11)
     base = ((rng.integers(0, 1 << 23, (3, 32)) | (rng.integers(100, 150, (3, 32)) << 23)
              | (rng.integers(0, 2, (3, 32)) << 31)).astype(U32))
@@ -79,7 +79,9 @@ def test_fma_rows_into_each_test_of_its_direct_form():
         (0x7F800000, 0x3F800000, 0xFF800000), (0x3F800000, 0x3F800000, 0xBF800000),  # inf - inf; 1 - 1 = 0
         (0x3F800000, 0x3F800000, 0x3F800000), (0x00800000, 0x3F000000, 0),  # exact; 2**-127 (flushed)
         (0x00800001, 0xBF800000, 0x01000000), (0x7F7FFFFF, 0x40000000, 0), (0x33800000, 0x3F800000, 0x3F800000),
-        (_f32(2.0**-24 * (1 - 2.0**-23)), _f32(1 + 2.0**-23), 0x3F800001)]  # a tie reached inexactly
+        (_f32(2.0**-24 * (1 - 2.0**-23)), _f32(1 + 2.0**-23), 0x3F800001),  # a tie reached inexactly
+        (0x3F800001, 0x3F800000, 0x33800000), (0x3F800003, 0xBF800000, 0xB3800000),  # exact ties: to even
+        (0x80000000, 0x3F800000, 0x80000000), (0x3F800000, 0xBF800000, 0x3F800000)]  # -0 + -0; -1 + 1
     for a, b, c in lanes:
         x = base.copy()
         x[:, 3] = x[:, 17] = (a, b, c)

@@ -1,8 +1,9 @@
 """The MAD instructions' specialised runners (sfpu/hazards.py ``_hz_mad_runner`` with
 sfpu/mad.py ``mad_compute``) against the general path they replace (``_hz_run_mad``'s
-rule record, then the arch's executor ``x_SFPMAD`` / ``bh_SFPMAD``), on Wormhole and
-Blackhole: every Mod1 (negations, indirect operands), every operand and destination
-LReg, SFPLOADMACRO-scheduled or not, LRegs mixing random values with NaN, Inf,
+rule record, then the arch's executor ``x_<MNEMONIC>`` / ``bh_<MNEMONIC>``), on
+Wormhole and Blackhole, for SFPMAD, SFPADD, SFPMUL, SFPADDI and SFPMULI: every Mod1
+(negations, indirect operands), every operand and destination LReg, immediates,
+SFPLOADMACRO-scheduled or not (with a VC of its own for SFPADDI / SFPMULI), LRegs mixing random values with NaN, Inf,
 denormals and signed zeros, lanes disabled by LaneConfig row masks and by lane flags;
 the LRegs and the recorded rules (with the stale values) must match bit for bit.
 hypothesis draws the cases."""
@@ -57,14 +58,33 @@ def _rules(u):
 
 @settings(max_examples=150, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), arch=st.sampled_from(["wormhole_b0", "blackhole"]),
-       mnemonic=st.sampled_from(["SFPMAD", "SFPADD", "SFPMUL"]), mod=st.integers(0, 15),
-       regs=st.tuples(*[st.integers(0, 15)] * 4), macro=st.booleans(), masked=st.integers(0, 3))
-def test_runner_matches_general_path(seed, arch, mnemonic, mod, regs, macro, masked):
+       mnemonic=st.sampled_from(["SFPMAD", "SFPADD", "SFPMUL", "SFPADDI", "SFPMULI"]), mod=st.integers(0, 15),
+       regs=st.tuples(*[st.integers(0, 15)] * 4), macro=st.booleans(), masked=st.integers(0, 3),
+       imm=st.sampled_from([0x3F80, 0xBF80, 0x4B40, 0x0000, 0x8000, 0x0040, 0x7F80, 0x7FC0, 0x3E2A]))
+def test_runner_matches_general_path(seed, arch, mnemonic, mod, regs, macro, masked, imm):
+    _check(seed, arch, mnemonic, mod, regs, macro, masked, imm)
+
+
+def test_runner_matches_general_path_every_mode():
+    """Every Mod1 of every instruction on both arches, once each (hypothesis above mixes
+    the rest)."""
+    for arch in ("wormhole_b0", "blackhole"):
+        for mnemonic in ("SFPMAD", "SFPADD", "SFPMUL", "SFPADDI", "SFPMULI"):
+            for mod in range(16):
+                _check(mod, arch, mnemonic, mod, (mod & 7, 2, 3, 1 + (mod & 3)), bool(mod & 1), mod & 3, 0xBF80)
+
+
+def _check(seed, arch, mnemonic, mod, regs, macro, masked, imm):
     rng = np.random.default_rng(seed)
     general, fast = _units(arch)
     va, vb, vc, vd = regs
-    fields = dict(instr_mod1=mod, lreg_dest=vd, lreg_src_c=vc, lreg_src_b=vb, lreg_src_a=va)
+    if mnemonic in ("SFPADDI", "SFPMULI"):  # (VC = VD, unless SFPLOADMACRO supplied VC)
+        fields = dict(instr_mod1=mod, lreg_dest=vd, imm16_math=imm)
+    else:
+        fields = dict(instr_mod1=mod, lreg_dest=vd, lreg_src_c=vc, lreg_src_b=vb, lreg_src_a=va)
     ins = Insn(mnemonic, fields, 0)
+    if macro and mnemonic in ("SFPADDI", "SFPMULI") and rng.random() < 0.5:
+        ins.vc = vc
     ins.macro = macro
     states = [_state(rng, masked) for _ in range(2)]
     for u in (general, fast):
@@ -79,7 +99,7 @@ def test_runner_matches_general_path(seed, arch, mnemonic, mod, regs, macro, mas
         u._hz_run_mad(ins, 12)
     np.testing.assert_array_equal(fast.lreg, general.lreg)
     assert _rules(fast) == _rules(general)
-    specialised = mod & 12 == 0 and vd < 8
+    specialised = mod & (8 if mnemonic in ("SFPADDI", "SFPMULI") else 12) == 0 and vd < 8
     assert bool(fast.hz_runners[ins]) == specialised
 
 

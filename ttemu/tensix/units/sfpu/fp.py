@@ -158,16 +158,19 @@ def fma_rows_into(n: int):
     modified) in fewer array operations, in arrays of its own: the result is only valid
     until its next call (copy it, or write it somewhere, at once).
 
-    The direct form of :func:`_fma_rows` with one input test fewer: an operand with
-    exponent field 255 (NaN, infinity) is not excluded up front; it makes the float64 sum
+    The direct form of :func:`_fma_rows`, with these differences. An operand with
+    exponent field 255 (NaN, infinity) is not excluded up front: it makes the float64 sum
     ``s`` NaN or infinite, whose low 28 fraction bits are 0 (an FP32 NaN's payload lands
-    above them), so the tie test's slow branch sees it and hands the lanes to
-    :func:`fma_rows` (as any lane failing a test is)."""
+    above them), so the tie test's slow branch sees it. A lane on an FP32 tie is fine
+    when ``s`` is exact there (TwoSum's error term 0: then ``s`` is the exact value, and
+    rounding it is rounding that). A zero ``s`` (exact: float64 cannot underflow here) is
+    written as +0. Any other lane failing a test hands all lanes to :func:`fma_rows`."""
     k = _CONSTS.get(n) or _consts(n)
     exp3, abs3, low28, low29, half, hi7 = k[0], k[9], k[4], k[5], k[6], k[10]
     n3 = 3 * n
     f = np.empty((3, n))
     fa, fb, fc = f
+    p = np.empty(n)
     s = np.empty(n)
     bits = s.view(_U64)
     r = np.empty(n, dtype=_F32)
@@ -182,18 +185,27 @@ def fma_rows_into(n: int):
         token = state.set(quiet)  # (invalid operations on NaN / infinity, overflow to infinity)
         try:
             copyto(f, x.view(_F32))
-            multiply(fa, fb, out=s)
-            add(s, fc, out=s)
+            multiply(fa, fb, out=p)
+            add(p, fc, out=s)
             if _count_nonzero(bits & low28) != n:  # exact, a tie, or not finite in some lane
+                if _count_nonzero(isfinite(s)) != n:
+                    return fma_rows(x)
                 t = bits + half
                 t &= low29
-                if _count_nonzero(t) != n or _count_nonzero(isfinite(s)) != n:
-                    return fma_rows(x)
+                if _count_nonzero(t) != n:  # a tie: the float64 sum must be exact there
+                    bp = s - p
+                    e = p - (s - bp)
+                    e += fc - bp
+                    if _count_nonzero(e[t == 0]):
+                        return fma_rows(x)
             copyto(r, s, casting="unsafe")
         finally:
             state.reset(token)
         if _count_nonzero(rbits & hi7) != n:  # exponent field 0 or 1
-            return fma_rows(x)
+            zero = s == 0
+            if _count_nonzero(rbits & hi7) + _count_nonzero(zero) != n:
+                return fma_rows(x)
+            rbits[zero] = 0  # (-0 as +0)
         return rbits
 
     if state is None:  # pragma: no cover - another numpy layout
