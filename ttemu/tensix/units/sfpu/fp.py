@@ -175,7 +175,7 @@ def fma_rows_into(n: int):
     bits = s.view(_U64)
     r = np.empty(n, dtype=_F32)
     rbits = r.view(U32)
-    copyto, multiply, add, isfinite = np.copyto, np.multiply, np.add, np.isfinite
+    multiply, add, isfinite = np.multiply, np.add, np.isfinite
     state, quiet = _FP_STATE, _FP_QUIET
 
     def fma(x):
@@ -184,9 +184,9 @@ def fma_rows_into(n: int):
             return fma_rows(x)
         token = state.set(quiet)  # (invalid operations on NaN / infinity, overflow to infinity)
         try:
-            copyto(f, x.view(_F32))
-            multiply(fa, fb, out=p)
-            add(p, fc, out=s)
+            f[...] = x.view(_F32)
+            multiply(fa, fb, p)
+            add(p, fc, s)
             if _count_nonzero(bits & low28) != n:  # exact, a tie, or not finite in some lane
                 if _count_nonzero(isfinite(s)) != n:
                     return fma_rows(x)
@@ -198,7 +198,7 @@ def fma_rows_into(n: int):
                     e += fc - bp
                     if _count_nonzero(e[t == 0]):
                         return fma_rows(x)
-            copyto(r, s, casting="unsafe")
+            r[...] = s
         finally:
             state.reset(token)
         if _count_nonzero(rbits & hi7) != n:  # exponent field 0 or 1
