@@ -9,7 +9,10 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ttemu.tensix.units.sfpu.fp_bh import _fma_bh_direct, _fma_bh_rows, fma_bh, fma_bh_plain, fma_bh_rows
+from ttemu.tensix.units.sfpu.fp_bh import (_fma_bh_direct, _fma_bh_rows, fma_bh, fma_bh_plain, fma_bh_rows,
+                                           fma_bh_rows_into)
+
+FMA_BH32 = fma_bh_rows_into(32)  # (what the MAD instructions' runners use: its result in a buffer of its own)
 
 U32 = np.uint32
 SPECIAL = np.array([0, 0x80000000, 0x7F800000, 0xFF800000, 0x7FC00000, 0xFFC00001, 0x7F800001, 1, 0x807FFFFF,
@@ -169,6 +172,7 @@ def test_fma_bh_rows_skipped_steps_each_lane_kind():
         got = fma_bh_rows(w)
         want = fma_bh_plain(w[0], w[1], w[2])
         assert np.array_equal(got, want), [(hex(a), hex(b)) for a, b in zip(got, want) if a != b]
+        assert np.array_equal(FMA_BH32(w), want)
         assert np.array_equal(got, _fma_bh_rows_previous(w.copy()))
 
 
@@ -187,6 +191,7 @@ def test_fma_bh_direct_and_full_forms_match_plain(seed, kind, special):
         direct = _fma_bh_direct(w)
         full = _fma_bh_rows(w)
     assert np.array_equal(full, want)
+    assert np.array_equal(FMA_BH32(w), want)
     if direct is not None:
         assert np.array_equal(direct, want)
     if kind == 0 and special == 0.0:

@@ -175,11 +175,14 @@ def fma_rows_into(n: int):
     bits = s.view(_U64)
     r = np.empty(n, dtype=_F32)
     rbits = r.view(U32)
-    multiply, add, isfinite = np.multiply, np.add, np.isfinite
+    multiply, add, isfinite, band = np.multiply, np.add, np.isfinite, np.bitwise_and
+    ex = np.empty((3, n), dtype=U32)
+    low = np.empty(n, dtype=_U64)
+    top = np.empty(n, dtype=U32)
     state, quiet = _FP_STATE, _FP_QUIET
 
     def fma(x):
-        good = _count_nonzero(x & exp3)
+        good = _count_nonzero(band(x, exp3, ex))
         if good != n3 and _count_nonzero(x & abs3) != good:  # a denormal operand (not only zeros)
             return fma_rows(x)
         token = state.set(quiet)  # (invalid operations on NaN / infinity, overflow to infinity)
@@ -187,7 +190,7 @@ def fma_rows_into(n: int):
             f[...] = x.view(_F32)
             multiply(fa, fb, p)
             add(p, fc, s)
-            if _count_nonzero(bits & low28) != n:  # exact, a tie, or not finite in some lane
+            if _count_nonzero(band(bits, low28, low)) != n:  # exact, a tie, or not finite in some lane
                 if _count_nonzero(isfinite(s)) != n:
                     return fma_rows(x)
                 t = bits + half
@@ -201,7 +204,7 @@ def fma_rows_into(n: int):
             r[...] = s
         finally:
             state.reset(token)
-        if _count_nonzero(rbits & hi7) != n:  # exponent field 0 or 1
+        if _count_nonzero(band(rbits, hi7, top)) != n:  # exponent field 0 or 1
             zero = s == 0
             if _count_nonzero(rbits & hi7) + _count_nonzero(zero) != n:
                 return fma_rows(x)

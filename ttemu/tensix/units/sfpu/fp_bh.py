@@ -156,6 +156,82 @@ def _fma_bh_direct(w):
     return r
 
 
+def fma_bh_rows_into(n: int):
+    """A function ``fma(w)`` giving :func:`fma_bh_rows` of ``w`` (uint32 [3, n], not
+    modified): :func:`_fma_bh_direct`'s steps on arrays of its own, made once (no views,
+    rows or results to allocate per call), else :func:`_fma_bh_rows`. The result may be
+    one of those arrays: it is only valid until the next call."""
+    huge, tiny, two26, _, _, _, _, _, exp3, abs3, p_low, hi7, magic, one2 = _CONSTS.get(n) or _consts(n)
+    n3 = 3 * n
+    ex = np.empty((3, n), dtype=U32)
+    exf = ex.view(np.float32)
+    f = np.empty((3, n))
+    g = np.empty((3, n))
+    f0, f1, f2 = f
+    g0, g1, g2 = g
+    parts = f[1:]  # P, C
+    big = np.empty(n)
+    inv = np.empty(n)
+    flag = np.empty(n, dtype=bool)
+    v = np.empty((2, n))
+    t = np.empty((2, n))
+    e = np.empty((2, n))
+    sg = np.empty((2, n))
+    e0, e1 = e
+    total = np.empty(n)
+    r = np.empty(n, dtype=np.float32)
+    rbits = r.view(U32)
+    low = np.empty(n, dtype=U32)
+    band, mul, maximum, less, equal, divide = np.bitwise_and, np.multiply, np.maximum, np.less, np.equal, np.divide
+    trunc, add, subtract, sign = np.trunc, np.add, np.subtract, np.sign
+    state, quiet = _FP_STATE, _FP_QUIET  # (ufuncs below take their out argument positionally, but maximum)
+
+    def direct(w):
+        band(w, exp3, ex)
+        good = _count_nonzero(ex)
+        if good != n3 and _count_nonzero(w & abs3) != good:  # a denormal operand
+            return None
+        f[...] = w.view(np.float32)
+        g[...] = exf  # 2**(e - 127); 0 for e = 0
+        mul(f0, f1, f1)  # P (exact)
+        mul(g0, g1, g1)  # 2**(p_e - 127)
+        maximum(g1, g2, out=big)
+        if _count_nonzero(less(big, huge, flag)) != n:  # NaN / infinity, a product overflowing alone
+            return None
+        under = _count_nonzero(less(g1, p_low, flag))  # p_e < 0, or a zero factor
+        if under and under != _count_nonzero(equal(f1, 0.0, flag)):
+            return None
+        maximum(big, tiny, out=big)
+        divide(two26, big, inv)  # 1 / g
+        mul(parts, inv, v)  # P / g, C / g
+        trunc(v, t)
+        add(v, magic, e)
+        subtract(e, magic, e)  # the even integer nearest v
+        subtract(v, e, sg)
+        sign(sg, sg)
+        if _count_nonzero(t) != _count_nonzero(v):  # 0 < |v| < 1 somewhere: RO(v) = 0 there
+            mul(sg, np.minimum(np.abs(t), one2), sg)
+        add(e, sg, e)
+        add(e0, e1, total)
+        divide(total, inv, total)
+        r[...] = total
+        if _count_nonzero(band(rbits, hi7, low)) != n:  # exponent field 0 or 1
+            return None
+        return rbits
+
+    def fma(w):
+        token = state.set(quiet)
+        try:
+            out = direct(w)
+            return _fma_bh_rows(w) if out is None else out
+        finally:
+            state.reset(token)
+
+    if state is None:  # pragma: no cover - another numpy layout
+        return fma_bh_rows
+    return fma
+
+
 def _fma_bh_rows(w) -> np.ndarray:
     """:func:`fma_bh` on rows (the module's formulation; tests/test_bh_sfpu_fma_fast.py
     keeps its previous spellings as references, bit for bit).

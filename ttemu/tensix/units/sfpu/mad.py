@@ -68,7 +68,9 @@ class MadOps:
         if fn is getattr(MadOps, "x_" + m):  # Wormhole: Mod1 bits 0, 1 unused
             fma = fma_rows_into(32)
         elif fn is getattr(type(self), "bh_" + m, None):
-            from .fp_bh import fma_bh_rows as fma  # (a Wormhole tile never imports Blackhole's numerics)
+            from .fp_bh import fma_bh_rows_into  # (a Wormhole tile never imports Blackhole's numerics)
+
+            fma = fma_bh_rows_into(32)
 
             bh = True
         else:
@@ -91,14 +93,14 @@ class MadOps:
         idx = np.array((ins.va, ins.vb, ins.vc))
         if not (bh and mod & 3):
             def compute():
-                return fma(take(idx, axis=0))
+                return fma(take(idx, 0))
             return compute
         neg = np.zeros((3, 32), dtype=U32)  # Blackhole: NEGATE_VB (Mod1 & 1), NEGATE_VC (Mod1 & 2)
         neg[1] = SIGN if mod & 1 else 0
         neg[2] = SIGN if mod & 2 else 0
 
         def compute():
-            w = take(idx, axis=0)
+            w = take(idx, 0)
             w ^= neg
             return fma(w)
         return compute
