@@ -418,7 +418,7 @@ class HazardOps:
         self.hz_rules = {}  # cycle -> [Rule] started by instructions run in that cycle
         self.hz_now = 0  # cycle of the latest Vector Unit event (instruction issued / cycle elapsed)
         self.hz_last = None  # (cycle, thread index, issued counts of the threads) of the latest issue
-        self.hz_runners = {}  # Insn -> its _hz_mad_runner (False: none)
+        self.hz_runners = {}  # Insn -> its _hz_mad_runner (False: none; 0: run once, none yet)
 
     # -- when does an issued instruction run --------------------------------------------------
     def hz_cycle(self, t, stalled: bool) -> int:
@@ -510,15 +510,21 @@ class HazardOps:
     def _hz_run_mad(self, ins, cycle: int) -> None:
         """:meth:`_hz_run` of a MAD-latency producer (MAD_LATENCY): the rule it starts (the
         LRegs it writes, with their values from before), then its executor; or the same
-        by the instruction's runner (:meth:`_hz_mad_runner`), built once per Insn."""
+        by the instruction's runner (:meth:`_hz_mad_runner`), built once per Insn when it
+        runs a second time (not for Insns SFPLOADMACRO schedules: each is run once)."""
         runners = self.hz_runners
         run = runners.get(ins)
-        if run is None:
+        if run:
+            if run(cycle):
+                return
+        elif run is None:  # first run: the general path (an Insn run once needs no runner)
             if len(runners) >= 4096:
                 runners.clear()
+            runners[ins] = 0 if not ins.macro else False  # (SFPLOADMACRO schedules a new Insn each time)
+        elif run == 0:  # second run: build its runner
             run = runners[ins] = self._hz_mad_runner(ins) or False
-        if run and run(cycle):
-            return
+            if run and run(cycle):
+                return
         access = ins.access or lreg_access(self, ins)
         writes = access[1]
         mnemonic = ins.mnemonic
@@ -551,14 +557,14 @@ class HazardOps:
 
     def _hz_mad_runner(self, ins):
         """:meth:`_hz_run_mad` of ``ins`` specialised (None where there is no such form): for
-        an instruction with a fixed VD < 8, the only LReg it writes, and a specialised
+        a thread-issued instruction with a fixed VD < 8, the only LReg it writes, and a specialised
         computation (:meth:`.mad.MadOps.mad_compute`) that depends on nothing but its
         operand LRegs. ``run(cycle)`` records the rule (VD's value from before), computes
         and writes VD in the enabled lanes (:meth:`.state.VectorState.lane_enabled`: VD <
         12); it returns False, doing nothing, when ``lreg`` or ``hz_rules`` is no longer
         the object it was built for."""
         vd = ins.vd
-        if vd is None or not 0 <= vd < 8:
+        if vd is None or not 0 <= vd < 8 or ins.macro:
             return None
         compute = self.mad_compute(ins)
         if compute is None:
@@ -568,7 +574,7 @@ class HazardOps:
         if access is None or access[1] != frozenset({vd}):  # (state-dependent, or not VD alone)
             return None
         writes = access[1]
-        if ins.mnemonic in self.hz_interlocked and not ins.macro:
+        if ins.mnemonic in self.hz_interlocked:
             kind, page = "unseen", "SFPMAD.md (Blackhole)"
         else:
             kind, page = "read", MAD_PAGES[ins.mnemonic]
