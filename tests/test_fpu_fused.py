@@ -143,25 +143,85 @@ def test_fused_elw_matches_reference(seed, kind, phase, bf16, fp32, add_dst, exp
 
 @settings(max_examples=60, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), count=st.integers(1, 70), blocks=st.integers(1, 9),
-       use32=st.booleans(), rows=st.sampled_from([8, 4]), phases=st.sampled_from([1, 2, 4]))
-def test_deferred_run_matches_one_by_one(seed, count, blocks, use32, rows, phases):
+       use32=st.booleans(), rows=st.sampled_from([8, 4]), phases=st.sampled_from([1, 2, 4]),
+       consecutive=st.booleans())
+def test_deferred_run_matches_one_by_one(seed, count, blocks, use32, rows, phases, consecutive):
     """FusedMvmul.run (deferred MVMULs: products together, accumulations in waves) leaves
     DstBits as dot_accumulate applied one job after the other does: jobs on a few Dst
     blocks in any order (repeats: chains of accumulations), fidelity phases and BF16 /
-    TF32 changing within the run."""
+    TF32 changing within the run; with ``consecutive``, the blocks taken in turn from
+    consecutive Dst rows (the waves run on views of Dst). The queued Src words carry
+    bits above the 19 of a Src value, which the run ignores as _matmul's mask did."""
     rng = np.random.default_rng(seed)
     bits = _mix(rng, (1024, 16), 1 << 16, np.array([0, 0x8000, 0x7FFF, 0x00FF, 0x80FF, 0x3F80]), np.uint16)
     step = 16 if use32 else rows
-    starts = rng.choice(np.arange(0, 1024 - 16, step if use32 else 8), size=blocks, replace=False)
-    jobs = []
-    for _ in range(count):
+    if consecutive:
+        first = int(rng.integers(0, 1024 // step - blocks + 1))
+        starts = (first + np.arange(blocks)) * step
+    else:
+        starts = rng.choice(np.arange(0, 1024 - 16, step if use32 else 8), size=blocks, replace=False)
+    jobs, queued = [], []
+    for c in range(count):
         a = _mix(rng, (16, 16), 1 << 19, SRC_SPECIAL, np.uint32)
         b = _mix(rng, (rows, 16), 1 << 19, SRC_SPECIAL, np.uint32)
-        jobs.append((a, b, bool(rng.integers(0, 2)) if phases > 1 else True, int(rng.integers(0, phases)),
-                     int(rng.choice(starts)), use32))
+        r = int(starts[c % blocks]) if consecutive else int(rng.choice(starts))
+        job = (a, b, bool(rng.integers(0, 2)) if phases > 1 else True, int(rng.integers(0, phases)), r, use32)
+        jobs.append(job)
+        high = [(x | (rng.integers(0, 1 << 13, size=x.shape).astype(np.uint32) << np.uint32(19))) for x in (a, b)]
+        queued.append((*high, *job[2:]))
     want = bits.copy()
     one = FusedMvmul()
     for a, b, bf16, phase, r, u in jobs:
         one.dot_accumulate(a, b, bf16, phase, want[r:r + rows], want[r + 8:r + 8 + rows] if u else None)
-    FusedMvmul().run(jobs, bits)
+    FusedMvmul().run(queued, bits)
+    np.testing.assert_array_equal(bits, want)
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), count=st.integers(1, 70), blocks=st.integers(1, 9), use32=st.booleans(),
+       consecutive=st.booleans(), mix=st.sampled_from(["elw", "elw+mvmul"]))
+def test_deferred_elw_matches_one_by_one(seed, count, blocks, use32, consecutive, mix):
+    """Queued ELWADD / ELWSUB / ELWMUL (with and without AddDst, any ELWMUL fidelity phase,
+    broadcast SrcB views), alone or between MVMULs on the same Dst blocks, flushed
+    together, leave DstBits as elw_add / elw_mul / dot_accumulate one after the other do
+    (runs of one kind and configuration computed together, accumulations in waves)."""
+    rng = np.random.default_rng(seed)
+    bits = _mix(rng, (1024, 16), 1 << 16, np.array([0, 0x8000, 0x7FFF, 0x00FF, 0x80FF, 0x3F80]), np.uint16)
+    step = 16 if use32 else 8
+    if consecutive:
+        first = int(rng.integers(0, 1024 // step - blocks + 1))
+        starts = (first + np.arange(blocks)) * step
+    else:
+        starts = rng.choice(np.arange(0, 1024 - 16, step), size=blocks, replace=False)
+    kinds = [("add", True), ("sub", True), ("add", False), ("mul", True)]
+    uniform = rng.integers(0, 2) == 1  # one kind and configuration throughout (an eltwise kernel's run)
+    k0, bf0, ph0 = kinds[int(rng.integers(0, 4))], bool(rng.integers(0, 2)), int(rng.integers(0, 4))
+    want = bits.copy()
+    one, queued = FusedMvmul(), FusedMvmul()
+    for c in range(count):
+        r = int(starts[c % blocks]) if consecutive else int(rng.choice(starts))
+        lo = (lambda x: x[r + 8:r + 16]) if use32 else (lambda x: None)
+        if mix == "elw+mvmul" and rng.random() < 0.4:
+            a = _mix(rng, (16, 16), 1 << 19, SRC_SPECIAL, np.uint32)
+            b = _mix(rng, (8, 16), 1 << 19, SRC_SPECIAL, np.uint32)
+            bf16, phase = bool(rng.integers(0, 2)), int(rng.integers(0, 4))
+            one.dot_accumulate(a, b, bf16, phase, want[r:r + 8], lo(want))
+            n = queued.defer(a, b, bf16, phase, r, use32)
+        else:
+            (kind, add_dst), bf16, phase = (k0, bf0, ph0) if uniform else (
+                kinds[int(rng.integers(0, 4))], bool(rng.integers(0, 2)), int(rng.integers(0, 4)))
+            if kind != "mul":
+                phase = 0
+            a = _mix(rng, (8, 16), 1 << 19, SRC_SPECIAL, np.uint32)
+            b = _mix(rng, (8, 16), 1 << 19, SRC_SPECIAL, np.uint32)
+            if rng.random() < 0.3:  # BroadcastSrcBRow
+                b = np.broadcast_to(b[:1], (8, 16))
+            if kind == "mul":
+                one.elw_mul(a, b, bf16, phase, want[r:r + 8], lo(want))
+            else:
+                one.elw_add(a, b, kind == "sub", bf16, want[r:r + 8], lo(want), add_dst)
+            n = queued.defer_elw(a, b, kind, bf16, phase, r, use32, add_dst)
+        if n == FusedMvmul.CAPACITY:
+            queued.flush(bits)
+    queued.flush(bits)
     np.testing.assert_array_equal(bits, want)

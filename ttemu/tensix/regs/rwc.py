@@ -38,34 +38,38 @@ class RWCs:
         self.config = config
         self.addr_mod_bits = addr_mod_bits  # ArchSpec.addr_mod_bits
         self.rwc = [RWC(), RWC(), RWC()]
-        self._mods = {}  # (thread, index) -> decoded AddrMod fields
-        self._version = -1
+        self._names = {}  # index -> the ADDR_MOD_*_SEC<index> field names, in decode order
 
     def __getitem__(self, thread: int) -> RWC:
         return self.rwc[thread]
 
     def _addr_mod(self, thread: int, index: int):
-        """The ADDR_MOD_{AB,DST,BIAS}_SEC<index> fields of a thread's ThreadConfig,
-        decoded once per ThreadConfig version."""
-        if self._version != self.config.thread_version:
-            self._mods.clear()
-            self._version = self.config.thread_version
-        key = (thread, index)
-        mod = self._mods.get(key)
-        if mod is None:
-            g = self.config.thread_get
-            ab = f"ADDR_MOD_AB_SEC{index}_"
-            dst = f"ADDR_MOD_DST_SEC{index}_"
-            bias = f"ADDR_MOD_BIAS_SEC{index}_"
-            mod = self._mods[key] = tuple(g(thread, n) for n in (
-                ab + "SrcAClear", ab + "SrcACR", ab + "SrcAIncr",
-                ab + "SrcBClear", ab + "SrcBCR", ab + "SrcBIncr",
-                dst + "DestClear", dst + "DestCToCR", dst + "DestCR", dst + "DestIncr",
-                dst + "FidelityClear", dst + "FidelityIncr", bias + "BiasClear", bias + "BiasIncr"))
+        """The ADDR_MOD_{AB,DST,BIAS}_SEC<index> fields of a thread's ThreadConfig, decoded
+        once and kept until a ThreadConfig word holding one of them is written (the
+        config's derived values); None for a slot of all zero fields."""
+        values = self.config.thread_values[thread]
+        key = ("addr_mod", index)
+        mod = values.get(key, False)
+        if mod is False:
+            names = self._names.get(index)
+            if names is None:
+                ab = f"ADDR_MOD_AB_SEC{index}_"
+                dst = f"ADDR_MOD_DST_SEC{index}_"
+                bias = f"ADDR_MOD_BIAS_SEC{index}_"
+                names = self._names[index] = (
+                    ab + "SrcAClear", ab + "SrcACR", ab + "SrcAIncr",
+                    ab + "SrcBClear", ab + "SrcBCR", ab + "SrcBIncr",
+                    dst + "DestClear", dst + "DestCToCR", dst + "DestCR", dst + "DestIncr",
+                    dst + "FidelityClear", dst + "FidelityIncr", bias + "BiasClear", bias + "BiasIncr")
+            mod = tuple(values[n] for n in names)
+            if not any(mod):  # every counter keeps its (masked) value
+                mod = None
+            values.keep(key, mod, names)
         return mod
 
     def apply_addr_mod(self, thread: int, addr_mod: int, update_fidelity: bool = True) -> None:
-        """ApplyAddrMod (RWCs.md)."""
+        """ApplyAddrMod (RWCs.md). A slot of all zero fields changes nothing (every
+        counter is kept masked to its width) and returns at once."""
         r = self.rwc[thread]
         if self.addr_mod_bits == 3:
             index = addr_mod & 7
@@ -75,10 +79,13 @@ class RWCs:
                                     "documented for Blackhole")
         else:
             index = addr_mod & 3
-            if r.ExtraAddrModBit or self.config.thread_get(thread, "ADDR_MOD_SET_Base"):
+            if r.ExtraAddrModBit or self.config.thread_values[thread]["ADDR_MOD_SET_Base"]:
                 index += 4
+        mod = self._addr_mod(thread, index)
+        if mod is None:
+            return
         (a_clear, a_cr, a_incr, b_clear, b_cr, b_incr, d_clear, d_ctocr, d_cr, d_incr,
-         f_clear, f_incr, bias_clear, bias_incr) = self._addr_mod(thread, index)
+         f_clear, f_incr, bias_clear, bias_incr) = mod
         if a_clear:
             r.SrcA = r.SrcA_Cr = 0
         elif a_cr:

@@ -5,9 +5,15 @@ FP32 (Dst32) Dst: MVMUL / DOTPV / GAPOOL (``dot_accumulate``: the numbers of
 fidelity phase 0 (``elw_add``), in about half the numpy calls of the reference forms
 (tests/test_fpu_fused.py compares them bit for bit). FP16 and INT8 styles, broadcast
 MVMUL rows and remapped or aliased Dst rows keep the reference path (math.py). The
-Matrix Unit defers MVMULs and hands a run of them to ``run``: the products of the whole
-run at once, then the accumulations in waves of distinct Dst blocks (the same bits as
-``dot_accumulate`` one job after the other, tested).
+Matrix Unit defers MVMULs and ELW*s (``defer`` / ``defer_elw``: up to ``CAPACITY``, the
+operands copied) until Dst is next accessed (``flush``): each run of one kind and
+configuration at once, then the accumulations in waves of distinct Dst blocks (the same
+bits as ``dot_accumulate`` / ``elw_*`` one job after the other, tested). The batched
+MVMUL aligns and rounds the products in int16 rather than float64: a product's mantissa
+``m`` (sign and fidelity bits, ``|m| <= 31 x 127``) aligned ``d`` places below its group's
+largest exponent and rounded half away from zero is ``(2m + 2**d - [m < 0]) >> (d + 1)``
+(``d`` clipped at 13, where it is 0, as the reference's ``rint`` of ``m x 2**-d`` pushed
+off ties); a group's eight sum to at most ``8 x 2**12`` in magnitude.
 
 How each step stays exact (every value below is an integer times a power of two with at
 most 53 significant bits, so float64 holds it exactly):
@@ -47,6 +53,8 @@ from ..formats import layout as L
 from . import fpu_datapath as FD
 
 _TIE = 1.0 + 2.0 ** -40  # moves products off ties (see the module docstring)
+_ONE16 = np.int16(1)
+_EMIN = 1023 - 128 - 5 - 7  # the float64 exponent field of the smallest scale (2**(adj - 1))
 _C16 = 4096.5 / 8192  # rounding constant of a term / non-negative Dst value (Dst16)
 _C16_NEG = 4095.5 / 8192  # ... of a negative Dst value
 _GAMMA16 = 2.0 ** -136  # sum x Pm x this: float64 exponent = FP32 exponent field - 127
@@ -120,7 +128,18 @@ class FusedMvmul:
         self._run_bufs = {}
         self._src = {}
         self._dst = None
+        self._dst_scaled = {}  # gamma -> dst_tables with value, low, power times gamma
         self._elw = {}
+        self._qa = self._qb = None  # the queue of deferred MVMULs' operands (``defer``)
+        self._meta = []
+        # a Src exponent as int16 for each fidelity part (+256 for part 1), with the parts'
+        # scales' exponents (SrcA's also 1023, the float64 bias): ea + eb is the float64
+        # exponent field of a product's 2**(ea + eb) x scale; -1024 for a zero operand
+        # (any sum with it stays below every product's and _EMIN)
+        e = np.arange(256)
+        self._exp_a = np.concatenate([e + 1023 - 128, e + 1023 - 128 - 5]).astype(np.int16)
+        self._exp_b = np.concatenate([e, e - 7]).astype(np.int16)
+        self._exp_a[[0, 256]] = self._exp_b[[0, 256]] = -1024
 
     def _buffers(self, n):
         b = self._bufs.get(n)
@@ -168,103 +187,248 @@ class FusedMvmul:
         np.multiply(xs[1:], ps[1:], out=xs[1:])
         self._accumulate(xs, ps, cs, hi, lo)
 
-    def run(self, jobs, bits):
-        """Apply deferred MVMULs ``jobs`` [(a, b, bf16, phase, r, use32), ...] (``a``, ``b``
-        as ``dot_accumulate`` takes them; ``r`` the first DstBits row of the block, whose
-        low halves are 8 rows further with ``use32``) to DstBits ``bits``, with the numbers
-        of ``dot_accumulate`` one job after the other: the products of consecutive jobs
-        with the same (bf16, use32, rows) together (each job with the tables of its
-        fidelity phase), then their accumulations in waves, wave ``c`` taking every job
-        that is the ``c``-th of the run on its Dst block (the blocks of such a run are
-        aligned and of one size: two overlap only if equal)."""
-        i, count = 0, len(jobs)
+    #: deferred MVMULs held at most (FusedMvmul.defer's caller applies them at this count)
+    CAPACITY = 64
+
+    def defer(self, a, b, bf16, phase, r, use32):
+        """Queue one MVMUL (``a`` [16, 16] SrcA rows, ``b`` [n, 16] SrcB rows: Src bits,
+        masked to 19 bits here; ``r`` the first DstBits row of the block, whose low halves
+        are 8 rows further with ``use32``), copying the operands; -> the number queued
+        (at most ``CAPACITY``: ``flush`` before that)."""
+        k = len(self._meta)
+        if self._qa is None:
+            self._queues()
+        self._qa[k] = a
+        n = b.shape[0]
+        if n == 8:
+            self._qb[k] = b
+        else:
+            self._qb[k, :n] = b
+        self._meta.append((("mvmul", bf16, use32, n), phase, r))
+        return k + 1
+
+    def defer_elw(self, a, b, kind, bf16, phase, r, use32, add_dst):
+        """Queue one ELWADD / ELWSUB (``kind`` "add" / "sub", fidelity phase 0) or ELWMUL
+        ("mul") of Src bit arrays ``a`` [8, 16], ``b`` [8 | 1, 16 | 1] (broadcast as copied) on
+        the 8 Dst rows at DstBits row ``r`` (as ``defer``), with the numbers of
+        ``elw_add`` / ``elw_mul``; -> the number queued."""
+        k = len(self._meta)
+        if self._qa is None:
+            self._queues()
+        self._qea[k] = a
+        self._qeb[k] = b
+        self._meta.append((("elw", kind, bf16, use32, add_dst, phase if kind == "mul" else 0), phase, r))
+        return k + 1
+
+    def _queues(self):
+        cap = self.CAPACITY
+        self._qa = np.empty((cap, 16, 16), np.uint32)
+        self._qb = np.empty((cap, 8, 16), np.uint32)
+        self._qea = np.empty((cap, 8, 16), np.uint32)
+        self._qeb = np.empty((cap, 8, 16), np.uint32)
+
+    def flush(self, bits):
+        """Apply the queued instructions to DstBits ``bits``, in order: each run of
+        consecutive ones of a kind and configuration together (``run``)."""
+        meta, self._meta = self._meta, []
+        i, count = 0, len(meta)
         while i < count:
-            _, b0, bf16, _, _, use32 = jobs[i]
-            n = b0.shape[0]
+            key = meta[i][0]
             j = i + 1
-            while j < count and jobs[j][2] == bf16 and jobs[j][5] == use32 and jobs[j][1].shape[0] == n:
+            while j < count and meta[j][0] == key:
                 j += 1
-            self._run(jobs[i:j], bits, bf16, use32, n)
+            if key[0] == "mvmul":
+                self._run(i, j, meta, bits, *key[1:])
+            else:
+                self._run_elw(i, j, meta, bits, *key[1:])
             i = j
 
-    def _phase_tables(self, bf16):
-        """Both fidelity parts' tables end to end (part 1 at +2048 / +256)."""
-        key = ("parts", bf16)
+    def run(self, jobs, bits):
+        """Apply MVMULs ``jobs`` [(a, b, bf16, phase, r, use32), ...] (as ``defer`` takes
+        them) to DstBits ``bits``, with the numbers of ``dot_accumulate`` one job after
+        the other: the products of consecutive jobs with the same (bf16, use32, rows)
+        together (each job with the tables of its fidelity phase), then their
+        accumulations in waves, wave ``c`` taking every job that is the ``c``-th of the
+        run on its Dst block (the blocks of such a run are aligned and of one size: two
+        overlap only if equal)."""
+        for job in jobs:
+            if self.defer(*job) == self.CAPACITY:
+                self.flush(bits)
+        self.flush(bits)
+
+    def _int_tables(self, bf16):
+        """Both fidelity parts' signed fidelity bits as int16 (part 1 at +2048), SrcA's
+        doubled (the batch works on twice each product)."""
+        key = ("int", bf16)
         t = self._src.get(key)
         if t is None:
-            a0, a1 = src_tables(bf16, "A", 0), src_tables(bf16, "A", 1)
-            b0, b1 = src_tables(bf16, "B", 0), src_tables(bf16, "B", 1)
-            t = self._src[key] = tuple(np.concatenate([x, y]) for x, y in zip(a0 + b0, a1 + b1))
+            t = self._src[key] = (
+                (2 * np.concatenate([src_tables(bf16, "A", p)[0] for p in (0, 1)])).astype(np.int16),
+                np.concatenate([src_tables(bf16, "B", p)[0] for p in (0, 1)]).astype(np.int16))
         return t
 
-    def _run(self, jobs, bits, bf16, use32, n):
+    def _run(self, s, e, meta, bits, bf16, use32, n):
         # arrays [k, i, j, job] (the job innermost: long inner loops)
-        w = len(jobs)
-        a = np.array([j[0] for j in jobs], dtype=np.intp).transpose(1, 2, 0).copy()  # [k, j, job]
-        bt = np.array([j[1] for j in jobs], dtype=np.intp).transpose(2, 1, 0).copy()  # [k, i, job]
-        phases = [j[3] for j in jobs]
-        sa, pa, sb, pb = self._phase_tables(bf16)
-        part_a = np.array([ph & 1 for ph in phases], dtype=np.intp)  # per job
-        part_b = np.array([ph >> 1 for ph in phases], dtype=np.intp)
-        # the smallest 2**(adj - 1) of the run: below every non-zero product of any job, so
-        # a group of zero products still floors to 0 (and its products are all 0)
-        kappa = 2.0 ** (-128 - 5 * int(part_a.max()) - 7 * int(part_b.max()))
-        buf = self._run_bufs.get(n)
-        if buf is None or buf[0].shape[3] != w:  # for the last batch size only (1 MiB each for 64 MVMULs)
-            buf = self._run_bufs[n] = (np.empty((16, n, 16, w)), np.empty((16, n, 16, w)))
-        p, x = buf
-        pa = pa[(a & 0xFF) + (part_a << 8)]
-        pb = pb[(bt & 0xFF) + (part_b << 8)]
-        np.multiply(pb[:, :, None], pa[:, None], out=p)  # [k, i, j, job]
-        pa *= sa[(a >> 8) + (part_a << 11)]
-        pb *= sb[(bt >> 8) + (part_b << 11)]
-        np.multiply(pb[:, :, None], pa[:, None], out=x)
-        pg = np.maximum.reduce(p.reshape(2, 8, n, 16, w), axis=1, initial=kappa)  # [group, i, j, job]
-        x5 = x.reshape(2, 8, n, 16, w)
-        np.multiply(x5, np.divide(_TIE, pg)[:, None], out=x5)
-        np.rint(x, out=x)
-        terms = np.add.reduce(x5, axis=1)
-        powers = np.floor(pg)
-        terms *= powers
-        terms = np.ascontiguousarray(terms.transpose(0, 3, 1, 2))  # [group, job, i, j]
-        powers = np.ascontiguousarray(powers.transpose(0, 3, 1, 2))
+        w = e - s
+        jobs = meta[s:e]
+        take, ip = np.take, np.intp
+        a = self._qa[s:e].transpose(1, 2, 0).astype(ip, order="C")  # [k, j, job] (SrcA row k, column j)
+        bt = self._qb[s:e, :n].transpose(2, 1, 0).astype(ip, order="C")  # [k, i, job] (SrcB row i, column k)
+        sa, sb = self._int_tables(bf16)
+        ia = a & 0xFF  # the exponents
+        ib = bt & 0xFF
+        sma = a >> 8  # sign and mantissa (the 19-bit mask)
+        sma &= 0x7FF
+        smb = bt >> 8
+        smb &= 0x7FF
+        phases = [m[1] for m in jobs]
+        ph0 = phases[0]
+        if phases.count(ph0) == w:  # one fidelity phase: its tables
+            part_a, part_b = ph0 & 1, ph0 >> 1
+            ya = take(sa[part_a << 11:(part_a + 1) << 11], sma)  # [k, j, job] int16
+            yb = take(sb[part_b << 11:(part_b + 1) << 11], smb)
+            ea = take(self._exp_a[part_a << 8:(part_a + 1) << 8], ia)
+            eb = take(self._exp_b[part_b << 8:(part_b + 1) << 8], ib)
+        else:
+            part_a = np.array([ph & 1 for ph in phases], dtype=ip)  # per job
+            part_b = np.array([ph >> 1 for ph in phases], dtype=ip)
+            ya = take(sa, sma + (part_a << 11))
+            yb = take(sb, smb + (part_b << 11))
+            ea = take(self._exp_a, ia + (part_a << 8))
+            eb = take(self._exp_b, ib + (part_b << 8))
+        buf = self._run_bufs.get((n, w))
+        if buf is None:
+            self._run_bufs.clear()  # for the last batch size only (1 MiB for 64 MVMULs)
+            buf = self._run_bufs[(n, w)] = (*(np.empty((16, n, 16, w), np.int16) for _ in range(3)),
+                                            np.full((16, n, 16, w), 14, np.int16))
+        ex, y, t, c14 = buf  # (numpy's minimum with a scalar runs ~15x slower than with an array)
+        ex5, y5 = ex.reshape(2, 8, n, 16, w), y.reshape(2, 8, n, 16, w)
+        # the group's largest product 2**(ea + eb) x scale (the reference's max of products)
+        # from its float64 exponent field: the largest ea + eb of its non-zero products, or
+        # _EMIN for none (a power below every non-zero product's, which floors to 0)
+        np.add(eb[:, :, None], ea[:, None], out=ex)
+        emax = np.maximum.reduce(ex5, axis=1, initial=_EMIN)  # [group, i, j, job]
+        # each product's mantissa m (sign and fidelity bits, |m| < 2**12) aligned to it, d
+        # places right, rounded half away from zero: (2m + 2**d - [m < 0]) >> (d + 1),
+        # with d at most 13 (then 0: the reference's product over 2**emx is below 1/2)
+        emax += 1
+        np.subtract(emax[:, None], ex5, out=ex5)  # d + 1
+        np.minimum(ex, c14, out=ex)
+        np.multiply(yb[:, :, None], ya[:, None], out=y)  # 2m
+        np.right_shift(y, 15, out=t)  # -[m < 0]
+        y += t
+        np.left_shift(_ONE16, ex, out=t)  # 2**(d + 1)
+        t >>= 1
+        y += t
+        y >>= ex
+        sums = np.add.reduce(y5, axis=1, dtype=np.int16)  # [group, i, j, job], |sum| <= 8 x 2**11
+        emax -= 1
+        powers = np.floor(np.left_shift(emax, 52, dtype=np.int64).view(np.float64))
+        powers *= _GAMMA32 if use32 else _GAMMA16  # the accumulation's scale (``_accumulate`` scaled)
+        terms = np.multiply(sums, powers)
+        self._waves(jobs, bits, terms.transpose(0, 3, 1, 2), powers.transpose(0, 3, 1, 2), use32, n, True, True)
+
+    def _run_elw(self, s, e, meta, bits, kind, bf16, use32, add_dst, phase):
+        """``elw_mul`` / ``elw_add`` of queued jobs ``s``..``e`` (one kind and
+        configuration) at once, then their accumulations in waves."""
+        take, ip = np.take, np.intp
+        a = self._qea[s:e].astype(ip)  # [job, i, j]
+        b = self._qeb[s:e].astype(ip)
+        ea = a & 0xFF
+        eb = b & 0xFF
+        a >>= 8  # sign and mantissa (the 19-bit mask)
+        a &= 0x7FF
+        b >>= 8
+        b &= 0x7FF
+        if kind == "mul":
+            sa, pa, sb, pb, _ = self._tables(bf16, phase)
+            p = take(pa, ea)
+            p *= take(pb, eb)
+            ps = np.floor(p)  # 2**(e - 1), 0 where e <= 0 (dropped)
+            x = take(sa, a)
+            x *= take(sb, b)
+            x *= ps
+        else:
+            sm, pw, half = self._elw_tables(bf16)
+            ps = np.maximum(take(half, ea), take(half, eb))
+            r = np.divide(0.5 * _TIE, ps)
+            x = take(sm, a)
+            x *= take(pw, ea)
+            x *= r
+            y = take(sm, b)
+            y *= take(pw, eb)
+            y *= r
+            np.rint(x, out=x)
+            np.rint(y, out=y)
+            if kind == "sub":
+                x -= y
+            else:
+                x += y
+            x *= ps
+        self._waves(meta[s:e], bits, x[None], ps[None], use32, 8, add_dst, False)
+
+    def _waves(self, jobs, bits, terms, powers, use32, n, add_dst, scaled):
+        """Accumulate ``terms`` / ``powers`` [slot, job, i, j] (one or two slots: the
+        groups of an MVMUL, the one term of an ELW*) of ``jobs`` into their Dst blocks in
+        waves, wave ``c`` taking every job that is the ``c``-th on its Dst block (the
+        blocks are aligned and of one size: two overlap only if equal)."""
         waves, seen = [], {}
         for k, job in enumerate(jobs):
-            c = seen.get(job[4], 0)
-            seen[job[4]] = c + 1
+            c = seen.get(job[2], 0)
+            seen[job[2]] = c + 1
             if c == len(waves):
                 waves.append([])
             waves[c].append(k)
-        for wave in waves:
+        # the accumulation's buffers, contiguous per wave (numpy runs several times slower
+        # on slices of a larger buffer): [wave, slot, job of the wave, i, j] with terms and
+        # powers from slot 1, when every wave is the same number of consecutive jobs (as a
+        # kernel's MOP issues them), else one wave's at a time
+        w = len(jobs)
+        slots = terms.shape[0] + 1
+        m = len(waves[0])
+        nw = len(waves)
+        regular = m * nw == w and all(wave[0] == c * m and wave[-1] == c * m + m - 1 for c, wave in enumerate(waves))
+        if regular:
+            xs, ps, cs = self._wave_buffers(nw, slots, m, n)
+            xs[:, 1:] = terms.reshape(slots - 1, nw, m, n, 16).transpose(1, 0, 2, 3, 4)
+            ps[:, 1:] = powers.reshape(slots - 1, nw, m, n, 16).transpose(1, 0, 2, 3, 4)
+        step = 16 if use32 else n
+        for c, wave in enumerate(waves):
             m = len(wave)
-            if m == 1:  # one job: its Dst rows as slices
-                k = wave[0]
-                r = jobs[k][4]
-                _, _, xs, ps, cs = self._buffers(n)
-                xs[1:] = terms[:, k]
-                ps[1:] = powers[:, k]
-                self._accumulate(xs, ps, cs, bits[r:r + n], bits[r + 8:r + 8 + n] if use32 else None)
-                continue
-            rows = np.array([jobs[k][4] for k in wave])[:, None] + np.arange(n)  # [m, n]
-            xs, ps, cs = self._wave_buffers(m * n)
-            if m == w:
-                xs[1:] = terms.reshape(2, m * n, 16)
-                ps[1:] = powers.reshape(2, m * n, 16)
+            if regular:
+                wx, wp, wc = xs[c], ps[c], cs[c]
             else:
-                xs[1:] = terms[:, wave].reshape(2, m * n, 16)
-                ps[1:] = powers[:, wave].reshape(2, m * n, 16)
-            hi = bits[rows].reshape(m * n, 16)
-            lo = bits[rows + 8].reshape(m * n, 16) if use32 else None
-            self._accumulate(xs, ps, cs, hi, lo)
-            bits[rows] = hi.reshape(m, n, 16)
+                wx, wp, wc = self._wave_buffers(1, slots, m, n)
+                wx, wp, wc = wx[0], wp[0], wc[0]
+                wx[1:] = terms[:, wave]
+                wp[1:] = powers[:, wave]
+            k0 = wave[0]
+            r0 = jobs[k0][2]
+            if all(jobs[k][2] == r0 + step * c for c, k in enumerate(wave)):  # consecutive blocks: views of Dst
+                if use32:
+                    blk = bits[r0:r0 + 16 * m].reshape(m, 16, 16)
+                    self._accumulate(wx, wp, wc, blk[:, :n], blk[:, 8:8 + n], add_dst, scaled)
+                else:
+                    self._accumulate(wx, wp, wc, bits[r0:r0 + n * m].reshape(m, n, 16), None, add_dst, scaled)
+                continue
+            rows = np.array([jobs[k][2] for k in wave])[:, None] + np.arange(n)  # [m, n]
+            hi = bits[rows]
+            lo = bits[rows + 8] if use32 else None
+            self._accumulate(wx, wp, wc, hi, lo, add_dst, scaled)
+            bits[rows] = hi
             if use32:
-                bits[rows + 8] = lo.reshape(m, n, 16)
+                bits[rows + 8] = lo
 
-    def _wave_buffers(self, rows):
-        key = ("wave", rows)
+    def _wave_buffers(self, waves, slots, m, n):
+        """[wave, slot, job, i, j] buffers of the accumulation: terms, powers, rounding
+        constants (slot 0 the Dst value's)."""
+        key = ("wave", waves, slots, m, n)
         b = self._bufs.get(key)
         if b is None:
-            b = self._bufs[key] = (np.empty((3, rows, 16)), np.empty((3, rows, 16)), np.full((3, rows, 16), _C16))
+            if len(self._bufs) > 16:
+                self._bufs.clear()
+            shape = (waves, slots, m, n, 16)
+            b = self._bufs[key] = (np.empty(shape), np.empty(shape), np.full(shape, _C16))
         return b
 
     def _elw_buffers(self):
@@ -318,41 +482,52 @@ class FusedMvmul:
         np.multiply(x, pm, out=xs[1])
         self._accumulate(xs, ps, cs, hi, lo, add_dst)
 
-    def _accumulate(self, xs, ps, cs, hi, lo, add_dst=True):
+    def _accumulate(self, xs, ps, cs, hi, lo, add_dst=True, scaled=False):
         """Dst rows ``hi`` (``lo``) (+)= the terms ``xs[1:]`` (values x 2**-15) with powers
         ``ps[1:]`` (``2**(E - 1)``, 0 where dropped); ``xs[0]`` / ``ps[0]`` / ``cs[0]`` take
-        the Dst value (zero without ``add_dst``)."""
-        dst = self._dst
+        the Dst value (zero without ``add_dst``). With ``scaled``, the terms and powers
+        come multiplied by the final scale (_GAMMA16 / _GAMMA32: exact, powers of two,
+        every value stays normal), the Dst value's too (tables times it): ``xs / pm`` is
+        the same and ``w x pm`` needs no further multiply."""
+        gamma = _GAMMA32 if lo is not None else _GAMMA16
+        dst = self._dst_scaled.get(gamma) if scaled else self._dst
         if dst is None:
-            dst = self._dst = dst_tables()
+            dst = self._dst
+            if dst is None:
+                dst = self._dst = dst_tables()
+            if scaled:
+                dst = self._dst_scaled[gamma] = tuple(t * gamma for t in dst[:3]) + dst[3:]
         value, low, power, const, shuf, lo_mask = dst
+        take = np.take
         if add_dst:
             h = hi.astype(np.intp)
-            xs[0] = value[h]
-            ps[0] = power[h]
+            take(value, h, out=xs[0], mode="clip")
+            take(power, h, out=ps[0], mode="clip")
         else:
             xs[0] = 0.0
-            ps[0] = 0.5
+            ps[0] = 0.5 * gamma if scaled else 0.5
         pm = np.maximum.reduce(ps, axis=0)
         if lo is None:
-            cs[0] = const[h] if add_dst else _C16
+            if add_dst:
+                take(const, h, out=cs[0], mode="clip")
+            else:
+                cs[0] = _C16
             np.divide(xs, pm, out=xs)
             xs += cs
-            gamma = _GAMMA16
         else:
             if add_dst:
-                t = low[h]
+                t = take(low, h)
                 t *= lo
                 xs[0] += t
             np.multiply(xs, np.divide(8192.0, pm), out=xs)
             xs += 0.5
-            gamma = _GAMMA32
         np.floor(xs, out=xs)
         w = np.add.reduce(xs, axis=0)
         if lo is not None:
             np.putmask(w, w == -1.0, _MINUS_ONE_32)
         w *= pm
-        w *= gamma
+        if not scaled:
+            w *= gamma
         u = w.view(np.int64)
         if lo is None:  # keep 8 bits: round half up at float64 fraction bit 44
             u += 1 << 44
@@ -361,8 +536,10 @@ class FusedMvmul:
             u += 1 << 28
             u &= ~((1 << 29) - 1)
         with np.errstate(over="ignore"):
-            w32 = w.astype(np.float32).view(np.uint16)  # [n, 32]: low, high halves
-        rhi = w32[:, 1::2].astype(np.intp)
-        hi[...] = shuf[rhi]
-        if lo is not None:
-            np.bitwise_and(w32[:, 0::2], lo_mask[rhi], out=lo)
+            w32 = w.astype(np.float32).view(np.uint16)  # [..., 32]: low, high halves
+        if lo is None:
+            take(shuf, w32[..., 1::2], out=hi, mode="clip")
+        else:
+            rhi = w32[..., 1::2].astype(np.intp)
+            take(shuf, rhi, out=hi, mode="clip")
+            np.bitwise_and(w32[..., 0::2], take(lo_mask, rhi), out=lo)

@@ -182,8 +182,7 @@ class MatrixUnit(Unit):
         self._has_remap = "DEST_ACCESS_CFG_remap_addrs" in cfg.fields
         self._rm = (0, 0)
         self._rm_version = -1
-        self._fused = FusedMvmul()
-        self._deferred = []  # MVMULs waiting for the next access to Dst (_fused_mvmul)
+        self._fused = FusedMvmul()  # holds the MVMULs waiting for the next access to Dst (_fused_mvmul)
 
     def _view(self, ti, mnemonic):
         """``(bank, style, use32, dst_base, fid_base)`` of thread ``ti``: its Config bank,
@@ -191,15 +190,22 @@ class MatrixUnit(Unit):
         FIDELITY_BASE_Phase, recomputed only after a Config or ThreadConfig write."""
         cfg = self.cop.config
         v = self._views[ti]
+        if v is not None and v[0] == cfg.version and v[1] == cfg.thread_version:
+            if not v[4]:  # no implied SrcA format: the view holds
+                return v[2]
+            src = self.cop.src
+            if v[3] == src.fmt["A"][src.math_bank["A"]]:
+                return v[2]
         implied = self._implied_fmt(ti, "A")
-        if v is not None and v[0] == cfg.version and v[1] == cfg.thread_version and v[3] == implied:
-            return v[2]
+        # whether the implied format applies at all depends on ThreadConfig only
+        tf = cfg.thread_fields
+        possible = "DISABLE_IMPLIED_SRCA_FMT_Base" in tf and not cfg.thread_get(ti, "DISABLE_IMPLIED_SRCA_FMT_Base")
         bank = self._tc(ti, "CFG_STATE_ID_StateID")
         style, use32 = self._styles(ti, bank, mnemonic)
         out = (bank, style, use32,
                self._tc(ti, "DEST_TARGET_REG_CFG_MATH_Offset") + self._c(bank, "DEST_REGW_BASE_Base"),
                self._tc(ti, "FIDELITY_BASE_Phase"))
-        self._views[ti] = (cfg.version, cfg.thread_version, out, implied)
+        self._views[ti] = (cfg.version, cfg.thread_version, out, implied, possible)
         return out
 
     def _log_dst_write(self, kind, row, n):
@@ -465,12 +471,18 @@ class MatrixUnit(Unit):
     def _matmul(self, t, mnemonic, dst, addr_mode, clear_dvalid, broadcast, num_rows):
         """MVMUL.md functional model (GAPOOL.md / DOTPV.md differ only in NumRows /
         BroadcastSrcBRow)."""
-        w = self._wait_src("A", "B")
-        if w is not None:
-            return w
         cop = self.cop
+        src = cop.src
+        bank_a, bank_b = src.math_bank["A"], src.math_bank["B"]
+        if src.allowed["A"][bank_a] != MATH or src.allowed["B"][bank_b] != MATH:
+            return self._wait_src("A", "B")
         ti = t.index
-        _, style, use32, dst_base, fid_base = self._view(ti, mnemonic)
+        v = self._views[ti]  # _view's first test, inline
+        cfg = cop.config
+        if v is not None and v[0] == cfg.version and v[1] == cfg.thread_version and not v[4]:
+            _, style, use32, dst_base, fid_base = v[2]
+        else:
+            _, style, use32, dst_base, fid_base = self._view(ti, mnemonic)
         rwc = cop.rwcs.rwc[ti]
         srca_row = rwc.SrcA & 0x38
         srcb_row = rwc.SrcB & (0x3F if broadcast else 0x38)
@@ -482,64 +494,64 @@ class MatrixUnit(Unit):
                           f"SrcA rows {srca_row}..{srca_row + 15} run past row 63 (RWC SrcA = {rwc.SrcA}; "
                           f"{mnemonic}.md indexes SrcA[SrcARow + i] out of bounds); ttemu wraps the row "
                           "index to the 64-row bank")
-            a = cop.src.math_view("A")[(srca_row + np.arange(16)) & 63] & _MASK19
+            a = src.data["A"][bank_a][(srca_row + np.arange(16)) & 63]
         else:
-            a = cop.src.math_view("A")[srca_row:srca_row + 16] & _MASK19
+            a = src.data["A"][bank_a][srca_row:srca_row + 16]
         b_rows = 1 if broadcast else min(nrows, 8)
-        b = cop.src.math_view("B")[srcb_row:srcb_row + b_rows] & _MASK19
+        b = src.data["B"][bank_b][srcb_row:srcb_row + b_rows]
         self.last_srca_row = srca_row
-        if style == INT8:
-            ai = _src_int8(a, 0x41FFF if phase & 1 else 0x4E0FF)
-            bi = _src_int8(b, 0x40FFF if phase & 2 else 0x7F0FF)
+        if not broadcast and (style == BF16 or style == TF32) and self._fused_mvmul(
+                a, b, style == BF16, phase, dst_row, nrows, use32):
+            pass  # the operands' 19-bit mask is applied by the fused path
+        elif style == INT8:
+            ai = _src_int8(a & _MASK19, 0x41FFF if phase & 1 else 0x4E0FF)
+            bi = _src_int8(b & _MASK19, 0x40FFF if phase & 2 else 0x7F0FF)
             prod = bi @ ai
             if broadcast:
                 for k in range(4):
                     self._accumulate_int(dst_row + 2 * k, prod)
             else:
                 self._accumulate_int(dst_row, prod)
-        elif not broadcast and style != FP16 and self._fused_mvmul(a, b, style == BF16, phase, dst_row, nrows, use32):
-            pass
         else:
-            sums = FD.dot(a, b, style == FP16, style == BF16, use32, phase)
+            sums = FD.dot(a & _MASK19, b & _MASK19, style == FP16, style == BF16, use32, phase)
             if broadcast:
                 for k in range(4):
                     self._fpu_accumulate(dst_row + 2 * k, 1, sums, style, use32)
             else:
                 self._fpu_accumulate(dst_row, nrows, sums, style, use32)
-        self._flip(ti, clear_dvalid)
+        if clear_dvalid:
+            self._flip(ti, clear_dvalid)
         cop.rwcs.apply_addr_mod(ti, addr_mode)
         return None
 
     def _fused_mvmul(self, a, b, bf16, phase, row, n, use32):
         """Dst rows ``row``.. += ``b`` @ ``a`` through fpu_fused (the numbers of
         FD.dot + _fpu_accumulate) when the rows are plain slices of DstBits, deferred: the
-        job joins ``_deferred``, applied (FusedMvmul.run) on the next access to
-        ``cop.dst.bits`` (regs/dst.py) or once 64 are waiting. False (and nothing done)
-        when the rows are not plain slices."""
-        if self._remap() is not None:
+        job joins FusedMvmul's queue (``defer`` copies the Src rows ``a``, ``b``), applied
+        (``flush``) on the next access to ``cop.dst.bits`` (regs/dst.py) or once
+        ``FusedMvmul.CAPACITY`` are waiting. False (and nothing done) when the rows are
+        not plain slices."""
+        if self._has_remap and self._remap() is not None:
             return False
+        cop = self.cop
+        dst = cop.dst
         if use32:
             if (row & 7) + n > 8:
                 return False
             r = ((row & 0x1F8) << 1) | (row & 0x207)
-            self._forget32(row, n)
+        elif row + n > 1024 or dst.aliased16:
+            return False
         else:
-            if row + n > 1024 or self.cop.dst.aliased16:
-                return False
             r = row
-            self._forget16(row, n)
-        jobs = self._deferred
-        jobs.append((a, b, bf16, phase, r, use32))
-        dst = self.cop.dst
+        self._log_defer(row, n, r, use32)
         if dst.pending is None:
             dst.pending = self._apply_deferred
-        elif len(jobs) >= 64:
+        if self._fused.defer(a, b, bf16, phase, r, use32) >= self._fused.CAPACITY:
             dst.bits  # applies them
         return True
 
     def _apply_deferred(self):
-        jobs, self._deferred = self._deferred, []
-        self._fused.run(jobs, self.cop.dst.raw)
+        self._fused.flush(self.cop.dst.raw)
 
     @op
     def MVMUL(self, t, clear_dvalid, instr_mod19, addr_mode, dst):
@@ -567,78 +579,96 @@ class MatrixUnit(Unit):
     # Element-wise
     # =====================================================================================
     def _elw_operands(self, ti, instr_mod19):
-        rwc = self.cop.rwcs[ti]
-        bcast_row = bool(instr_mod19 & 2)
-        bcast_col0 = bool(instr_mod19 & 1)
+        """SrcA's 8 rows and SrcB's (8 rows, or 1 row / column 0 broadcast) of an ELW*,
+        as views of the banks (Src bits, unmasked; ``b`` [8 | 1, 16 | 1])."""
+        rwc = self.cop.rwcs.rwc[ti]
+        src = self.cop.src
+        bcast_row = instr_mod19 & 2
         srca_row = rwc.SrcA & 0x38
         srcb_row = rwc.SrcB & (0x3F if bcast_row else 0x38)
-        a = self.cop.src.math_view("A")[srca_row:srca_row + 8] & U32(0x7FFFF)
-        bsrc = self.cop.src.math_view("B")
+        a = src.data["A"][src.math_bank["A"]][srca_row:srca_row + 8]
+        bsrc = src.data["B"][src.math_bank["B"]]
         b = bsrc[srcb_row:srcb_row + 1] if bcast_row else bsrc[srcb_row:srcb_row + 8]
-        if bcast_col0:
+        if instr_mod19 & 1:  # BroadcastSrcBCol0
             b = b[:, :1]
-        b = np.broadcast_to(b & U32(0x7FFFF), (8, 16))
         self.last_srca_row = srca_row
         return a, b
 
     def _elw(self, t, mnemonic, clear_dvalid, add_dst, instr_mod19, addr_mode, dst, kind):
         """ELWADD.md / ELWSUB.md / ELWMUL.md functional models."""
-        w = self._wait_src("A", "B")
-        if w is not None:
-            return w
         cop = self.cop
+        src = cop.src
+        if src.allowed["A"][src.math_bank["A"]] != MATH or src.allowed["B"][src.math_bank["B"]] != MATH:
+            return self._wait_src("A", "B")
         ti = t.index
         _, style, use32, dst_base, fid_base = self._view(ti, mnemonic)
         rwc = cop.rwcs.rwc[ti]
         dst_row = (dst + dst_base + rwc.Dst) & 0x3F8  # _dst_row
         phase = (rwc.FidelityPhase + fid_base) & 3  # _phase
         a, b = self._elw_operands(ti, instr_mod19)
-        if style == INT8:
-            if kind == "mul":
-                r = (_src_int8(a, 0x41FFF if phase & 1 else 0x4E0FF)
-                     * _src_int8(b, 0x40FFF if phase & 2 else 0x7F0FF))
-            elif kind == "add":
-                r = _src_int8(a) + _src_int8(b)
-            else:
-                r = _src_int8(a) - _src_int8(b)
-            self._accumulate_int(dst_row, r, add_dst)
-        elif style != FP16 and (kind == "mul" or phase == 0) and self._fused_elw(
+        if (style == BF16 or style == TF32) and (kind == "mul" or phase == 0) and self._fused_elw(
                 a, b, kind, style == BF16, phase, dst_row, use32, add_dst):
-            pass
+            pass  # the operands' 19-bit mask and SrcB's broadcast are applied by the fused path
         else:
-            fp16, bf16 = style == FP16, style == BF16
-            if kind == "mul":
-                term = FD.elw_mul(a, b, fp16, bf16, use32, phase)
+            a = a & _MASK19
+            b = np.broadcast_to(b & _MASK19, (8, 16))
+            if style == INT8:
+                if kind == "mul":
+                    r = (_src_int8(a, 0x41FFF if phase & 1 else 0x4E0FF)
+                         * _src_int8(b, 0x40FFF if phase & 2 else 0x7F0FF))
+                elif kind == "add":
+                    r = _src_int8(a) + _src_int8(b)
+                else:
+                    r = _src_int8(a) - _src_int8(b)
+                self._accumulate_int(dst_row, r, add_dst)
             else:
-                term = FD.elw_add(a, b, kind == "sub", fp16, bf16, use32, phase)
-            self._fpu_accumulate(dst_row, 8, (term,), style, use32, add_dst)
-        self._flip(ti, clear_dvalid)
+                fp16, bf16 = style == FP16, style == BF16
+                if kind == "mul":
+                    term = FD.elw_mul(a, b, fp16, bf16, use32, phase)
+                else:
+                    term = FD.elw_add(a, b, kind == "sub", fp16, bf16, use32, phase)
+                self._fpu_accumulate(dst_row, 8, (term,), style, use32, add_dst)
+        if clear_dvalid:
+            self._flip(ti, clear_dvalid)
         cop.rwcs.apply_addr_mod(ti, addr_mode)
         return None
 
     def _fused_elw(self, a, b, kind, bf16, phase, row, use32, add_dst):
         """ELWMUL / ELWADD / ELWSUB through fpu_fused (the numbers of FD.elw_mul /
-        FD.elw_add + _fpu_accumulate) when the 8 Dst rows are plain slices of DstBits;
-        False (and nothing done) otherwise."""
-        if self._remap() is not None:
+        FD.elw_add + _fpu_accumulate) when the 8 Dst rows are plain slices of DstBits,
+        deferred as MVMULs are (``_fused_mvmul``: FusedMvmul.defer_elw); False (and
+        nothing done) otherwise."""
+        if self._has_remap and self._remap() is not None:
             return False
-        bits = self.cop.dst.bits
+        cop = self.cop
+        dst = cop.dst
         if use32:
             r = ((row & 0x1F8) << 1) | (row & 0x207)
-            hi, lo = bits[r:r + 8], bits[r + 8:r + 16]
-        elif self.cop.dst.aliased16:
+        elif dst.aliased16:
             return False
         else:
-            hi, lo = bits[row:row + 8], None
-        if kind == "mul":
-            self._fused.elw_mul(a, b, bf16, phase, hi, lo)
-        else:
-            self._fused.elw_add(a, b, kind == "sub", bf16, hi, lo, add_dst)
-        if use32:
-            self._forget32(row, 8)
-        else:
-            self._forget16(row, 8)
+            r = row
+        self._log_defer(row, 8, r, use32)
+        if dst.pending is None:
+            dst.pending = self._apply_deferred
+        if self._fused.defer_elw(a, b, kind, bf16, phase, r, use32, add_dst) >= self._fused.CAPACITY:
+            dst.bits  # applies them
         return True
+
+    def _log_defer(self, row, n, r, use32):
+        """_forget16 / _forget32 of a deferred write to the DstBits rows at ``r`` (plain
+        slices): the Dst write log and the rows' ZEROACC marks."""
+        t = self.cop.issuing  # _log_dst_write, inline
+        if t is not None:
+            log = self.dst_log
+            log.append((t.index, t.issued, "32" if use32 else "16", row, n, t.word))
+            if len(log) > 64:
+                del log[:-32]
+        if self._marks:  # on the rows' slices
+            und = self.undefined
+            und[r:r + n] = False
+            if use32:
+                und[r + 8:r + 8 + n] = False
 
     @op
     def ELWADD(self, t, clear_dvalid, dest_accum_en, instr_mod19, addr_mode, dst):
