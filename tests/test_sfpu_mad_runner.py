@@ -125,3 +125,9 @@ def test_runner_is_used_and_follows_a_replaced_lreg():
         for cycle in (20, 22):
             u._hz_run_mad(sched, cycle)
         assert u.hz_runners[sched] is False
+        indirect = Insn("SFPMAD", dict(instr_mod1=8, lreg_dest=1, lreg_src_c=3, lreg_src_b=2, lreg_src_a=0), 0)
+        built = []
+        u._hz_mad_runner = lambda ins, build=u._hz_mad_runner: built.append(ins) or build(ins)
+        for cycle in (30, 32, 34, 36):  # no runner for INDIRECT_VD: asked for once, on the second run
+            u._hz_run_mad(indirect, cycle)
+        assert u.hz_runners[indirect] is False and built == [indirect]

@@ -521,7 +521,7 @@ class HazardOps:
             if len(runners) >= 4096:
                 runners.clear()
             runners[ins] = 0 if not ins.macro else False  # (SFPLOADMACRO schedules a new Insn each time)
-        elif run == 0:  # second run: build its runner
+        elif run is not False:  # 0, the second run: build its runner
             run = runners[ins] = self._hz_mad_runner(ins) or False
             if run and run(cycle):
                 return

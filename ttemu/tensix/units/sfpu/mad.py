@@ -64,17 +64,17 @@ class MadOps:
             return None
         fn = getattr(self._executor(m), "__func__", None)
         lreg = self.lreg
-        bh = fn is not getattr(MadOps, "x_" + m)  # (Wormhole: Mod1 bits 0, 1 unused)
-        if bh and fn is not getattr(type(self), "bh_" + m, None):
-            return None
-        fma = self.__dict__.get("_fma32_bh" if bh else "_fma32")  # (one per unit: its arrays are scratch)
-        if fma is None:
-            if bh:
-                from .fp_bh import fma_bh_rows_into  # (a Wormhole tile never imports Blackhole's numerics)
+        bh = False
+        if fn is getattr(MadOps, "x_" + m):  # Wormhole: Mod1 bits 0, 1 unused
+            fma = fma_rows_into(32)
+        elif fn is getattr(type(self), "bh_" + m, None):
+            from .fp_bh import fma_bh_rows_into  # (a Wormhole tile never imports Blackhole's numerics)
 
-                fma = self._fma32_bh = fma_bh_rows_into(32)
-            else:
-                fma = self._fma32 = fma_rows_into(32)
+            fma = fma_bh_rows_into(32)
+
+            bh = True
+        else:
+            return None
         mod = ins.mod
         if imm:  # SFPADDI: Imm * 1.0 + VC; SFPMULI: Imm * VC + 0 (VC = VD); Blackhole: NEGATE_VC (Mod1 & 2)
             x = self._imm_operands(ins.imm, ONE if m == "SFPADDI" else 0)
