@@ -9,7 +9,10 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ttemu.tensix.units.sfpu.fp_bh import fma_bh, fma_bh_plain, fma_bh_rows
+from ttemu.tensix.units.sfpu.fp_bh import (_fma_bh_direct, _fma_bh_rows, fma_bh, fma_bh_plain, fma_bh_rows,
+                                           fma_bh_rows_into)
+
+FMA_BH32 = fma_bh_rows_into(32)  # (what the MAD instructions' runners use: its result in a buffer of its own)
 
 U32 = np.uint32
 SPECIAL = np.array([0, 0x80000000, 0x7F800000, 0xFF800000, 0x7FC00000, 0xFFC00001, 0x7F800001, 1, 0x807FFFFF,
@@ -21,7 +24,7 @@ def _with_exponent(rng, v, lo, hi):
     return (v & U32(0x807FFFFF)) | (rng.integers(lo, hi, v.size).astype(U32) << 23)
 
 
-def _operands(rng, kind):
+def _operands(rng, kind, special=0.15):
     a, b, c = (rng.integers(0, 1 << 32, 32, dtype=np.uint64).astype(U32) for _ in range(3))
     if kind == 1:  # few mantissa bits: exact products, ties at FP32's last bit
         keep = U32(0xFFFF0000) << rng.integers(0, 9, (3, 32)).astype(U32)
@@ -41,7 +44,7 @@ def _operands(rng, kind):
     elif kind == 5:  # huge: products overflowing on their own, results rounding to infinity
         a, b = _with_exponent(rng, a, 120, 255), _with_exponent(rng, b, 120, 255)
         c = _with_exponent(rng, c, 200, 256)
-    pick = rng.random((3, 32)) < 0.15
+    pick = rng.random((3, 32)) < special
     for v, p in zip((a, b, c), pick):
         v[p] = rng.choice(SPECIAL, int(p.sum()))
     return a, b, c
@@ -140,3 +143,56 @@ def test_fma_bh_rows_matches_previous_form(seed, kind):
     want = _fma_bh_rows_previous(w.copy())
     bad = np.nonzero(got != want)[0]
     assert bad.size == 0, [(hex(w[0, i]), hex(w[1, i]), hex(w[2, i]), hex(got[i]), hex(want[i])) for i in bad[:4]]
+
+
+def test_fma_bh_rows_skipped_steps_each_lane_kind():
+    """fma_bh_rows skips its flush step and its search for the lanes fma_bh_plain
+    computes when tests show they change nothing: ordinary lanes with one lane of each
+    kind that must not be skipped (a product underflowing on its own, alone or next to
+    zero products; a denormal factor or addend; zero factors and addends, which may be
+    skipped; NaN, infinity, a product overflowing on its own; results that are zero,
+    denormal, 2**-126 or just above) against fma_bh_plain, lane by lane."""
+    rng = np.random.default_rng(3)
+    base = ((rng.integers(0, 1 << 23, (3, 32)) | (rng.integers(110, 140, (3, 32)) << 23)
+             | (rng.integers(0, 2, (3, 32)) << 31)).astype(U32))
+    lanes = [  # (x, y, z) for lanes 5 and 21, optionally lane 9 too
+        [(0x20000000, 0x1F000000, 0x3F800000)],  # p_e < 0 (2**-64 * 2**-65)
+        [(0x20000000, 0x1F000000, 0x3F800000), (0, 0x3F800000, 0x3F800000)],  # ... and a zero product
+        [(0, 0x40000000, 0x3F800000), (0x80000000, 0x3F800000, 0)],  # zero products and addends only
+        [(0x3F800000, 0x3F800000, 0x00000001)], [(0x80000003, 0x7F000000, 0x3F800000)],  # denormals
+        [(0x7FC00000, 0x3F800000, 0)], [(0x7F800000, 0, 0x3F800000)], [(0x7F000000, 0x7F000000, 0)],
+        [(0x3F800000, 0x3F800000, 0xBF800000)],  # 1 - 1 = +0
+        [(0x00800000, 0x3F000000, 0)], [(0x00800000, 0x3F7FFFFF, 0)], [(0x00800000, 0x40000000, 0)],
+        [(0x01000000, 0x3F800000, 0x80800000)],  # 2**-125 - 2**-126
+    ]
+    for group in lanes:
+        w = base.copy()
+        for lane, (x, y, z) in zip((5, 21, 9), group * 2):
+            w[:, lane] = (x, y, z)
+        got = fma_bh_rows(w)
+        want = fma_bh_plain(w[0], w[1], w[2])
+        assert np.array_equal(got, want), [(hex(a), hex(b)) for a, b in zip(got, want) if a != b]
+        assert np.array_equal(FMA_BH32(w), want)
+        assert np.array_equal(got, _fma_bh_rows_previous(w.copy()))
+
+
+@settings(max_examples=300, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), kind=st.integers(0, 5), special=st.sampled_from([0.0, 0.01, 0.15]))
+def test_fma_bh_direct_and_full_forms_match_plain(seed, kind, special):
+    """Both forms fma_bh_rows chooses between, each on its own: the direct form where it
+    gives a result (operand mixes with few or no special values, so that it often does),
+    and the full form always, against fma_bh_plain bit for bit."""
+    rng = np.random.default_rng(seed)
+    w = np.stack(_operands(rng, kind, special))
+    if kind == 0 and special == 0.0:  # ordinary exponents: the direct form's usual case
+        w = (w & U32(0x807FFFFF)) | (rng.integers(100, 150, (3, 32)).astype(U32) << 23)
+    want = fma_bh_plain(w[0], w[1], w[2])
+    with np.errstate(all="ignore"):
+        direct = _fma_bh_direct(w)
+        full = _fma_bh_rows(w)
+    assert np.array_equal(full, want)
+    assert np.array_equal(FMA_BH32(w), want)
+    if direct is not None:
+        assert np.array_equal(direct, want)
+    if kind == 0 and special == 0.0:
+        assert direct is not None

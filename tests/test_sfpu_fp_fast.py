@@ -54,9 +54,46 @@ def test_fma_stacked_matches_plain_and_reference(seed, kind):
     np.testing.assert_array_equal(got, fp._fma_stacked_plain(x))
     np.testing.assert_array_equal(got, ref)
     np.testing.assert_array_equal(fp.fma_rows(x), ref)
+    with np.errstate(all="ignore"):  # (the checked form; fma_rows sets this state for it)
+        np.testing.assert_array_equal(fp._fma_rows_checked(x, 32, fp._consts(32)), ref)
+    np.testing.assert_array_equal(FMA32(x), ref)
     np.testing.assert_array_equal(x, np.stack((a, b, c)))  # fma_rows leaves its operands alone
     np.testing.assert_array_equal(fp.fma(a, b, c), ref)
     assert got.dtype == fp.fma_rows(x).dtype == U32
+
+
+FMA32 = fp.fma_rows_into(32)  # (what the MAD instructions' runners use: its result in a buffer of its own)
+
+
+def test_fma_rows_into_each_test_of_its_direct_form():
+    """Lanes that fail one test of ``fma_rows_into``'s direct form (operands zero,
+    denormal, NaN, infinity; sums exact, on a tie exactly or not, not finite; results
+    +0 / -0, denormal, 2**-126, overflowing) among ordinary lanes, one kind at a time,
+    against ``_fma``; and its result buffer is reused (copy it at once)."""
+    rng = np.random.default_rng(11)
+    base = ((rng.integers(0, 1 << 23, (3, 32)) | (rng.integers(100, 150, (3, 32)) << 23)
+             | (rng.integers(0, 2, (3, 32)) << 31)).astype(U32))
+    lanes = [  # (a, b, c) put in lanes 3 and 17
+        (0, 0x3F800000, 0x3F800001), (0x80000000, 0x40000000, 0), (1, 0x7F000000, 0x3F800000),
+        (0x3F800000, 0x3F800000, 0x807FFFFF), (0x7FC00000, 0x3F800000, 0x3F800000), (0x7F800000, 0, 0x3F800000),
+        (0x7F800000, 0x3F800000, 0xFF800000), (0x3F800000, 0x3F800000, 0xBF800000),  # inf - inf; 1 - 1 = 0
+        (0x3F800000, 0x3F800000, 0x3F800000), (0x00800000, 0x3F000000, 0),  # exact; 2**-127 (flushed)
+        (0x00800001, 0xBF800000, 0x01000000), (0x7F7FFFFF, 0x40000000, 0), (0x33800000, 0x3F800000, 0x3F800000),
+        (_f32(2.0**-24 * (1 - 2.0**-23)), _f32(1 + 2.0**-23), 0x3F800001),  # a tie reached inexactly
+        (0x3F800001, 0x3F800000, 0x33800000), (0x3F800003, 0xBF800000, 0xB3800000),  # exact ties: to even
+        (0x80000000, 0x3F800000, 0x80000000), (0x3F800000, 0xBF800000, 0x3F800000)]  # -0 + -0; -1 + 1
+    for a, b, c in lanes:
+        x = base.copy()
+        x[:, 3] = x[:, 17] = (a, b, c)
+        ref = fp._fma(*x)
+        got = FMA32(x)
+        np.testing.assert_array_equal(got, ref)
+        np.testing.assert_array_equal(x[:, 3], (a, b, c))
+    got = FMA32(base)
+    first = got.copy()
+    FMA32(base[::-1].copy())
+    np.testing.assert_array_equal(first, fp._fma(*base))
+    assert got is FMA32(base) and got.dtype == U32
 
 
 def _f32(v) -> int:
@@ -82,6 +119,7 @@ def test_fma_rows_ties_reached_inexactly():
         x = np.array([[a] * 32, [b] * 32, [c] * 32], dtype=U32)
         fa, fb, fc = x[:, 0].view(np.float32).astype(np.float64)
         assert (np.float32(fa * fb + fc).view(U32) != want) == (i in (0, 2))  # what the direct rounding would give
-        assert fp.fma_rows(x)[0] == want == fp._fma(a, b, c)
+        assert fp.fma_rows(x)[0] == want == fp._fma(a, b, c) == FMA32(x)[0]
         x[:, ::3] = (rng.integers(0, 1 << 24, (3, 11)) | 0x3F000000).astype(U32)
         np.testing.assert_array_equal(fp.fma_rows(x), fp._fma(*x))
+        np.testing.assert_array_equal(FMA32(x), fp._fma(*x))

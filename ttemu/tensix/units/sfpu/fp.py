@@ -96,9 +96,7 @@ def fma_rows(x) -> np.ndarray:
     n = x.shape[1]
     k = _CONSTS.get(n)
     if k is None:
-        exp3, ones3 = np.full((3, n), _EXP, dtype=U32), np.ones((3, n), dtype=U32)
-        k = _CONSTS[n] = (exp3, ones3, exp3[0], ones3[0], np.full(n, 0x0FFFFFFF, dtype=np.uint64),
-                          np.full(n, 0x1FFFFFFF, dtype=np.uint64), np.full(n, 0x10000000, dtype=np.uint64))
+        k = _consts(n)
     if _FP_STATE is None:  # pragma: no cover
         with np.errstate(all="ignore"):
             return _fma_rows(x, n, k)
@@ -109,8 +107,119 @@ def fma_rows(x) -> np.ndarray:
         _FP_STATE.reset(token)
 
 
+def _consts(n: int) -> tuple:
+    """fma_rows' constant arrays for ``n`` lanes (a ufunc with an array operand of the
+    same shape skips the conversion a Python scalar costs)."""
+    exp3, ones3 = np.full((3, n), _EXP, dtype=U32), np.ones((3, n), dtype=U32)
+    half = np.full(n, 0x10000000, dtype=np.uint64)
+    k = _CONSTS[n] = (exp3, ones3, exp3[0], ones3[0], np.full(n, 0x0FFFFFFF, dtype=np.uint64),
+                      np.full(n, 0x1FFFFFFF, dtype=np.uint64), half,
+                      np.full((3, n), 0x00800000, dtype=U32), np.full((3, n), 0x7F000000, dtype=U32),
+                      np.full((3, n), 0x7FFFFFFF, dtype=U32), np.full(n, 0x7F000000, dtype=U32))
+    return k
+
+
+_F32 = np.float32
+_F64 = np.float64
+_U64 = np.uint64
+
+
 def _fma_rows(x, n, k):
-    exp3, ones3, exp1, ones1, low28, low29, half = k
+    """:func:`fma_rows`' arithmetic, first the direct form: every operand is zero or has
+    an exponent field of 1..254 (no denormal to flush, no NaN or infinity), the float64
+    sum ``s`` is not an FP32 tie (its low 28 fraction bits are not all 0, or its low 29
+    not 0x10000000: then the one rounding of ``s`` to FP32 is the rounding of the exact
+    value, see :func:`fma_rows`), and the result's exponent field is at least 2 (no
+    denormal or zero result to write as +0, and not 2**-126, which ``s`` may reach from
+    below at :data:`_DENORMAL_TIE`; an overflow to infinity is the rounding's own). When
+    one of these does not hold in some lane, :func:`_fma_rows_checked` computes all lanes."""
+    ok3 = x + k[7]
+    ok3 &= k[8]  # 0 for exponent field 0 (zero, denormal) or 255 (NaN, infinity)
+    good = _count_nonzero(ok3)
+    if good != 3 * n and _count_nonzero(x & k[9]) != good:  # not only (signed) zeros
+        return _fma_rows_checked(x, n, k)
+    f = x.view(_F32).astype(_F64)
+    s = f[0] * f[1]
+    s += f[2]
+    bits = s.view(_U64)
+    if _count_nonzero(bits & k[4]) != n:  # low 28 fraction bits 0 in some lane: exact, or a tie
+        t = bits + k[6]
+        t &= k[5]  # 0 where the low 29 fraction bits are 0x10000000 (a tie)
+        if _count_nonzero(t) != n:
+            return _fma_rows_checked(x, n, k)
+    r = s.astype(_F32).view(U32)
+    if _count_nonzero(r & k[10]) != n:  # exponent field 0 or 1
+        return _fma_rows_checked(x, n, k)
+    return r
+
+
+def fma_rows_into(n: int):
+    """A function ``fma(x)`` giving :func:`fma_rows` of ``x`` (uint32 [3, n], not
+    modified) in fewer array operations, in arrays of its own: the result is only valid
+    until its next call (copy it, or write it somewhere, at once).
+
+    The direct form of :func:`_fma_rows`, with these differences. An operand with
+    exponent field 255 (NaN, infinity) is not excluded up front: it makes the float64 sum
+    ``s`` NaN or infinite, whose low 28 fraction bits are 0 (an FP32 NaN's payload lands
+    above them), so the tie test's slow branch sees it. A lane on an FP32 tie is fine
+    when ``s`` is exact there (TwoSum's error term 0: then ``s`` is the exact value, and
+    rounding it is rounding that). A zero ``s`` (exact: float64 cannot underflow here) is
+    written as +0. Any other lane failing a test hands all lanes to :func:`fma_rows`."""
+    k = _CONSTS.get(n) or _consts(n)
+    exp3, abs3, low28, low29, half, hi7 = k[0], k[9], k[4], k[5], k[6], k[10]
+    n3 = 3 * n
+    f = np.empty((3, n))
+    fa, fb, fc = f
+    p = np.empty(n)
+    s = np.empty(n)
+    bits = s.view(_U64)
+    r = np.empty(n, dtype=_F32)
+    rbits = r.view(U32)
+    multiply, add, isfinite, band = np.multiply, np.add, np.isfinite, np.bitwise_and
+    ex = np.empty((3, n), dtype=U32)
+    low = np.empty(n, dtype=_U64)
+    top = np.empty(n, dtype=U32)
+    state, quiet = _FP_STATE, _FP_QUIET
+
+    def fma(x):
+        good = _count_nonzero(band(x, exp3, ex))
+        if good != n3 and _count_nonzero(x & abs3) != good:  # a denormal operand (not only zeros)
+            return fma_rows(x)
+        token = state.set(quiet)  # (invalid operations on NaN / infinity, overflow to infinity)
+        try:
+            f[...] = x.view(_F32)
+            multiply(fa, fb, p)
+            add(p, fc, s)
+            if _count_nonzero(band(bits, low28, low)) != n:  # exact, a tie, or not finite in some lane
+                if _count_nonzero(isfinite(s)) != n:
+                    return fma_rows(x)
+                t = bits + half
+                t &= low29
+                if _count_nonzero(t) != n:  # a tie: the float64 sum must be exact there
+                    bp = s - p
+                    e = p - (s - bp)
+                    e += fc - bp
+                    if _count_nonzero(e[t == 0]):
+                        return fma_rows(x)
+            r[...] = s
+        finally:
+            state.reset(token)
+        if _count_nonzero(band(rbits, hi7, top)) != n:  # exponent field 0 or 1
+            zero = s == 0
+            if _count_nonzero(rbits & hi7) + _count_nonzero(zero) != n:
+                return fma_rows(x)
+            rbits[zero] = 0  # (-0 as +0)
+        return rbits
+
+    if state is None:  # pragma: no cover - another numpy layout
+        return fma_rows
+    return fma
+
+
+def _fma_rows_checked(x, n, k):
+    """:func:`fma_rows`' arithmetic with the checks its docstring describes (the form
+    :func:`_fma_rows` falls back to)."""
+    exp3, ones3, exp1, ones1, low28, low29, half = k[:7]
     nz = x & exp3
     if _count_nonzero(nz) != 3 * n:  # some operand has exponent 0
         np.minimum(nz, ones3, out=nz)  # 0 for exponent 0, else 1

@@ -45,6 +45,7 @@ def _semi_sticky_shift(v, s):
 
 _EXP_BITS = np.array(0x7F800000, dtype=U32)
 _TWO53 = 2.0 ** 53
+_MAGIC = 1.5 * 2.0 ** 53  # x + _MAGIC - _MAGIC: the even integer nearest x (|x| < 2**52)
 _TWO26 = 2.0 ** 26
 _TINY = 2.0 ** -900
 _LOW = np.array((np.float64(2.0 ** -126).view(np.uint64) << np.uint64(1)) - np.uint64(2), dtype=np.uint64)
@@ -82,10 +83,12 @@ def fma_bh_rows(w) -> np.ndarray:
     """:func:`fma_bh` of ``w[0] * w[1] + w[2]`` (uint32 [3, n], not modified)."""
     if _FP_STATE is None:  # pragma: no cover
         with np.errstate(all="ignore"):
-            return _fma_bh_rows(w)
+            r = _fma_bh_direct(w)
+            return _fma_bh_rows(w) if r is None else r
     token = _FP_STATE.set(_FP_QUIET)
     try:
-        return _fma_bh_rows(w)
+        r = _fma_bh_direct(w)
+        return _fma_bh_rows(w) if r is None else r
     finally:
         _FP_STATE.reset(token)
 
@@ -97,27 +100,167 @@ def _consts(n: int) -> tuple:
     if k is None:
         k = _CONSTS[n] = (np.full(n, 2.0 ** 128), np.full(n, _TINY), np.full(n, _TWO26),
                           np.array([[2.0 ** 127] * n, [2.0 ** 126] * n]), np.full((2, n), _TWO53),
-                          np.full(n, 1, dtype=np.uint64), np.full(n, 2, dtype=np.uint64), np.full(n, _LOW))
+                          np.full(n, 1, dtype=np.uint64), np.full(n, 2, dtype=np.uint64), np.full(n, _LOW),
+                          np.full((3, n), 0x7F800000, dtype=U32), np.full((3, n), 0x7FFFFFFF, dtype=U32),
+                          np.full(n, 2.0 ** -127), np.full(n, 0x7F000000, dtype=U32), np.full((2, n), _MAGIC),
+                          np.ones((2, n)))
     return k
 
 
 _CONSTS: dict = {}  # lane count n -> _consts(n)
 
 
+def _fma_bh_direct(w):
+    """:func:`_fma_bh_rows` in fewer array operations where its special steps change
+    nothing, else None: no operand is a denormal, NaN or infinity, no product overflows
+    on its own (``ok`` in every lane), every product whose ``2**(p_e - 127)`` is below
+    ``2**-127`` is zero (the flush step multiplies by 1, or a signed zero by 0), and every
+    result has an exponent field of 2 or more (``|S|`` is at least 2**-126, no lane for
+    :func:`fma_bh_plain`, and the signs of zero parts do not show). Then ``RO`` is taken
+    on the signed parts ``v`` (``P / g``, ``C / g``): ``E`` the even integer nearest ``v``
+    (``v + 1.5 * 2**53 - 1.5 * 2**53``, exact for ``|v| < 2**29``), ``RO(v) = E + sign(v -
+    E)``, which is the odd neighbour of ``v`` or ``v`` itself, the same as on the magnitude
+    with the sign put back; and 0 where ``0 < |v| < 1`` (then ``E`` is 0 and the sign is
+    multiplied by ``min(|trunc(v)|, 1)`` = 0, the semi-sticky cut), when there is such a
+    lane."""
+    n = w.shape[1]
+    huge, tiny, two26, _, _, _, _, _, exp3, abs3, p_low, hi7, magic, one2 = _CONSTS.get(n) or _consts(n)
+    ex = w & exp3
+    good = _count_nonzero(ex)
+    if good != 3 * n and _count_nonzero(w & abs3) != good:  # a denormal operand
+        return None
+    f = w.view(np.float32).astype(np.float64)
+    g = ex.view(np.float32).astype(np.float64)  # 2**(e - 127); 0 for e = 0
+    f[1] *= f[0]  # P (exact)
+    g[1] *= g[0]  # 2**(p_e - 127)
+    big = np.maximum(g[1], g[2])
+    if _count_nonzero(big < huge) != n:  # NaN / infinity, a product overflowing on its own
+        return None
+    under = _count_nonzero(g[1] < p_low)  # p_e < 0, or a zero factor
+    if under and under != _count_nonzero(f[1] == 0):
+        return None
+    inv = two26 / np.maximum(big, tiny)  # 1 / g
+    v = f[1:] * inv  # P / g, C / g
+    t = np.trunc(v)
+    e = v + magic
+    e -= magic
+    s = np.sign(v - e)
+    if _count_nonzero(t) != _count_nonzero(v):  # 0 < |v| < 1 somewhere: RO(v) = 0 there
+        s *= np.minimum(np.abs(t), one2)
+    e += s
+    total = e[0] + e[1]
+    total /= inv
+    r = total.astype(np.float32).view(U32)
+    if _count_nonzero(r & hi7) != n:  # exponent field 0 or 1
+        return None
+    return r
+
+
+def fma_bh_rows_into(n: int):
+    """A function ``fma(w)`` giving :func:`fma_bh_rows` of ``w`` (uint32 [3, n], not
+    modified): :func:`_fma_bh_direct`'s steps on arrays of its own, made once (no views,
+    rows or results to allocate per call), else :func:`_fma_bh_rows`. The result may be
+    one of those arrays: it is only valid until the next call."""
+    huge, tiny, two26, _, _, _, _, _, exp3, abs3, p_low, hi7, magic, one2 = _CONSTS.get(n) or _consts(n)
+    n3 = 3 * n
+    ex = np.empty((3, n), dtype=U32)
+    exf = ex.view(np.float32)
+    f = np.empty((3, n))
+    g = np.empty((3, n))
+    f0, f1, f2 = f
+    g0, g1, g2 = g
+    parts = f[1:]  # P, C
+    big = np.empty(n)
+    inv = np.empty(n)
+    flag = np.empty(n, dtype=bool)
+    v = np.empty((2, n))
+    t = np.empty((2, n))
+    e = np.empty((2, n))
+    sg = np.empty((2, n))
+    e0, e1 = e
+    total = np.empty(n)
+    r = np.empty(n, dtype=np.float32)
+    rbits = r.view(U32)
+    low = np.empty(n, dtype=U32)
+    band, mul, maximum, less, equal, divide = np.bitwise_and, np.multiply, np.maximum, np.less, np.equal, np.divide
+    trunc, add, subtract, sign = np.trunc, np.add, np.subtract, np.sign
+    state, quiet = _FP_STATE, _FP_QUIET  # (ufuncs below take their out argument positionally, but maximum)
+
+    def direct(w):
+        band(w, exp3, ex)
+        good = _count_nonzero(ex)
+        if good != n3 and _count_nonzero(w & abs3) != good:  # a denormal operand
+            return None
+        f[...] = w.view(np.float32)
+        g[...] = exf  # 2**(e - 127); 0 for e = 0
+        mul(f0, f1, f1)  # P (exact)
+        mul(g0, g1, g1)  # 2**(p_e - 127)
+        maximum(g1, g2, out=big)
+        if _count_nonzero(less(big, huge, flag)) != n:  # NaN / infinity, a product overflowing alone
+            return None
+        under = _count_nonzero(less(g1, p_low, flag))  # p_e < 0, or a zero factor
+        if under and under != _count_nonzero(equal(f1, 0.0, flag)):
+            return None
+        maximum(big, tiny, out=big)
+        divide(two26, big, inv)  # 1 / g
+        mul(parts, inv, v)  # P / g, C / g
+        trunc(v, t)
+        add(v, magic, e)
+        subtract(e, magic, e)  # the even integer nearest v
+        subtract(v, e, sg)
+        sign(sg, sg)
+        if _count_nonzero(t) != _count_nonzero(v):  # 0 < |v| < 1 somewhere: RO(v) = 0 there
+            mul(sg, np.minimum(np.abs(t), one2), sg)
+        add(e, sg, e)
+        add(e0, e1, total)
+        divide(total, inv, total)
+        r[...] = total
+        if _count_nonzero(band(rbits, hi7, low)) != n:  # exponent field 0 or 1
+            return None
+        return rbits
+
+    def fma(w):
+        token = state.set(quiet)
+        try:
+            out = direct(w)
+            return _fma_bh_rows(w) if out is None else out
+        finally:
+            state.reset(token)
+
+    if state is None:  # pragma: no cover - another numpy layout
+        return fma_bh_rows
+    return fma
+
+
 def _fma_bh_rows(w) -> np.ndarray:
     """:func:`fma_bh` on rows (the module's formulation; tests/test_bh_sfpu_fma_fast.py
-    keeps its previous spelling as a reference, bit for bit)."""
-    huge, tiny, two26, keep_at, two53, one, two, low = _consts(w.shape[1])
+    keeps its previous spellings as references, bit for bit).
+
+    Two steps are skipped where they change nothing, tested first: the flush of
+    underflowing products and denormal addends (the multiplication by ``sign(floor(..))``
+    is by 1, or by 0 where the part is already a signed zero, when no operand is a
+    denormal and every product whose ``2**(p_e - 127)`` is below ``2**-127`` is zero);
+    and the search for lanes :func:`fma_bh_plain` computes (none when every lane is
+    ``ok`` and every result has an exponent field of 2 or more, so ``|S| >= 2**-126``).
+    """
+    n = w.shape[1]
+    huge, tiny, two26, keep_at, two53, one, two, low, exp3, abs3, p_low, hi7 = (_CONSTS.get(n) or _consts(n))[:12]
+    ex = w & exp3
     f = w.view(np.float32).astype(np.float64)
-    g = (w & _EXP_BITS).view(np.float32).astype(np.float64)  # 2**(e - 127); 0 for e = 0
+    g = ex.view(np.float32).astype(np.float64)  # 2**(e - 127); 0 for e = 0
     f[1] *= f[0]  # P (exact)
     g[1] *= g[0]  # 2**(p_e - 127)
     big = np.maximum(g[1], g[2])
     ok = big < huge  # no NaN / infinity input, no product overflowing on its own
     inv = two26 / np.maximum(big, tiny)  # 1 / g
     v = f[1:]  # P, C
-    # p_e < 0 (2**p_e < 1) and denormal addends (0 < 2**(e - 126) < 1): signed zeros
-    v *= np.sign(np.floor(g[1:] * keep_at))
+    good = _count_nonzero(ex)
+    flush = good != 3 * n and _count_nonzero(w & abs3) != good  # a denormal operand
+    if not flush:
+        under = _count_nonzero(g[1] < p_low)  # p_e < 0, or a zero factor
+        flush = under and under != _count_nonzero(v[0] == 0)
+    if flush:  # p_e < 0 (2**p_e < 1) and denormal addends (0 < 2**(e - 126) < 1): signed zeros
+        v *= np.sign(np.floor(g[1:] * keep_at))
     q = np.abs(v)
     q *= inv
     e = q + two53
@@ -128,6 +271,8 @@ def _fma_bh_rows(w) -> np.ndarray:
     total = e[0] + e[1]
     total /= inv
     r = total.astype(np.float32).view(U32)
+    if _count_nonzero(ok) == n and _count_nonzero(r & hi7) == n:
+        return r
     key = total.view(np.uint64) << one
     key -= two
     flag = np.less_equal(ok, key < low)  # special, or 0 < |S| < 2**-126

@@ -92,7 +92,7 @@ from ....record import Record
 from ...formats import layout as FL
 from ...regs.dst import adj_rows
 from .insn import NO_BACKDOOR
-from .state import CAPTURE_DEFAULT_DEST_INDEX, DISABLE_BACKDOOR_LOAD, ENABLE_DEST_INDEX
+from .state import ALL_LANES, CAPTURE_DEFAULT_DEST_INDEX, DISABLE_BACKDOOR_LOAD, ENABLE_DEST_INDEX
 
 #: what ttemu does after reporting a broken rule (docs/undefined-behaviour.md)
 NEW = ("; ttemu completes every instruction as it issues, so the reader sees the result as if the software had "
@@ -418,6 +418,7 @@ class HazardOps:
         self.hz_rules = {}  # cycle -> [Rule] started by instructions run in that cycle
         self.hz_now = 0  # cycle of the latest Vector Unit event (instruction issued / cycle elapsed)
         self.hz_last = None  # (cycle, thread index, issued counts of the threads) of the latest issue
+        self.hz_runners = {}  # Insn -> its _hz_mad_runner (False: none; 0: run once, none yet)
 
     # -- when does an issued instruction run --------------------------------------------------
     def hz_cycle(self, t, stalled: bool) -> int:
@@ -508,7 +509,22 @@ class HazardOps:
 
     def _hz_run_mad(self, ins, cycle: int) -> None:
         """:meth:`_hz_run` of a MAD-latency producer (MAD_LATENCY): the rule it starts (the
-        LRegs it writes, with their values from before), then its executor."""
+        LRegs it writes, with their values from before), then its executor; or the same
+        by the instruction's runner (:meth:`_hz_mad_runner`), built once per Insn when it
+        runs a second time (not for Insns SFPLOADMACRO schedules: each is run once)."""
+        runners = self.hz_runners
+        run = runners.get(ins)
+        if run:
+            if run(cycle):
+                return
+        elif run is None:  # first run: the general path (an Insn run once needs no runner)
+            if len(runners) >= 4096:
+                runners.clear()
+            runners[ins] = 0 if not ins.macro else False  # (SFPLOADMACRO schedules a new Insn each time)
+        elif run is not False:  # 0, the second run: build its runner
+            run = runners[ins] = self._hz_mad_runner(ins) or False
+            if run and run(cycle):
+                return
         access = ins.access or lreg_access(self, ins)
         writes = access[1]
         mnemonic = ins.mnemonic
@@ -538,6 +554,55 @@ class HazardOps:
         if fn is None:
             fn = self._executor(mnemonic)
         fn(ins)
+
+    def _hz_mad_runner(self, ins):
+        """:meth:`_hz_run_mad` of ``ins`` specialised (None where there is no such form): for
+        a thread-issued instruction with a fixed VD < 8, the only LReg it writes, and a specialised
+        computation (:meth:`.mad.MadOps.mad_compute`) that depends on nothing but its
+        operand LRegs. ``run(cycle)`` records the rule (VD's value from before), computes
+        and writes VD in the enabled lanes (:meth:`.state.VectorState.lane_enabled`: VD <
+        12); it returns False, doing nothing, when ``lreg`` or ``hz_rules`` is no longer
+        the object it was built for."""
+        vd = ins.vd
+        if vd is None or not 0 <= vd < 8 or ins.macro:
+            return None
+        compute = self.mad_compute(ins)
+        if compute is None:
+            return None
+        lreg_access(self, ins)
+        access = ins.access
+        if access is None or access[1] != frozenset({vd}):  # (state-dependent, or not VD alone)
+            return None
+        writes = access[1]
+        if ins.mnemonic in self.hz_interlocked:
+            kind, page = "unseen", "SFPMAD.md (Blackhole)"
+        else:
+            kind, page = "read", MAD_PAGES[ins.mnemonic]
+        lreg = self.lreg
+        row = lreg[vd]
+        rules = self.hz_rules
+        copyto = np.copyto
+
+        def run(cycle):
+            if self.lreg is not lreg or self.hz_rules is not rules:
+                return False
+            rule = Rule(kind, ins, writes, page, {vd: row.copy()})
+            got = rules.get(cycle)  # (_hz_add)
+            if got is None:
+                if len(rules) > 4:
+                    for c in [c for c in rules if c < cycle - 1]:
+                        del rules[c]
+                rules[cycle] = [rule]
+            else:
+                got.append(rule)
+            mask = self.lane_enabled()
+            d = compute()
+            if mask is ALL_LANES:
+                row[...] = d
+            else:
+                copyto(row, d, where=mask)
+            return True
+        return run
 
     def _hz_add(self, cycle: int, rule: Rule) -> None:
         rules = self.hz_rules

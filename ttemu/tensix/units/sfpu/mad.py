@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from .fp import ONE, fma, fma_rows, lut8_to_fp32, lut16_to_fp32
+from .fp import ONE, fma, fma_rows, fma_rows_into, lut8_to_fp32, lut16_to_fp32
 from .state import LANES, U32
 
+_MAD_NAMES = frozenset({"SFPMAD", "SFPADD", "SFPMUL"})
+_IMM_NAMES = frozenset({"SFPADDI", "SFPMULI"})
 ABS = U32(0x7FFFFFFF)
 SIGN = U32(0x80000000)
 
@@ -46,6 +48,62 @@ class MadOps:
             self._mad_write(ins, d, mask, True)
         else:
             self.write(ins.vd, d, mask)
+
+    def mad_compute(self, ins):
+        """A specialised form of ``ins`` for :meth:`.hazards.HazardOps._hz_run_mad`: an
+        SFPMAD / SFPADD / SFPMUL without INDIRECT_VA or INDIRECT_VD (Mod1 & 12), or an
+        SFPADDI / SFPMULI without INDIRECT_VD (Mod1 & 8), on a Wormhole or Blackhole tile,
+        executed by the method named here (``x_<MNEMONIC>``, or BlackholeOps'
+        ``bh_<MNEMONIC>``, whose operands and negations this follows): a function of no
+        arguments giving the value the executor writes to VD where lanes are enabled
+        (operands read from the current ``lreg``, which it belongs to; the array is only
+        valid until the next call), else None (any other instruction, mode or executor)."""
+        m = ins.mnemonic
+        imm = m in _IMM_NAMES
+        if not (m in _MAD_NAMES or imm) or ins.mod & (8 if imm else 12) or (ins.va is None and not imm):
+            return None
+        fn = getattr(self._executor(m), "__func__", None)
+        lreg = self.lreg
+        bh = False
+        if fn is getattr(MadOps, "x_" + m):  # Wormhole: Mod1 bits 0, 1 unused
+            fma = fma_rows_into(32)
+        elif fn is getattr(type(self), "bh_" + m, None):
+            from .fp_bh import fma_bh_rows_into  # (a Wormhole tile never imports Blackhole's numerics)
+
+            fma = fma_bh_rows_into(32)
+
+            bh = True
+        else:
+            return None
+        mod = ins.mod
+        if imm:  # SFPADDI: Imm * 1.0 + VC; SFPMULI: Imm * VC + 0 (VC = VD); Blackhole: NEGATE_VC (Mod1 & 2)
+            x = self._imm_operands(ins.imm, ONE if m == "SFPADDI" else 0)
+            dst = x[2 if m == "SFPADDI" else 1]
+            src = lreg[ins.vd if ins.vc is None else ins.vc]
+            if bh and mod & 2:
+                def compute():
+                    np.bitwise_xor(src, SIGN, out=dst)
+                    return fma(x)
+            else:
+                def compute():
+                    dst[...] = src
+                    return fma(x)
+            return compute
+        take = lreg.take
+        idx = np.array((ins.va, ins.vb, ins.vc))
+        if not (bh and mod & 3):
+            def compute():
+                return fma(take(idx, 0))
+            return compute
+        neg = np.zeros((3, 32), dtype=U32)  # Blackhole: NEGATE_VB (Mod1 & 1), NEGATE_VC (Mod1 & 2)
+        neg[1] = SIGN if mod & 1 else 0
+        neg[2] = SIGN if mod & 2 else 0
+
+        def compute():
+            w = take(idx, 0)
+            w ^= neg
+            return fma(w)
+        return compute
 
     def x_SFPADD(self, ins):
         """SFPADD.md: as SFPMAD (the preferred opcode when VA is LReg[10] = 1.0)."""
