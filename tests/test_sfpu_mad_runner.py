@@ -131,3 +131,35 @@ def test_runner_is_used_and_follows_a_replaced_lreg():
         for cycle in (30, 32, 34, 36):  # no runner for INDIRECT_VD: asked for once, on the second run
             u._hz_run_mad(indirect, cycle)
         assert u.hz_runners[indirect] is False and built == [indirect]
+
+
+def test_issue_path_calls_the_runner_itself_and_matches_the_general_path():
+    """A thread-issued SFPMAD reaches its runner straight from MacroOps.issue_word (kept
+    on the Insn as ``fast`` once built); the LRegs and rules match a tile whose MAD
+    instructions take the general path, also after ``lreg`` is replaced (the runner then
+    declines and the general path runs)."""
+    from ttemu.isa.table import get_table
+    for arch in ("wormhole_b0", "blackhole"):
+        table = get_table(arch)
+        mad = table.encode("SFPMAD", lreg_src_a=0, lreg_src_b=2, lreg_src_c=3, lreg_dest=1, instr_mod1=0)
+        nop = table.encode("SFPNOP")
+        rng = np.random.default_rng(5)
+        tiles = [Tile(arch), Tile(arch)]
+        tiles[1].tensix.sfpu._hz_mad_runner = lambda ins: None  # the general path only
+        for step in range(8):
+            values = _state(rng, 0)[0]
+            for tile in tiles:
+                u = tile.tensix.sfpu
+                if step == 5:
+                    u.lreg = u.lreg.copy()
+                u.lreg[[0, 2, 3]] = values[[0, 2, 3]]
+                for w in (mad, nop):
+                    tile.tensix.threads[0].push(w, "test", after_mop=True)
+                    tile.tensix.kick()
+            fast, general = (tile.tensix.sfpu for tile in tiles)
+            np.testing.assert_array_equal(fast.lreg, general.lreg)
+            assert repr(_rules(fast)) == repr(_rules(general))  # (each tile's Insn: compared as text)
+        (ins, runner), = [(i, r) for i, r in fast.hz_runners.items() if i.mnemonic == "SFPMAD"]
+        assert callable(runner) and ins.fast is runner
+        (ins, runner), = [(i, r) for i, r in general.hz_runners.items() if i.mnemonic == "SFPMAD"]
+        assert runner is False and ins.fast is None

@@ -566,6 +566,34 @@ def test_sfpu_issue_nop_matches_issue_of_an_sfpnop():
             assert states[0] == states[1], (arch, prefix)
 
 
+def test_issue_paths_cycle_matches_hz_cycle():
+    """issue_word and issue_nop work out the cycle of an instruction from the thread that
+    issued last themselves: hz_now / hz_last match HazardOps.hz_cycle's after every issue,
+    with threads taking turns and other Tensix instructions counted in between."""
+    from ttemu.isa.table import get_table
+    rng = np.random.default_rng(3)
+    for arch in ("wormhole_b0", "blackhole"):
+        table = get_table(arch)
+        loadi = table.encode("SFPLOADI", imm16=7, instr_mod0=0, lreg_ind=2)
+        tile, ref = Tile(arch), Tile(arch)
+        for step in range(60):
+            thread = int(rng.choice([1, 1, 1, 0, 2]))
+            extra = [int(n) for n in rng.integers(0, 3, 3) * (rng.random(3) < 0.3)]  # other instructions
+            for cop in (tile.tensix, ref.tensix):
+                for k in range(3):
+                    cop.threads[k].issued += extra[k]
+            t = tile.tensix.threads[thread]
+            nop = step % 3 == 0
+            t.push(table.encode("SFPNOP") if nop else loadi, "test", after_mop=True)
+            tile.tensix.kick()
+            r = ref.tensix.threads[thread]
+            u = ref.tensix.sfpu
+            u.hz_now = u.hz_cycle(r, False)
+            r.issued += 1
+            got = tile.tensix.sfpu
+            assert (got.hz_now, got.hz_last) == (u.hz_now, u.hz_last), (arch, step)
+
+
 def test_semwait_hold_kept_across_other_units_instructions_matches_a_recheck():
     """The frontend keeps a SEMWAIT hold found just before an instruction of a unit other
     than the Sync Unit without re-reading the semaphores: what it keeps is what a fresh

@@ -523,8 +523,10 @@ class HazardOps:
             runners[ins] = 0 if not ins.macro else False  # (SFPLOADMACRO schedules a new Insn each time)
         elif run is not False:  # 0, the second run: build its runner
             run = runners[ins] = self._hz_mad_runner(ins) or False
-            if run and run(cycle):
-                return
+            if run:
+                ins.fast = run  # (MacroOps.issue_word calls it without this method)
+                if run(cycle):
+                    return
         access = ins.access or lreg_access(self, ins)
         writes = access[1]
         mnemonic = ins.mnemonic

@@ -84,7 +84,9 @@ class Insn:
         self.addr = None
         self.word = None  # the instruction's 32-bit word, when known
         self.access = None  # (LRegs read, written) when they do not depend on state (hazards.py)
-        self.fast = None  # what a fast form prepared for it (lsfast.py), with what it depends on
+        # what a fast form prepared for it: SFPLOAD / SFPSTORE, with what it depends on (lsfast.py);
+        # a MAD-latency instruction, its runner (hazards.py HazardOps._hz_mad_runner)
+        self.fast = None
 
     def __repr__(self):
         ops = ", ".join(f"{k}={getattr(self, k)}" for k in ("vd", "vc", "vb", "va", "mod", "imm")

@@ -99,14 +99,25 @@ class MacroOps:
         if self.swap_stall or self.pre_ran or self.scheduled:
             self._issue_timed(t, ins)
             return
-        # nothing scheduled by SFPLOADMACRO, no SFPSWAP stall: the instruction just runs
-        cycle = self.hz_now = self.hz_cycle(t, False)
+        # nothing scheduled by SFPLOADMACRO, no SFPSWAP stall: the instruction just runs in
+        # the cycle hz_cycle(t, False) gives, spelled out for the thread that issued last
+        last = self.hz_last
+        u = t.index
+        if last is not None and last[1] == u:
+            th = self.cop.threads
+            counts = (th[0].issued, th[1].issued, th[2].issued)
+            cycle = self.hz_now = last[0] + counts[u] - last[2][u]
+            self.hz_last = (cycle, u, counts)
+        else:
+            cycle = self.hz_now = self.hz_cycle(t, False)
         if run is None:  # SFPNOP: reads and writes nothing, no rule can concern it
             return
         if self.hz_rules.get(cycle - 1):
             self.hz_run(ins, cycle)  # hazards.py: checks, and the rules a producer starts
-        elif cycle_run is not None:
-            cycle_run(ins, cycle)  # (hz_run without rules to check)
+        elif cycle_run is not None:  # (hz_run without rules to check)
+            runner = ins.fast  # a MAD-latency one's runner, once built (HazardOps._hz_run_mad)
+            if runner is None or not runner(cycle):
+                cycle_run(ins, cycle)
         else:
             run(ins)
         if tail:
@@ -124,7 +135,15 @@ class MacroOps:
         if self.swap_stall or self.pre_ran or self.scheduled:
             self.issue(t, "SFPNOP", ())
             return
-        self.hz_now = self.hz_cycle(t, False)
+        last = self.hz_last  # (hz_cycle(t, False), as in issue_word)
+        u = t.index
+        if last is not None and last[1] == u:
+            th = self.cop.threads
+            counts = (th[0].issued, th[1].issued, th[2].issued)
+            self.hz_now = cycle = last[0] + counts[u] - last[2][u]
+            self.hz_last = (cycle, u, counts)
+        else:
+            self.hz_now = self.hz_cycle(t, False)
 
     def _issued_insn(self, t, mnemonic: str, values: tuple, word):
         """(the Insn, how it runs when no rule of the previous cycle is pending: None for
