@@ -177,6 +177,32 @@ def test_fast_forms_run_where_they_apply():
         u.fast_SFPSTORE(Insn("SFPSTORE", dict(lreg_ind=1, instr_mod0=3, sfpu_addr_mode=0, dest_reg_addr=8), 0))
 
 
+def test_fast_forms_apply_deferred_dst_writes_first():
+    """Dst writes the Matrix Unit deferred (``Dst.pending``) land before a fast SFPLOAD
+    reads Dst and before a fast SFPSTORE writes it (the store's value is not overwritten
+    by them afterwards)."""
+    for arch in ARCHES:
+        tile = Tile(arch)
+        u, dst = tile.tensix.sfpu, tile.tensix.dst
+        u.general_load = u.general_store = None  # (would fail if called)
+        load = Insn("SFPLOAD", dict(lreg_ind=1, instr_mod0=2, sfpu_addr_mode=0, dest_reg_addr=8), 0)
+        store = Insn("SFPSTORE", dict(lreg_ind=1, instr_mod0=2, sfpu_addr_mode=0, dest_reg_addr=8), 0)
+        dst.raw.fill(0x3F80)
+        u.fast_SFPLOAD(load)
+        want = u.lreg[1].copy()
+        assert want.any()
+        dst.raw.fill(0)
+        u.lreg[1] = 0
+        dst.pending = lambda: dst.raw.fill(0x3F80)  # the same, deferred
+        u.fast_SFPLOAD(load)
+        assert dst.pending is None
+        np.testing.assert_array_equal(u.lreg[1], want)
+        u.fast_SFPSTORE(store)  # (writes back what it loaded: 0x3F80 where it stores)
+        dst.pending = lambda: dst.raw.fill(0)
+        u.fast_SFPSTORE(store)
+        assert dst.pending is None and (dst.raw != 0).sum() == 32
+
+
 def _stream_words(arch, data):
     t = get_table(arch)
     words = []

@@ -181,7 +181,8 @@ class FastLoadStoreOps:
         addr = (imm + rwc.Dst + ((rwc.Sp + ctx.sp_base) & ctx.sp_mask)) & 0x3FF
         if cop.math.dst_log:
             self.hz_dst_read(ins, ctx.srcb if ins.mod == MOD0_FMT_SRCB else ins.mod, addr, "SFPLOAD")
-        flat = cop.dst.flat_bits  # (DstBits flattened: indexed by intp arrays, no conversion)
+        dst = cop.dst  # DstBits flattened (indexed by intp arrays, no conversion): flat_bits, without
+        flat = dst.flat if dst.pending is None else dst.flat_bits  # its call while no write is deferred
         lregs = self.ls_lregs
         if lregs[0] is not self.lreg:
             lregs = self._ls_lregs()
@@ -232,7 +233,8 @@ class FastLoadStoreOps:
                 lregs = self._ls_lregs()
             hi16 = lregs[2][vd]  # LReg[VD]'s high 16-bit halves (a view)
             high = high[addr]
-            flat = cop.dst.flat_bits
+            dst = cop.dst
+            flat = dst.flat if dst.pending is None else dst.flat_bits  # (as in fast_SFPLOAD)
             if full:
                 flat[high] = table.take(hi16)
                 if low is not None:  # FP32 table: the low half as it is (flushed with the high half: keep)
