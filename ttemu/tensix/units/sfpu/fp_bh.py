@@ -214,10 +214,11 @@ def fma_bh_rows_into(n: int):
             maximum(g1, g2, out=big)
             if cnt(less(big, huge, flag)) != n:  # NaN / infinity, a product overflowing alone
                 return _fma_bh_rows(w)
-            under = cnt(less(g1, p_low, flag))  # p_e < 0, or a zero factor
-            if under and under != cnt(equal(f1, 0.0, flag)):
-                return _fma_bh_rows(w)
-            maximum(big, tiny, out=big)
+            under = cnt(less(g1, p_low, flag))  # p_e < 0, or a zero factor (else big >= 2**-127)
+            if under:
+                if under != cnt(equal(f1, 0.0, flag)):
+                    return _fma_bh_rows(w)
+                maximum(big, tiny, out=big)  # (a zero product and a zero addend: g = 0)
             divide(two26, big, inv)  # 1 / g
             mul(f1, inv, v0)  # P / g
             mul(f2, inv, v1)  # C / g
