@@ -203,8 +203,9 @@ def test_fma_bh_rows_into_zero_results_and_unit_parts():
     cancellations, +0 whatever the signs) and falls back for a zero sum of zero parts
     (its sign is the AND of theirs) and for denormal results; it looks for parts with
     0 < |v| < 1 where v's nearest even integer is 0 (so |v| = 1 exactly, in units of
-    g = 2**(max exponent - 153), takes that test too): each against fma_bh_plain, lane by
-    lane, amid ordinary lanes."""
+    g = 2**(max exponent - 153), takes that test too); products at the bound of its joint
+    range test (p_e = 0 kept, p_e = -1 flushed): each against fma_bh_plain, lane by lane,
+    amid ordinary lanes."""
     rng = np.random.default_rng(11)
     base = ((rng.integers(0, 1 << 23, (3, 32)) | (rng.integers(120, 135, (3, 32)) << 23)
              | (rng.integers(0, 2, (3, 32)) << 31)).astype(U32))
@@ -223,6 +224,8 @@ def test_fma_bh_rows_into_zero_results_and_unit_parts():
         # P = 1 + 2**-11 + 2**-24, half way between FP32 neighbours: an addend of 2**-27 (|v| < 1)
         # must leave the tie (to even), one of 2**-26 (|v| = 1) breaks it upwards
         [(0x3F800800, 0x3F800800, 0x32000000)], [(0x3F800800, 0x3F800800, 0x32800000)],
+        [(0x20000000, 0x1F800000, 0x01000000)], [(0x20400000, 0x9F800000, 0x01000000)],  # p_e = 0: kept
+        [(0x20000000, 0x1F000000, 0x01000000), (0x20000000, 0x1F800000, 0x01000000)],  # p_e = -1: flushed
         [(0x3F800800, 0xBF800800, 0xB2000000), (0x3F800800, 0x3F800800, 0x32800000)],
     ]
     for group in groups:

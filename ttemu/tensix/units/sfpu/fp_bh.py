@@ -171,8 +171,10 @@ def fma_bh_rows_into(n: int):
     ``a + -a`` does. Any other result with an exponent field of 0 or 1 (a zero sum of
     zero parts, whose sign the model takes from them; a denormal) still falls back. A
     part with ``0 < |v| < 1`` is looked for where ``E`` is 0 and ``v`` is not (``|v| <=
-    1``; ``trunc`` only then), not by truncating every time."""
-    huge, tiny, two26, _, _, _, _, _, exp3, abs3, p_low, hi7, magic, one2 = _CONSTS.get(n) or _consts(n)
+    1``; ``trunc`` only then), not by truncating every time. The range tests on ``g``
+    (below ``2**128``) and on the product's scale (``p_e >= 0``) are one ufunc call on two
+    rows (``lo < hi``)."""
+    _, tiny, two26, _, _, _, _, _, exp3, abs3, _, hi7, magic, one2 = _CONSTS.get(n) or _consts(n)
     n3 = 3 * n
     f32 = np.dtype(np.float32)
     ex = np.empty((3, n), dtype=U32)
@@ -181,7 +183,10 @@ def fma_bh_rows_into(n: int):
     g = np.empty((3, n))
     f0, f1, f2 = f
     g0, g1, g2 = g
-    big = np.empty(n)
+    lo = np.array([[0.0] * n, [1.5 * 2.0 ** -128] * n])  # big, and below the smallest product scale
+    hi = np.array([[2.0 ** 128] * n, [0.0] * n])  # above the largest scale, and the product's
+    big, gp = lo[0], hi[1]
+    inside = np.empty((2, n), dtype=bool)
     inv = np.empty(n)
     flag = np.empty(n, dtype=bool)
     zero = np.empty(n, dtype=bool)
@@ -210,15 +215,14 @@ def fma_bh_rows_into(n: int):
             f[...] = w.view(f32)
             g[...] = exf  # 2**(e - 127); 0 for e = 0
             mul(f0, f1, f1)  # P (exact)
-            mul(g0, g1, g1)  # 2**(p_e - 127)
-            maximum(g1, g2, out=big)
-            if cnt(less(big, huge, flag)) != n:  # NaN / infinity, a product overflowing alone
-                return _fma_bh_rows(w)
-            under = cnt(less(g1, p_low, flag))  # p_e < 0, or a zero factor (else big >= 2**-127)
-            if under:
-                if under != cnt(equal(f1, 0.0, flag)):
+            mul(g0, g1, gp)  # 2**(p_e - 127)
+            maximum(gp, g2, out=big)
+            if cnt(less(lo, hi, inside)) != 2 * n:  # big < 2**128 and p_e >= 0 in every lane, else:
+                if cnt(inside[0]) != n:  # NaN / infinity, a product overflowing alone
                     return _fma_bh_rows(w)
-                maximum(big, tiny, out=big)  # (a zero product and a zero addend: g = 0)
+                if n - cnt(inside[1]) != cnt(equal(f1, 0.0, flag)):  # p_e < 0 (or NaN) but P != 0
+                    return _fma_bh_rows(w)
+                maximum(big, tiny, out=big)  # (zero factors: g = 0 where the addend is zero too)
             divide(two26, big, inv)  # 1 / g
             mul(f1, inv, v0)  # P / g
             mul(f2, inv, v1)  # C / g
