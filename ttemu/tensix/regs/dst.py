@@ -83,8 +83,7 @@ class Dst:
     def flat_bits(self):
         """``bits`` flattened (a view: row * 16 + column indexes it)."""
         if self.pending is not None:
-            apply, self.pending = self.pending, None
-            apply()
+            self.bits  # applies them
         return self.flat
 
     def map16(self, rows, write=False):

@@ -259,6 +259,13 @@ def fp32_row_bytes_ref(bits, span, remap=(0, 0)):
     return hb, out.tobytes()
 
 
+def dst16_spans(bits, spans, remap=False):
+    """The 16-bit Dst datums of row ``spans`` ((row, first column, count) each, in order),
+    end to end (uint16; a view when there is one span)."""
+    parts = [bits[adj16_row(row, remap), c0:c0 + n] for row, c0, n in spans]
+    return parts[0] if len(parts) == 1 else np.concatenate(parts)
+
+
 def bf16_rows_bytes(bits, spans, remap=False):
     """BF16 values read from a 16-bit Dst (``Dst16b``) through row ``spans`` ((row, first
     column, count) each, in order) and packed as BF16: -> (the values, uint16; the L1
@@ -266,16 +273,14 @@ def bf16_rows_bytes(bits, spans, remap=False):
     no bits to drop, so exponent 0 becomes +0 and exponent 255 an infinity of its sign),
     ``packer_late`` (BF16 -> Float16_b) and ``write_datums`` make of them (by table;
     ``bf16_rows_bytes_ref`` is the arithmetic form)."""
-    parts = [bits[adj16_row(row, remap), c0:c0 + n] for row, c0, n in spans]
-    x = parts[0] if len(parts) == 1 else np.concatenate(parts)
+    x = dst16_spans(bits, spans, remap)
     out = _Tables.get().bf16_round[x]
     return out, out.tobytes()
 
 
 def bf16_rows_bytes_ref(bits, spans, remap=False):
     """:func:`bf16_rows_bytes` by arithmetic (the reference its table is tested against)."""
-    parts = [bits[adj16_row(row, remap), c0:c0 + n] for row, c0, n in spans]
-    x = parts[0] if len(parts) == 1 else np.concatenate(parts)
+    x = dst16_spans(bits, spans, remap)
     b = (x & 0x8000) | ((x & 0xFF) << 7) | ((x & 0x7F00) >> 8)  # UnshuffleBF16
     e = b & 0x7F80
     out = np.where(e == 0, np.uint16(0), np.where(e == 0x7F80, b & 0xFF80, b)).astype("<u2")
@@ -290,8 +295,7 @@ def bf16_rows_bfp(bits, spans, remap, out_fmt):
     (BF16 -> BFPx: ``bfp_encode``, saturating) and ``write_datums`` make of them."""
     from ..formats.pack_tables import bfp_tail  # (imported on first use: start-up)
 
-    parts = [bits[adj16_row(row, remap), c0:c0 + n] for row, c0, n in spans]
-    x = parts[0] if len(parts) == 1 else np.concatenate(parts)
+    x = dst16_spans(bits, spans, remap)
     b = _Tables.get().bf16_round[x]
     datums, exps = bfp_tail(b, out_fmt)
     return b, datums.tobytes(), exps
@@ -303,16 +307,14 @@ def fp16_rows_bytes(bits, spans, remap=False):
     no bits to drop, so exponent 0 becomes +0), ``packer_late`` (FP16 -> Float16,
     unchanged) and ``write_datums`` make of them (by table; ``fp16_rows_bytes_ref`` is
     the arithmetic form)."""
-    parts = [bits[adj16_row(row, remap), c0:c0 + n] for row, c0, n in spans]
-    x = parts[0] if len(parts) == 1 else np.concatenate(parts)
+    x = dst16_spans(bits, spans, remap)
     out = _Tables.get().fp16_round[x]
     return out, out.tobytes()
 
 
 def fp16_rows_bytes_ref(bits, spans, remap=False):
     """:func:`fp16_rows_bytes` by arithmetic (the reference its table is tested against)."""
-    parts = [bits[adj16_row(row, remap), c0:c0 + n] for row, c0, n in spans]
-    x = parts[0] if len(parts) == 1 else np.concatenate(parts)
+    x = dst16_spans(bits, spans, remap)
     f = (x & 0x8000) | ((x & 0x1F) << 10) | ((x >> 5) & 0x3FF)  # the Dst16b FP16 field move
     out = np.where((x & 0x1F) == 0, np.uint16(0), f).astype("<u2")
     return out, out.tobytes()
@@ -323,8 +325,7 @@ def bf16_rows_fp32_bytes(bits, spans, remap=False):
     :func:`bf16_rows_bytes` rounds them and written as FP32: -> (the BF16 values, uint16;
     the L1 bytes). What ``packer_early`` (DST16_BF16 -> BF16, round), ``packer_late``
     (BF16 -> Float32: nothing to drop) and ``write_datums`` make of them."""
-    parts = [bits[adj16_row(row, remap), c0:c0 + n] for row, c0, n in spans]
-    x = parts[0] if len(parts) == 1 else np.concatenate(parts)
+    x = dst16_spans(bits, spans, remap)
     b = _Tables.get().bf16_round[x]
     return b, (b.astype("<u4") << 16).tobytes()
 
@@ -1050,8 +1051,7 @@ class Packers(Unit):
         chain, hexp = chain
         bfp = chain.pre is not None
         bits = self.cop.dst.bits
-        parts = [bits[adj16_row(row, remap[0]), c0:c0 + n] for row, c0, n in span]
-        x = parts[0] if len(parts) == 1 else np.concatenate(parts)
+        x = dst16_spans(bits, span, remap[0])
         if bfp and (x.size & 15 or (st.pending is not None and st.pending.size)):
             return False
         if chain.warn is not None and chain.warn[x].any():
