@@ -196,3 +196,43 @@ def test_fma_bh_direct_and_full_forms_match_plain(seed, kind, special):
         assert np.array_equal(direct, want)
     if kind == 0 and special == 0.0:
         assert direct is not None
+
+
+def test_fma_bh_rows_into_zero_results_and_unit_parts():
+    """FMA_BH32 keeps exactly-zero results where the product is not zero (exact
+    cancellations, +0 whatever the signs) and falls back for a zero sum of zero parts
+    (its sign is the AND of theirs) and for denormal results; it looks for parts with
+    0 < |v| < 1 where v's nearest even integer is 0 (so |v| = 1 exactly, in units of
+    g = 2**(max exponent - 153), takes that test too); products at the bound of its joint
+    range test (p_e = 0 kept, p_e = -1 flushed): each against fma_bh_plain, lane by lane,
+    amid ordinary lanes."""
+    rng = np.random.default_rng(11)
+    base = ((rng.integers(0, 1 << 23, (3, 32)) | (rng.integers(120, 135, (3, 32)) << 23)
+             | (rng.integers(0, 2, (3, 32)) << 31)).astype(U32))
+    groups = [
+        [(0x3FC00000, 0x40000000, 0xC0400000), (0xBF800000, 0x4B400005, 0x4B400005)],  # 1.5*2 - 3, -x + x: +0
+        [(0x3F800000, 0xBF800000, 0x3F800000)],  # -1 + 1 = +0 (opposite signs)
+        [(0x80000000, 0x3F800000, 0x80000000)],  # -0 * 1 + -0 = -0
+        [(0x80000000, 0x3F800000, 0x80000000), (0x3F800000, 0x3F800000, 0xBF800000)],  # -0 and a cancellation
+        [(0, 0xBF800000, 0x80000000)], [(0, 0x3F800000, 0)],  # +0 * -1 + -0 = -0; +0
+        [(0x00800000, 0x3F800000, 0x80800001)],  # 2**-126 - (2**-126 + 1 ulp): a denormal result
+        [(0x3F800000, 0x3F800000, 0x33800000)],  # 1 + 2**-24: |C / g| = 2**2
+        [(0x3F800000, 0x3F800000, 0x32800000)],  # 1 + 2**-26: |C / g| = 1 exactly
+        [(0x3F800000, 0x3F800000, 0xB2800000)],  # 1 - 2**-26
+        [(0x3F800000, 0x3F800000, 0x32000000), (0x3F800001, 0x3F800000, 0x32800000)],  # 2**-27 (|v| < 1) and 1
+        [(0x3F800000, 0x3F800000, 0x32400000)],  # 1 + 1.5 * 2**-27: 0 < |v| < 1
+        # P = 1 + 2**-11 + 2**-24, half way between FP32 neighbours: an addend of 2**-27 (|v| < 1)
+        # must leave the tie (to even), one of 2**-26 (|v| = 1) breaks it upwards
+        [(0x3F800800, 0x3F800800, 0x32000000)], [(0x3F800800, 0x3F800800, 0x32800000)],
+        [(0x20000000, 0x1F800000, 0x01000000)], [(0x20400000, 0x9F800000, 0x01000000)],  # p_e = 0: kept
+        [(0x20000000, 0x1F000000, 0x01000000), (0x20000000, 0x1F800000, 0x01000000)],  # p_e = -1: flushed
+        [(0x3F800800, 0xBF800800, 0xB2000000), (0x3F800800, 0x3F800800, 0x32800000)],
+    ]
+    for group in groups:
+        w = base.copy()
+        for lane, (x, y, z) in zip((3, 17, 30), group * 2):
+            w[:, lane] = (x, y, z)
+        want = fma_bh_plain(w[0], w[1], w[2])
+        got = FMA_BH32(w)
+        assert np.array_equal(got, want), [(hex(a), hex(b)) for a, b in zip(got, want) if a != b]
+        assert np.array_equal(got, _fma_bh_rows(w))

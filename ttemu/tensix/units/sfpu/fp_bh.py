@@ -160,20 +160,38 @@ def fma_bh_rows_into(n: int):
     """A function ``fma(w)`` giving :func:`fma_bh_rows` of ``w`` (uint32 [3, n], not
     modified): :func:`_fma_bh_direct`'s steps on arrays of its own, made once (no views,
     rows or results to allocate per call), else :func:`_fma_bh_rows`. The result may be
-    one of those arrays: it is only valid until the next call."""
-    huge, tiny, two26, _, _, _, _, _, exp3, abs3, p_low, hi7, magic, one2 = _CONSTS.get(n) or _consts(n)
+    one of those arrays: it is only valid until the next call.
+
+    Beyond :func:`_fma_bh_direct`: the two parts are scaled row by row (a ufunc
+    broadcasting ``1 / g`` over both rows costs three times a row's), and a result of
+    exactly zero is kept where the product is not zero. Then both parts are non-zero
+    (the dominant one is at least ``2**26`` in units of ``g``), ``S`` is 0 only when
+    their ``RO`` values cancel, and the model's exact cancellation gives ``+0`` (the
+    sign of a zero sum is the AND of the parts' signs, which differ), as float64's
+    ``a + -a`` does. Any other result with an exponent field of 0 or 1 (a zero sum of
+    zero parts, whose sign the model takes from them; a denormal) still falls back. A
+    part with ``0 < |v| < 1`` is looked for where ``E`` is 0 and ``v`` is not (``|v| <=
+    1``; ``trunc`` only then), not by truncating every time. The range tests on ``g``
+    (below ``2**128``) and on the product's scale (``p_e >= 0``) are one ufunc call on two
+    rows (``lo < hi``)."""
+    _, tiny, two26, _, _, _, _, _, exp3, abs3, _, hi7, magic, one2 = _CONSTS.get(n) or _consts(n)
     n3 = 3 * n
+    f32 = np.dtype(np.float32)
     ex = np.empty((3, n), dtype=U32)
     exf = ex.view(np.float32)
     f = np.empty((3, n))
     g = np.empty((3, n))
     f0, f1, f2 = f
     g0, g1, g2 = g
-    parts = f[1:]  # P, C
-    big = np.empty(n)
+    lo = np.array([[0.0] * n, [1.5 * 2.0 ** -128] * n])  # big, and below the smallest product scale
+    hi = np.array([[2.0 ** 128] * n, [0.0] * n])  # above the largest scale, and the product's
+    big, gp = lo[0], hi[1]
+    inside = np.empty((2, n), dtype=bool)
     inv = np.empty(n)
     flag = np.empty(n, dtype=bool)
+    zero = np.empty(n, dtype=bool)
     v = np.empty((2, n))
+    v0, v1 = v
     t = np.empty((2, n))
     e = np.empty((2, n))
     sg = np.empty((2, n))
@@ -182,48 +200,47 @@ def fma_bh_rows_into(n: int):
     r = np.empty(n, dtype=np.float32)
     rbits = r.view(U32)
     low = np.empty(n, dtype=U32)
-    band, mul, maximum, less, equal, divide = np.bitwise_and, np.multiply, np.maximum, np.less, np.equal, np.divide
-    trunc, add, subtract, sign = np.trunc, np.add, np.subtract, np.sign
+    band, mul, maximum, less, equal, not_equal, divide = (np.bitwise_and, np.multiply, np.maximum, np.less,
+                                                          np.equal, np.not_equal, np.divide)
+    trunc, add, subtract, sign, cnt = np.trunc, np.add, np.subtract, np.sign, _count_nonzero
     state, quiet = _FP_STATE, _FP_QUIET  # (ufuncs below take their out argument positionally, but maximum)
-
-    def direct(w):
-        band(w, exp3, ex)
-        good = _count_nonzero(ex)
-        if good != n3 and _count_nonzero(w & abs3) != good:  # a denormal operand
-            return None
-        f[...] = w.view(np.float32)
-        g[...] = exf  # 2**(e - 127); 0 for e = 0
-        mul(f0, f1, f1)  # P (exact)
-        mul(g0, g1, g1)  # 2**(p_e - 127)
-        maximum(g1, g2, out=big)
-        if _count_nonzero(less(big, huge, flag)) != n:  # NaN / infinity, a product overflowing alone
-            return None
-        under = _count_nonzero(less(g1, p_low, flag))  # p_e < 0, or a zero factor
-        if under and under != _count_nonzero(equal(f1, 0.0, flag)):
-            return None
-        maximum(big, tiny, out=big)
-        divide(two26, big, inv)  # 1 / g
-        mul(parts, inv, v)  # P / g, C / g
-        trunc(v, t)
-        add(v, magic, e)
-        subtract(e, magic, e)  # the even integer nearest v
-        subtract(v, e, sg)
-        sign(sg, sg)
-        if _count_nonzero(t) != _count_nonzero(v):  # 0 < |v| < 1 somewhere: RO(v) = 0 there
-            mul(sg, np.minimum(np.abs(t), one2), sg)
-        add(e, sg, e)
-        add(e0, e1, total)
-        divide(total, inv, total)
-        r[...] = total
-        if _count_nonzero(band(rbits, hi7, low)) != n:  # exponent field 0 or 1
-            return None
-        return rbits
 
     def fma(w):
         token = state.set(quiet)
         try:
-            out = direct(w)
-            return _fma_bh_rows(w) if out is None else out
+            band(w, exp3, ex)
+            good = cnt(ex)
+            if good != n3 and cnt(w & abs3) != good:  # a denormal operand
+                return _fma_bh_rows(w)
+            f[...] = w.view(f32)
+            g[...] = exf  # 2**(e - 127); 0 for e = 0
+            mul(f0, f1, f1)  # P (exact)
+            mul(g0, g1, gp)  # 2**(p_e - 127)
+            maximum(gp, g2, out=big)
+            if cnt(less(lo, hi, inside)) != 2 * n:  # big < 2**128 and p_e >= 0 in every lane, else:
+                if cnt(inside[0]) != n:  # NaN / infinity, a product overflowing alone
+                    return _fma_bh_rows(w)
+                if n - cnt(inside[1]) != cnt(equal(f1, 0.0, flag)):  # p_e < 0 (or NaN) but P != 0
+                    return _fma_bh_rows(w)
+                maximum(big, tiny, out=big)  # (zero factors: g = 0 where the addend is zero too)
+            divide(two26, big, inv)  # 1 / g
+            mul(f1, inv, v0)  # P / g
+            mul(f2, inv, v1)  # C / g
+            add(v, magic, e)
+            subtract(e, magic, e)  # the even integer nearest v
+            subtract(v, e, sg)
+            sign(sg, sg)
+            if cnt(e) != cnt(v):  # 0 < |v| <= 1 somewhere (E = 0 there): RO(v) = 0 where |v| < 1
+                mul(sg, np.minimum(np.abs(trunc(v, t)), one2), sg)
+            add(e, sg, e)
+            add(e0, e1, total)
+            divide(total, inv, total)
+            r[...] = total
+            if cnt(band(rbits, hi7, low)) != n:  # exponent field 0 or 1: only exact cancellations of P != 0
+                equal(total, 0.0, zero)
+                if cnt(low) + cnt(zero) != n or cnt(zero) != cnt(not_equal(f1, 0.0, flag) & zero):
+                    return _fma_bh_rows(w)
+            return rbits
         finally:
             state.reset(token)
 
