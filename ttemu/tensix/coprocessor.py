@@ -113,7 +113,7 @@ class Coprocessor:
         # word -> (spec, handler, args, kwargs, fence): each Tensix word decoded once and
         # bound to its handler (see dispatch_entry); the table is per coprocessor.
         self.dispatch = {}
-        self._params = {}  # opcode -> its handler's parameter names (see _params)
+        self._params = {}  # opcode -> how dispatch_entry calls its handler (see _call_plan)
         # the STALLWAIT condition bit "Matrix Unit busy" (Wormhole C7, Blackhole C4)
         self._fpu_busy_bit = next((bit for bit, kind, arg, _ in tile.arch.stallwait_conditions
                                    if kind == "busy" and arg == "math"), 7)
@@ -208,14 +208,12 @@ class Coprocessor:
         if spec is not None:
             handler = None if spec.unit == "frontend" else self.handlers[spec.opcode]
             if handler is not None:
-                names = self._params.get(spec.opcode, False)
-                if names is False:
-                    names = self._params[spec.opcode] = _params(handler)
-                if names is not None and sorted(names) == sorted(fields):
-                    args = tuple(fields[n] for n in names)
-                    # a unit may name a shorter route to the same call (the Vector Unit: its
-                    # issue path, without the @op method that only forwards to it)
-                    direct = getattr(getattr(handler, "__self__", None), "direct_route", None)
+                plan = self._params.get(spec.opcode)
+                if plan is None:
+                    plan = self._params[spec.opcode] = self._call_plan(handler, fields)
+                names, direct = plan
+                if names is not None:
+                    args = tuple([fields[n] for n in names])
                     if direct is not None:
                         route = direct(handler, args)
                         if route is not None:
@@ -229,6 +227,19 @@ class Coprocessor:
             self.dispatch.clear()
         self.dispatch[word] = entry
         return entry
+
+    @staticmethod
+    def _call_plan(handler, fields):
+        """How ``dispatch_entry`` calls an opcode's ``handler`` (the same for every word of
+        the opcode, whose fields have the same names): ``(names, direct)``, ``names`` the
+        handler's parameters in order when they are exactly the instruction's fields (a
+        positional call), else None (a call by keywords); ``direct`` the unit's
+        ``direct_route`` (a shorter route to the same call, the Vector Unit's issue path
+        without the @op method that only forwards to it), or None."""
+        names = _params(handler)
+        if names is None or sorted(names) != sorted(fields):
+            return None, None
+        return names, getattr(getattr(handler, "__self__", None), "direct_route", None)
 
     # -- running ---------------------------------------------------------------------------
     def kick(self, changed: bool = True) -> bool:
