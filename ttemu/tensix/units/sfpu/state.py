@@ -94,7 +94,7 @@ class VectorState:
         self.scheduled = []
         self.pre_ran = set()
         self.swap_stall = False
-        self.issued_insns = {}  # (mnemonic, field values, thread, word) -> its Insn (macro.py)
+        self.issued_insns = {}  # (mnemonic, field values, thread, word) -> its issue_word slot (macro.py)
         self.executors = {}  # mnemonic -> the method executing it (macro.py)
         self.hz_reset()  # hazards.py: nothing pending after reset
 
