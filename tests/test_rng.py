@@ -1,6 +1,8 @@
 """ttemu.cmd.rng.uniform (a manifest's uniform inputs without numpy.random) gives
 numpy's default_rng(seed).uniform numbers bit for bit."""
 
+import math
+
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -16,10 +18,25 @@ def test_uniform_matches_numpy(seed, low, high, n):
     ours = rng.uniform(seed, low, high, n)
     try:
         ref = np.random.default_rng(seed).uniform(low, high, n)
-    except ValueError:  # high < low: numpy says so, and is asked
-        assert ours is None and high < low
+    except ValueError:  # high - low has its sign bit set (high < low, or -0.0): numpy says so, and is asked
+        assert ours is None and math.copysign(1.0, float(high) - float(low)) < 0
         return
     assert ours is not None
+    assert np.array_equal(ours.view(np.uint64), ref.view(np.uint64))
+
+
+def test_negative_zero_range_is_left_to_numpy():
+    """numpy refuses a range whose sign bit is set, -0.0 included (high=-0.0, low=0)."""
+    for low, high in ((0, -0.0), (0.0, -0.0), (1.0, 0.5)):
+        try:
+            np.random.default_rng(0).uniform(low, high, 3)
+        except ValueError:
+            pass
+        else:
+            raise AssertionError(f"numpy took uniform({low}, {high})")
+        assert rng.uniform(0, low, high, 3) is None
+    assert rng.uniform(0, -0.0, 0.0, 3) is not None  # (a range of +0.0: numpy gives low)
+    ours, ref = rng.uniform(0, -0.0, 0.0, 3), np.random.default_rng(0).uniform(-0.0, 0.0, 3)
     assert np.array_equal(ours.view(np.uint64), ref.view(np.uint64))
 
 

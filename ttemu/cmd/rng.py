@@ -64,7 +64,7 @@ def uniform(seed, low, high, n):
     """-> a float64 array of ``n`` numbers equal, bit for bit, to
     ``numpy.random.default_rng(seed).uniform(low, high, n)``, or None when this case is
     left to numpy (a seed that is not an int >= 0, bounds that are not numbers, a range
-    that is negative or not finite, more than MAX_PLAIN numbers).
+    that is not finite or has its sign bit set, more than MAX_PLAIN numbers).
 
     The generator's 128-bit states are stepped with Python ints (the one sequential
     part); the XSL-RR output, ``next_double`` and ``low + range * x`` are whole-array
@@ -78,8 +78,8 @@ def uniform(seed, low, high, n):
         rng = float(high) - low
     except OverflowError:
         return None
-    if not math.isfinite(rng) or rng < 0:  # numpy refuses these
-        return None
+    if not math.isfinite(rng) or math.copysign(1.0, rng) < 0:  # numpy refuses these (its test is
+        return None  # the sign bit of high - low: a range of -0.0, as high=-0.0, low=0 gives, too)
     import numpy as np
 
     w = seed_sequence_state(seed, 8)
