@@ -27,3 +27,18 @@ def test_sfpstore_bf16_table_matches_computed():
         np.testing.assert_array_equal(got, want)
     # exponent-0 values flush to signed zero (SFPSTORE.md ToBF16)
     assert L.fp32_to_dst16_bf16(np.array([0x807FFFFF, 0x007FFFFF], dtype=np.uint32)).tolist() == [0x8000, 0]
+
+
+def test_sfpu_bf16_grids_match_the_plain_conversions():
+    """The Vector Unit's SFPLOAD / SFPSTORE BF16 tables, built as outer ORs of byte parts
+    (sfpu/loadstore.py), against the computed conversions on every 16-bit pattern."""
+    from ttemu.tensix.units.sfpu import loadstore as LS
+
+    load = LS.load_bf16_grid()
+    assert load.dtype == np.uint32 and load.shape == (1 << 16,)
+    np.testing.assert_array_equal(load, L.fp32_from_dst16_bf16_plain(ALL16))
+    store = LS.store_bf16_grid()
+    assert store.dtype == np.uint16 and store.shape == (1 << 16,)
+    np.testing.assert_array_equal(store, L.fp32_to_dst16_bf16_plain(ALL16 << np.uint32(16)))
+    np.testing.assert_array_equal(LS.load_table(L.MOD0_FMT_BF16), load)
+    np.testing.assert_array_equal(LS.store_bf16_table(), store)

@@ -25,22 +25,51 @@ _TABLES: dict = {}  # ("load", Mod0) / "store_bf16" -> conversion of every 16-bi
 
 
 def load_table(mod0: int) -> np.ndarray:
-    """``sfpload_convert`` of every 16-bit Dst datum for a :data:`LOAD_BY_TABLE` mode."""
+    """``sfpload_convert`` of every 16-bit Dst datum for a :data:`LOAD_BY_TABLE` mode
+    (MOD0_FMT_BF16: :func:`load_bf16_grid`)."""
     t = _TABLES.get(("load", mod0))
     if t is None:
-        t = _TABLES[("load", mod0)] = FL.sfpload_convert(np.arange(1 << 16, dtype=U32), mod0).astype(U32)
+        if mod0 == FL.MOD0_FMT_BF16:
+            t = load_bf16_grid()
+        else:
+            t = FL.sfpload_convert(np.arange(1 << 16, dtype=U32), mod0).astype(U32)
+        _TABLES[("load", mod0)] = t
         t.setflags(write=False)
     return t
 
 
+def load_bf16_grid() -> np.ndarray:
+    """``sfpload_convert`` MOD0_FMT_BF16 (``UnshuffleBF16(x) << 16``, SFPLOAD.md) of every
+    16-bit Dst datum, built as the outer OR of its two bytes' parts: the high byte (sign,
+    mantissa) and the low byte (exponent) land in separate bits (tests compare it with the
+    conversion on every pattern)."""
+    byte = np.arange(256, dtype=U32)
+    high = ((byte & 0x80) << 24) | ((byte & 0x7F) << 16)  # sign, mantissa
+    low = byte << 23  # exponent
+    return np.bitwise_or.outer(high, low).reshape(-1)
+
+
 def store_bf16_table() -> np.ndarray:
     """``sfpstore_convert`` MOD0_FMT_BF16 of every FP32 high half (its result depends on the
-    high 16 bits only: FL.fp32_to_dst16_bf16)."""
+    high 16 bits only: FL.fp32_to_dst16_bf16): :func:`store_bf16_grid`."""
     t = _TABLES.get("store_bf16")
     if t is None:
-        t = _TABLES["store_bf16"] = FL.sfpstore_convert(np.arange(1 << 16, dtype=U32) << 16,
-                                                        FL.MOD0_FMT_BF16).astype(np.uint16)
+        t = _TABLES["store_bf16"] = store_bf16_grid()
         t.setflags(write=False)
+    return t
+
+
+def store_bf16_grid() -> np.ndarray:
+    """``sfpstore_convert`` MOD0_FMT_BF16 (``BF16Shuffle(ToBF16(x))``: an exponent of 0
+    flushes to signed zero, then truncation, SFPSTORE.md) of every FP32 high half h, built
+    as the outer OR of its two bytes' parts (the high byte: sign and the exponent's top 7
+    bits; the low byte: the exponent's bit 0 and the mantissa) and the flush (tests compare
+    it with the conversion on every pattern)."""
+    byte = np.arange(256, dtype=np.uint16)
+    high = ((byte & 0x80) << 8) | ((byte & 0x7F) << 1)  # Dst16 BF16: sign, (mantissa), exponent
+    low = ((byte & 0x7F) << 8) | (byte >> 7)
+    t = np.bitwise_or.outer(high, low).reshape(-1)
+    np.putmask(t, (t & 0xFF) == 0, t & 0x8000)  # exponent 0: signed zero
     return t
 
 
