@@ -202,7 +202,10 @@ class Coprocessor:
         when its parameters are not exactly the instruction's fields; ``fence`` marks a
         STALLWAIT with block bit B8 (SFPU) and the Matrix Unit busy condition (C7 on
         Wormhole, C4 on Blackhole)."""
-        spec, fields = self.table.decode(word)
+        table = self.table
+        if not 0 <= word <= 0xFFFFFFFF:
+            table.decode(word)  # (raises: not a 32-bit word)
+        spec = table.by_opcode[word >> 24]
         handler = args = kwargs = None
         fence = False
         if spec is not None:
@@ -210,17 +213,19 @@ class Coprocessor:
             if handler is not None:
                 plan = self._params.get(spec.opcode)
                 if plan is None:
-                    plan = self._params[spec.opcode] = self._call_plan(handler, fields)
-                names, direct = plan
+                    plan = self._params[spec.opcode] = self._call_plan(handler, spec)
+                names, direct, extract = plan
                 if names is not None:
-                    args = tuple([fields[n] for n in names])
+                    # the fields table.decode gives, in the handler's order, without its mapping
+                    args = tuple([(word >> lo) & mask for lo, mask in extract])
                     if direct is not None:
                         route = direct(handler, args)
                         if route is not None:
                             handler, args = route
                 else:
-                    kwargs = dict(fields)
+                    kwargs = dict(table.decode(word)[1])
             if spec.mnemonic == "STALLWAIT":
+                fields = table.decode(word)[1]
                 fence = bool((fields["stall_res"] >> 8) & (fields["wait_res"] >> self._fpu_busy_bit) & 1)
         entry = (spec, handler, args, kwargs, fence)
         if len(self.dispatch) >= 1 << 16:
@@ -229,17 +234,21 @@ class Coprocessor:
         return entry
 
     @staticmethod
-    def _call_plan(handler, fields):
-        """How ``dispatch_entry`` calls an opcode's ``handler`` (the same for every word of
-        the opcode, whose fields have the same names): ``(names, direct)``, ``names`` the
-        handler's parameters in order when they are exactly the instruction's fields (a
-        positional call), else None (a call by keywords); ``direct`` the unit's
-        ``direct_route`` (a shorter route to the same call, the Vector Unit's issue path
-        without the @op method that only forwards to it), or None."""
+    def _call_plan(handler, spec):
+        """How ``dispatch_entry`` calls the ``handler`` of ``spec``'s opcode (the same for
+        every word of the opcode): ``(names, direct, extract)``, ``names`` the handler's
+        parameters in order when they are exactly the instruction's fields (a positional
+        call), else None (a call by keywords); ``direct`` the unit's ``direct_route`` (a
+        shorter route to the same call, the Vector Unit's issue path without the @op
+        method that only forwards to it), or None; ``extract`` each named field's (shift,
+        mask) in that order, as ``table.decode`` reads them (a later entry of a name
+        wins, as in its mapping)."""
+        fields = {name: (lo, mask) for name, lo, mask in spec._extract}
         names = _params(handler)
         if names is None or sorted(names) != sorted(fields):
-            return None, None
-        return names, getattr(getattr(handler, "__self__", None), "direct_route", None)
+            return None, None, None
+        return (names, getattr(getattr(handler, "__self__", None), "direct_route", None),
+                tuple(fields[n] for n in names))
 
     # -- running ---------------------------------------------------------------------------
     def kick(self, changed: bool = True) -> bool:
