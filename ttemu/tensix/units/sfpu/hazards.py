@@ -543,15 +543,7 @@ class HazardOps:
                 rule = Rule("unseen", ins, writes, "SFPMAD.md (Blackhole)", old)
             else:
                 rule = Rule("read", ins, writes, MAD_PAGES[mnemonic], old)
-            rules = self.hz_rules  # (_hz_add)
-            got = rules.get(cycle)
-            if got is None:
-                if len(rules) > 4:
-                    for c in [c for c in rules if c < cycle - 1]:
-                        del rules[c]
-                rules[cycle] = [rule]
-            else:
-                got.append(rule)
+            self._hz_add(cycle, rule)
         fn = self.executors.get(mnemonic)  # (execute(ins))
         if fn is None:
             fn = self._executor(mnemonic)
@@ -589,7 +581,7 @@ class HazardOps:
             if self.lreg is not lreg or self.hz_rules is not rules:
                 return False
             rule = Rule(kind, ins, writes, page, {vd: row.copy()})
-            got = rules.get(cycle)  # (_hz_add)
+            got = rules.get(cycle)  # (_hz_add, inline: the runner is the hottest MAD path)
             if got is None:
                 if len(rules) > 4:
                     for c in [c for c in rules if c < cycle - 1]:
