@@ -160,23 +160,30 @@ class FastLoadStoreOps:
             (table, high, low), keep = plan, None
         return (ctx, table, high, low, vd, ins.imm + ctx.offset, noop, keep)
 
-    def fast_SFPLOAD(self, ins) -> None:
-        """A thread-issued SFPLOAD (module docstring); the general form where it does not apply."""
-        thread = ins.thread
-        ctx = self.ls_contexts[thread]
+    def _ls_fast(self, ins, store: bool):
+        """What ``ins``'s fast form uses (``_ls_prepare``) in its thread's context, the
+        context rebuilt first when anything it keeps has changed (Config, ThreadConfig,
+        LaneConfig, Dst aliasing)."""
+        ctx = self.ls_contexts[ins.thread]
         cop = self.cop
         cfg = cop.config
         lc = self.lane_config
         if (ctx is None or ctx.cfg_version != cfg.version or ctx.thread_version != cfg.thread_version
                 or ctx.lane_config is not lc or ctx.lane_version != lc.version or ctx.aliased != cop.dst.aliased16):
-            ctx = self.ls_context(thread)
+            ctx = self.ls_context(ins.thread)
         p = ins.fast
         if p is None or p[0] is not ctx:
-            p = ins.fast = self._ls_prepare(ctx, ins, False)
-        _, table, high, low, vd, imm, noop, keep = p
+            p = ins.fast = self._ls_prepare(ctx, ins, store)
+        return p
+
+    def fast_SFPLOAD(self, ins) -> None:
+        """A thread-issued SFPLOAD (module docstring); the general form where it does not apply."""
+        ctx, table, high, low, vd, imm, noop, keep = self._ls_fast(ins, False)
         if table is None:
             self.general_load(ins)
             return
+        thread = ins.thread
+        cop = self.cop
         rwc = cop.rwcs.rwc[thread]
         addr = (imm + rwc.Dst + ((rwc.Sp + ctx.sp_base) & ctx.sp_mask)) & 0x3FF
         if cop.math.dst_log:
@@ -205,21 +212,12 @@ class FastLoadStoreOps:
 
     def fast_SFPSTORE(self, ins) -> None:
         """A thread-issued SFPSTORE (module docstring); the general form where it does not apply."""
-        thread = ins.thread
-        ctx = self.ls_contexts[thread]
-        cop = self.cop
-        cfg = cop.config
-        lc = self.lane_config
-        if (ctx is None or ctx.cfg_version != cfg.version or ctx.thread_version != cfg.thread_version
-                or ctx.lane_config is not lc or ctx.lane_version != lc.version or ctx.aliased != cop.dst.aliased16):
-            ctx = self.ls_context(thread)
-        p = ins.fast
-        if p is None or p[0] is not ctx:
-            p = ins.fast = self._ls_prepare(ctx, ins, True)
-        _, table, high, low, vd, imm, noop, keep = p
+        ctx, table, high, low, vd, imm, noop, keep = self._ls_fast(ins, True)
         if table is None:
             self.general_store(ins)
             return
+        thread = ins.thread
+        cop = self.cop
         rwc = cop.rwcs.rwc[thread]
         addr = (imm + rwc.Dst + ((rwc.Sp + ctx.sp_base) & ctx.sp_mask)) & 0x3FF
         if _count_nonzero(self.use_flags):
