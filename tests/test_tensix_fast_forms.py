@@ -143,8 +143,9 @@ def test_unpack_l1_run_stops_where_the_gather_stops():
 
 
 # -- PACR edge mask: the tile position generator advanced as scalars --------------------------
-def _tpg_arrays(x0, y0, z0, n, reads, transposed):
-    """The array form the scalar advance replaced (EdgeMasking.md Advance() n times)."""
+def _tpg_kyz(x0, y0, z0, n, reads, transposed):
+    """The tile position generator's X, Y, Z after 0..n Advance()s, as arrays
+    (EdgeMasking.md: the array form the scalar advance replaced)."""
     k = x0 + np.arange(n + 1, dtype=np.int64)
     rows = k >> 4
     inner, outer = (z0, y0) if transposed else (y0, z0)
@@ -153,6 +154,12 @@ def _tpg_arrays(x0, y0, z0, n, reads, transposed):
     else:
         inner_k, outer_k = inner + rows, np.full(n + 1, outer, dtype=np.int64)
     y, z = (outer_k, inner_k) if transposed else (inner_k, outer_k)
+    return k, y, z
+
+
+def _tpg_arrays(x0, y0, z0, n, reads, transposed):
+    """The array form the scalar advance replaced (EdgeMasking.md Advance() n times)."""
+    k, y, z = _tpg_kyz(x0, y0, z0, n, reads, transposed)
     return [int(k[n] & 15), int(y[n]), int(z[n])]
 
 
@@ -161,14 +168,7 @@ def _keep_arrays(g, i, x0, y0, z0, n, col):
     for every configuration before its early exits)."""
     reads = g(f"PACK_COUNTERS_SEC{i}_pack_reads_per_xy_plane")
     transposed = g(f"PACK_COUNTERS_SEC{i}_pack_yz_transposed")
-    k = x0 + np.arange(n + 1, dtype=np.int64)
-    rows = k >> 4
-    inner, outer = (z0, y0) if transposed else (y0, z0)
-    if reads and inner < reads:
-        inner_k, outer_k = (inner + rows) % reads, outer + (inner + rows) // reads
-    else:
-        inner_k, outer_k = inner + rows, np.full(n + 1, outer, dtype=np.int64)
-    y, z = (outer_k, inner_k) if transposed else (inner_k, outer_k)
+    _, y, z = _tpg_kyz(x0, y0, z0, n, reads, transposed)
     y, z = y[:n], z[:n]
     masks = np.array([g(f"PCK_EDGE_OFFSET_SEC{c}_mask") for c in range(4)], dtype=np.int64)
     row_map = np.array([[g(f"TILE_ROW_SET_MAPPING_{b}_row_set_mapping_{j}") for j in range(16)]
