@@ -6,7 +6,8 @@ through L1 and MMIO, so this interleaving is functionally sound, and since the o
 and the quantum are fixed, the same inputs give the same run. After each round the
 Tensix coprocessor retries instructions held at its wait gates.
 
-A run ends when (checked in this order after every turn or round):
+A run ends when (checked in this order after every turn or round; Ctrl-C ends it from
+outside, and the caller takes a :func:`snapshot` as "interrupted"):
   * every ``until`` condition holds                    -> "until"
   * every released core has halted (jal x0, 0)          -> "halted" ("hang" if a
     Tensix thread still holds an instruction nothing can release)
@@ -18,6 +19,7 @@ A run ends when (checked in this order after every turn or round):
 
 from __future__ import annotations
 
+from .condition import as_condition
 from .record import Factory, Record
 from .riscv.hart import HALTED, RESET, RUNNING
 from .riscv.translate import EXIT_HALT, EXIT_RESUME, EXIT_SYNC, MAX_BLOCK
@@ -26,7 +28,7 @@ DEFAULT_MAX_STEPS = 1_000_000_000
 DEFAULT_IDLE_STEPS = 2_000_000
 _BIG = 1 << 60
 
-EXIT_CODES = {"halted": 0, "until": 0, "idle": 0, "hang": 3, "step-limit": 4}
+EXIT_CODES = {"halted": 0, "until": 0, "idle": 0, "hang": 3, "step-limit": 4, "interrupted": 130}
 
 
 class CoreResult(Record):
@@ -98,6 +100,9 @@ def _run_blocks(tile, hart, budget, exact):
         if exact and n < budget:
             return n + _run_single(tile, hart, budget - n, None)
         return n
+    except KeyboardInterrupt:  # where Ctrl-C found it: the block it was in, or about to run
+        hart.pc = pc if pc >= 0 else hart.exit_pc
+        raise
     finally:
         hart.steps += n
         tile.steps += n
@@ -144,6 +149,9 @@ def _run_single(tile, hart, budget, tracer):
             pc = npc
         hart.pc = pc
         return n
+    except KeyboardInterrupt:
+        hart.pc = pc if pc >= 0 else hart.exit_pc
+        raise
     finally:
         hart.steps += n
         tile.steps += n
@@ -151,18 +159,19 @@ def _run_single(tile, hart, budget, tracer):
 
 def run(tile, *, max_steps=None, until=(), idle_steps=None) -> RunResult:
     """Run ``tile`` until one of the end conditions above. ``until`` is a sequence of
-    (address, value) or (address, value, core) triples (32-bit words). Errors (guest
+    :class:`~ttemu.condition.Condition` (a byte, halfword or word, optionally masked),
+    or (address, value) / (address, value, core) tuples of 32-bit words. Errors (guest
     faults, unimplemented instructions) propagate as typed exceptions."""
     max_steps = DEFAULT_MAX_STEPS if max_steps is None else max_steps
     idle_steps = DEFAULT_IDLE_STEPS if idle_steps is None else idle_steps
-    until = [tuple(u) + (None,) * (3 - len(u)) for u in until]
+    until = [as_condition(u) for u in until]
     harts = list(tile.harts.values())
     tracer = tile.tracer
     last_active = tile.steps
     tile.activity[0] = 0
 
     def holds():
-        return until and all(tile.read_u32(a, c) == (v & 0xFFFFFFFF) for a, v, c in until)
+        return until and all(c.holds(tile) for c in until)
 
     def done(outcome, detail=""):
         return _result(tile, outcome, detail)
@@ -215,6 +224,12 @@ def run(tile, *, max_steps=None, until=(), idle_steps=None) -> RunResult:
             last_active = tile.steps
         elif tile.steps - last_active >= idle_steps:
             return done("idle", f"no store or Tensix progress for {tile.steps - last_active} instructions")
+
+
+def snapshot(tile, outcome, detail=""):
+    """A :class:`RunResult` of the tile as it is now (a run ended from outside it, e.g.
+    ``interrupted``: every core's pc and state, the Tensix threads' counts)."""
+    return _result(tile, outcome, detail)
 
 
 def _result(tile, outcome, detail):
