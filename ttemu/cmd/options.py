@@ -68,7 +68,8 @@ RUN_OPTIONS = (
     Opt(("--dump",), "dumps", multiple=True, metavar="ADDR:LEN=FILE",
         help="Raw bytes after the run; FILE '-' prints a hexdump."),
     Opt(("--dump-l1",), "dump_l1", multiple=True, metavar="ADDR:LEN[:FMT]",
-        help="Readable dump after the run; FMT hex32 (default), u32, i32, fp32, bf16, fp16."),
+        help="Readable dump after the run; FMT hex32 (default), u32, i32, fp32, bf16, fp16, or a tile "
+             "format tile-fp32, tile-bf16, tile-bfp8_b... (32x32 grids)."),
     Opt(("--dump-dst",), "dump_dst", kind="optional", flag_value="all", metavar="[ROWS]",
         help="Dst after the run as 32x32 tiles (ROWS: START:COUNT in Dst rows, or 'all'; "
              "add :raw for plain rows)."),
@@ -84,7 +85,7 @@ RUN_OPTIONS = (
              "numpy expression over the inputs; exit 7 on mismatch."),
     Opt(("--atol",), kind="float", help="Absolute tolerance for --expect / manifest checks."),
     Opt(("--rtol",), kind="float", help="Relative tolerance for --expect / manifest checks."),
-    Opt(("--seed",), kind="int", help="Seed for a manifest's generated inputs."),
+    Opt(("--seed",), kind="int", help="Seed for generated inputs (a manifest's and --input's: input k uses N + k)."),
     Opt(("--oracle",), metavar="LIBTTSIM_SO",
         help="Also run the set on Tenstorrent's ttsim (this release library) and compare every "
              "dumped and expected region bit for bit (exit 7 on a difference, 8 if ttsim "
@@ -93,8 +94,8 @@ RUN_OPTIONS = (
     Opt(("--progress/--no-progress",), "progress", kind="bool",
         help="A progress line on stderr during the run (default: when stderr is a terminal)."),
     Opt(("--strict",), kind="flag",
-        help="Stop at behaviour the ISA documentation leaves undefined (default: a warning, "
-             "once per site, counted in the summary)."),
+        help="Stop at behaviour the ISA documentation leaves undefined, and at Tensix work left "
+             "when a run finishes (exit 5; default: a warning, once per site, counted in the summary)."),
     Opt(("--gdb",), "gdb", kind="port", metavar="PORT",
         help="Serve the GDB remote protocol on 127.0.0.1:PORT (0: any free port, printed on "
              "stderr) and wait for gdb before the first instruction."),
