@@ -22,6 +22,7 @@ from __future__ import annotations
 from ..arch import get_arch
 from ..arch.chip import get_chip
 from ..errors import HostFault, TtemuError, Unimplemented, UsageError
+from ..run import advance
 from .memory import SparseMemory
 
 
@@ -122,8 +123,6 @@ class Chip:
         self.clocks += n
         if not self.active:
             return
-        from ..run import advance
-
         steps = n * self.steps_per_clock
         for xy, tile in list(self.active.items()):
             try:
