@@ -73,8 +73,19 @@ class Chip:
                 raise UsageError(f"({x}, {y}) is not a Tensix tile")
             from ..tile import Tile
 
-            t = self.tiles[(x, y)] = Tile(self.arch)
+            t = self.tiles[(x, y)] = Tile(self.arch, noc=self.noc_spec(x, y))
         return t
+
+    def noc_spec(self, x: int, y: int):
+        """The NoC facts of the Tensix tile at (x, y): the arch's worker-tile facts with
+        this position and, as NOC_ID_LOGICAL, its translated coordinate (the one whose
+        both axes the arch's translation maps here; else its own)."""
+        spec = self.arch.noc
+        logical = min((t for t, p in self.spec.translated.items() if p == (x, y) and t[0] >= 16 and t[1] >= 16),
+                      default=(x, y))
+        fields = {f: getattr(spec, f) for f in spec._fields}
+        fields.update(tile=(x, y), id_logical=logical[0] | (logical[1] << 6))
+        return type(spec)(**fields)
 
     # -- host access (NoC 0 physical coordinates) ----------------------------------------
     def read(self, xy: tuple, addr: int, n: int) -> bytes:
