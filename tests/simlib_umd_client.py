@@ -1,14 +1,15 @@
 """A tt-umd client of a ttsim-ABI library (ttsim's, or ttemu's from ``ttemu simlib``),
 run as its own process (one library instance per process):
 
-    python tests/simlib_umd_client.py LIB X Y N
+    python tests/simlib_umd_client.py LIB X Y N [ROUNDS]
 
 on the Tensix tile at NoC 0 (X, Y): an L1 round trip (words and a 64-byte block),
 another tile and a DRAM node, the soft-reset register through assert/deassert, then
 a BRISC program (``program(n)``: the sum of i*i for i < n, from an input word the
 host writes) run by polling its done flag, each poll a read (and a clock) as tt-umd
 does. Prints one JSON object: what was read back, the program's result, the number of
-polls and the seconds each phase took.
+polls and the seconds each phase took; with ROUNDS, also the mean time of a
+32-bit write-and-read-back over ROUNDS more (``roundtrip_us``, wall and CPU).
 """
 
 from __future__ import annotations
@@ -50,7 +51,7 @@ def expected(n: int) -> int:
     return sum(i * i for i in range(n)) & 0xFFFFFFFF
 
 
-def main(lib: str, x: int, y: int, n: int) -> dict:
+def main(lib: str, x: int, y: int, n: int, rounds: int = 0) -> dict:
     import tt_umd
 
     out = {}
@@ -82,7 +83,7 @@ def main(lib: str, x: int, y: int, n: int) -> dict:
     dev.noc_write(x, y, 0, program())
     dev.noc_write32(x, y, INPUT, n)
     dev.noc_write32(x, y, DONE, 0)
-    t = time.perf_counter()
+    t, c = time.perf_counter(), time.process_time()
     dev.deassert_risc_reset(core, tt_umd.RiscType.BRISC)
     out["reset_released"] = dev.get_risc_reset_state(x, y)
     polls = 0
@@ -91,12 +92,21 @@ def main(lib: str, x: int, y: int, n: int) -> dict:
         if polls > 10 * n + 1000:
             break
     out["program_s"] = time.perf_counter() - t
+    out["program_cpu_s"] = time.process_time() - c
     out["polls"] = polls
     out["result"] = dev.noc_read32(x, y, RESULT)
     out["expected"] = expected(n)
+    if rounds:
+        t, c = time.perf_counter(), time.process_time()
+        for i in range(rounds):
+            dev.noc_write32(x, y, 0x6000, i)
+            assert dev.noc_read32(x, y, 0x6000) == i
+        out["roundtrip_us"] = (time.perf_counter() - t) / rounds * 1e6
+        out["roundtrip_cpu_us"] = (time.process_time() - c) / rounds * 1e6
     return out
 
 
 if __name__ == "__main__":
     lib, x, y, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
-    print(json.dumps(main(lib, x, y, n)), flush=True)
+    rounds = int(sys.argv[5]) if len(sys.argv) > 5 else 0
+    print(json.dumps(main(lib, x, y, n, rounds)), flush=True)

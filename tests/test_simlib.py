@@ -121,13 +121,16 @@ def _exalens():
     return [sys.executable, "-m", "ttexalens.cli"]
 
 
+EXALENS_COMMANDS = "wxy {x}-{y} 0x100 0xcafe; brxy {x}-{y} 0x100 2; x"
+
+
 @pytest.mark.parametrize("impl", ["ttemu", "ttsim"])
 @pytest.mark.parametrize("arch", ARCHS)
 def test_exalens_cli(arch, impl, ttemu_libs, ttsim_libs):
     _need("ttexalens", "tt-exalens")
     lib = _lib(impl, arch, ttemu_libs, ttsim_libs)
     x, y = TILE[arch]
-    proc = _run(_exalens() + ["-s", lib, f"--commands=wxy {x}-{y} 0x100 0xcafe; brxy {x}-{y} 0x100 2; x"])
+    proc = _run(_exalens() + ["-s", lib, "--commands=" + EXALENS_COMMANDS.format(x=x, y=y)])
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert re.search(r"0x00000100:\s+0000cafe\s+00000000", proc.stdout), proc.stdout
 
@@ -177,3 +180,52 @@ def test_c_host_refusal_is_ttsims_error_line(ttemu_libs, driver, tmp_path):
     m = ERROR_LINE.search(proc.stderr)
     assert m and m.group(1) == "HostFault" and m.group(2) == "ttemu", proc.stderr
     assert "(40, 40)" in m.group(3)
+
+
+# -- README.md's section runs as written ---------------------------------------------------------
+README_DIRS = {"/tmp/ttemu-wh": "wormhole_b0", "/tmp/ttemu-bh": "blackhole"}
+
+
+def _readme_blocks():
+    text = (ROOT / "README.md").read_text()
+    start = text.index("## Using ttemu from tt-exalens, tt-umd and tt-llk's tests")
+    section = text[start:text.index("\n## ", start + 3)]
+    return re.findall(r"```(\w+)\n(.*?)```", section, re.S)
+
+
+def _swap(text, dirs):
+    for readme_dir, real in dirs.items():
+        text = text.replace(readme_dir, str(real))
+    return text
+
+
+def test_readme_simlib_and_umd_example(tmp_path):
+    """The README's ``ttemu simlib`` lines (into temporary directories) and its tt-umd
+    snippet, run as written."""
+    _need_gcc()
+    dirs = {d: tmp_path / Path(d).name for d in README_DIRS}
+    blocks = _readme_blocks()
+    lines = [ln for lang, code in blocks if lang == "sh" for ln in code.splitlines() if ln.startswith("ttemu simlib")]
+    assert len(lines) == 2
+    for line in lines:
+        cmd, _, comment = _swap(line, dirs).partition("#")
+        proc = subprocess.run([sys.executable, "-m", "ttemu", *cmd.split()[1:]], cwd=ROOT, capture_output=True,
+                              text=True)
+        assert proc.returncode == 0, proc.stderr
+        assert comment.split()[-1] == proc.stdout.strip()  # "prints PATH"
+    (snippet,) = [code for lang, code in blocks if lang == "python"]
+    _need("tt_umd", "tt-umd")
+    proc = _run([sys.executable, "-c", _swap(snippet, dirs)])
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "0x47800" in proc.stdout.split()  # (tt-umd logs to stdout too)
+
+
+def test_readme_exalens_line_is_the_tested_command():
+    """test_exalens_cli runs exactly the README's tt-exalens line (Wormhole, worker 1-1)."""
+    import shlex
+
+    (line,) = [ln for lang, code in _readme_blocks() if lang == "sh" for ln in code.splitlines()
+               if ln.startswith("tt-exalens")]
+    words = shlex.split(line)
+    assert words[:2] == ["tt-exalens", "-s"] and words[2] == "/tmp/ttemu-wh/libttsim_wh.so"
+    assert words[3:] == [f"--commands={EXALENS_COMMANDS.format(x=1, y=1)}"]
