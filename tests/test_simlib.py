@@ -182,6 +182,22 @@ def test_c_host_refusal_is_ttsims_error_line(ttemu_libs, driver, tmp_path):
     assert "(40, 40)" in m.group(3)
 
 
+# -- a Tensix kernel set through the library ---------------------------------------------------------
+@pytest.mark.parametrize("arch", ARCHS)
+def test_kernel_set_through_the_library_is_bit_identical(arch, ttemu_libs):
+    """``ttemu run --oracle`` (a ctypes host: BRISC boot code and three TRISC kernels,
+    inputs written through TLB windows, release, clock(n) between polls) on ttemu's
+    library gives the bytes ttemu's own run gives, and the manifest's numpy check passes."""
+    proc = subprocess.run([sys.executable, "-m", "ttemu", "run", "firmware/eltwise_add/eltwise_add.toml", "--arch",
+                           arch, "--oracle", ttemu_libs[arch], "--json"], cwd=ROOT, capture_output=True, text=True,
+                          timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    assert doc["outcome"] == "until" and all(e["ok"] for e in doc["expect"])
+    assert doc["oracle"]["ok"] and doc["oracle"]["regions"]
+    assert all(r["differing_bytes"] == 0 for r in doc["oracle"]["regions"])
+
+
 # -- README.md's section runs as written ---------------------------------------------------------
 README_DIRS = {"/tmp/ttemu-wh": "wormhole_b0", "/tmp/ttemu-bh": "blackhole"}
 
