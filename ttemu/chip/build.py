@@ -45,7 +45,7 @@ def _ttemu_simlib_boot(root, arch, steps, paths, version):
         mod = importlib.util.module_from_spec(spec)
         sys.modules["ttemu"] = mod
         spec.loader.exec_module(mod)
-    elif os.path.dirname(os.path.dirname(os.path.abspath(mod.__file__))) != root:
+    elif os.path.dirname(os.path.dirname(os.path.realpath(mod.__file__))) != root:
         print(f"ttemu: note: this process had imported ttemu from {os.path.dirname(mod.__file__)}; "
               f"the library (built from {root}) uses that one", file=sys.stderr)
     from ttemu.chip.host import Host
