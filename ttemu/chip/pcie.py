@@ -199,7 +199,7 @@ class PciFunction:
         if target is None or target[0] != raw:  # (the shim writes entries without telling)
             target = self.decoded[entry] = (raw, *self._decode(entry, int.from_bytes(raw, "little")))
         _, xy, base, tiles = target
-        if offset + n > self.kind_of[entry].mask + 1 and n > 1:
+        if offset + n > self.kind_of[entry].mask + 1:
             raise HostFault(f"{n}-byte access at offset 0x{offset:x} of TLB {entry} runs past its "
                             f"{self.kind_of[entry].mask + 1:#x}-byte window")
         if xy is not None:
