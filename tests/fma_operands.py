@@ -53,7 +53,8 @@ def operands(rng, kind: int, n: int = 32, special: float = 0.15):
         a = (rng.integers(120, 135, n).astype(U32) << 23) | _short(rng, n, 11) | sign[0]
         b = (rng.integers(120, 135, n).astype(U32) << 23) | _short(rng, n, 11) | sign[1]
         p_e = ((a >> 23) & 255).astype(np.int64) + ((b >> 23) & 255) - 127
-        c = ((p_e - rng.integers(0, 7, n)).clip(1, 254).astype(U32) << 23) | (c & U32(0x7FFFFF)) | ((a ^ b) & U32(1 << 31))
+        c = (((p_e - rng.integers(0, 7, n)).clip(1, 254).astype(U32) << 23) | (c & U32(0x7FFFFF))
+             | ((a ^ b) & U32(1 << 31)))
     elif kind == 7:  # NaN / Inf operands (random payloads) with ordinary or small others
         nan = (U32(0x7F800000) | (rng.integers(0, 1 << 23, (3, n)).astype(U32) * (rng.random((3, n)) < 0.8))) | sign
         a, b, c = _with_exponent(rng, a, 0, 200), _with_exponent(rng, b, 60, 200), _with_exponent(rng, c, 0, 200)
