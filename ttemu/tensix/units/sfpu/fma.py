@@ -54,21 +54,20 @@ _M32 = 0xFFFFFFFF
 
 # -- the models, step by step on the integer fields (reference forms) --------------------
 
-def _fields(x, y, z):
-    """(bits, biased exponents, mantissas with the implicit bit, 0 for exponent 0) of the
-    three operands as int64 [3, ...] arrays (broadcast together)."""
+def _operands(x, y, z):
+    """The three operands' fields as int64 arrays (broadcast together): (biased exponents
+    [3, ...], the mantissas of x and y with the implicit bit (0 for exponent 0), z's with
+    three more bits, z's bits, z's sign, the product's sign, the product's mantissa with
+    three extra bits cut to 26 fraction bits (a sticky bit for the 23 dropped: < 2**28),
+    its biased exponent)."""
     v = np.stack(np.broadcast_arrays(np.asarray(x, dtype=U32), np.asarray(y, dtype=U32),
                                      np.asarray(z, dtype=U32))).astype(I64)
     e = (v >> 23) & 255
-    m = np.where(e == 0, 0, (v & 0x7FFFFF) | 0x800000)
-    return v, e, m
-
-
-def _product(x_m, y_m, x_e, y_e):
-    """The product's mantissa with three extra bits, cut to 26 fraction bits (a sticky bit
-    for the 23 dropped: < 2**28), and its biased exponent."""
+    x_m, y_m, z_m = np.where(e == 0, 0, (v & 0x7FFFFF) | 0x800000)
+    x, y, z = v
     p_m = (x_m * y_m) << 3  # < 2**51
-    return (p_m >> 23) | ((p_m & 0x7FFFFF) != 0), x_e + y_e - 127
+    p_m = (p_m >> 23) | ((p_m & 0x7FFFFF) != 0)
+    return e, x_m, y_m, z_m << 3, z, z & SIGN, (x ^ y) & SIGN, p_m, e[0] + e[1] - 127
 
 
 def _semi_sticky_shift(v, s):
@@ -102,14 +101,8 @@ def fma_wh_plain(x, y, z) -> np.ndarray:
     """``x * y + z`` on FP32 bit patterns as Wormhole's SFPMAD computes it (module doc),
     step by step on the integer fields (the reference form of :data:`WORMHOLE`'s float64
     forms)."""
-    v, e, m = _fields(x, y, z)
-    x, y, z = v
-    x_e, y_e, z_e = e
-    x_m, y_m, z_m = m
-    z_m = z_m << 3
-    z_sign = z & SIGN
-    p_sign = (x ^ y) & SIGN
-    p_m, p_e = _product(x_m, y_m, x_e, y_e)
+    e, x_m, y_m, z_m, z, z_sign, p_sign, p_m, p_e = _operands(x, y, z)
+    z_e = e[2]
 
     # NaN / infinity inputs, a product overflowing on its own: the NaN's bits (0: none)
     x_inf, y_inf, z_inf = e == 255
@@ -148,14 +141,8 @@ def fma_bh_plain(x, y, z) -> np.ndarray:
     step by step on the integer fields (the reference form of :data:`BLACKHOLE`'s float64
     forms). The rare paths (NaN / infinity, an underflowing product, exact cancellation,
     overflow, denormal results) are only evaluated when some lane takes them."""
-    v, e, m = _fields(x, y, z)
-    x, y, z = v
-    x_e, y_e, z_e = e
-    x_m, y_m, z_m = m
-    z_m = z_m << 3
-    z_sign = z & SIGN
-    p_sign = (x ^ y) & SIGN
-    p_m, p_e = _product(x_m, y_m, x_e, y_e)
+    e, x_m, y_m, z_m, z, z_sign, p_sign, p_m, p_e = _operands(x, y, z)
+    z_e = e[2]
     zero_p = (p_m == 0) | (p_e < 0)  # the product is zero or underflows on its own
 
     r_sign, r_m, r_e = _add_aligned(p_m, p_e, p_sign, z_m, z_e, z_sign)
