@@ -68,7 +68,9 @@ scale      real-sized work (scripts/bench_scale.py): matmul HiFi4 and LoFi, sfpu
            (us, the slope between the two largest sizes) of ttemu and ttsim. Targets
            (issue 21): ratio <= 1.0 for matmul, <= 2.0 for every other family.
            ``--quick``: two small sizes per family, steps repeating over two L1 slots,
-           checked and not timed (tests/test_bench_scale.py runs the same sets); ``--sizes
+           checked and not timed (tests/test_bench_scale.py runs the same sets); ``--baseline
+           CHECKOUT``: another checkout's ttemu timed in the same loop (its time, its ratio
+           to ttsim, and the CPU speedup of this one over it); ``--sizes
            N,N,...``: these sizes instead (matmul: multiples of 16, tilize / untilize: of 4). Exit 1
            when a set does not finish or does not match numpy.
 """
@@ -373,23 +375,24 @@ def bench_bh_firmware(shared, repeat):
 
 
 def _time_pairs(cmds, repeat):
-    """Time each (name, cmd) as whole processes, in turn, ``repeat`` rounds. -> {name:
-    [(wall, cpu)]}; a non-zero exit stops the benchmark."""
-    runs = {name: [] for name, _ in cmds}
+    """Time each (name, cmd, cwd, env) as whole processes, in turn, ``repeat`` rounds.
+    -> {name: [(wall, cpu)]}; a non-zero exit stops the benchmark."""
+    runs = {name: [] for name, *_ in cmds}
     for _ in range(max(repeat, 1)):
-        for name, cmd in cmds:
-            wall, cpu, rc = measured(cmd)
+        for name, cmd, cwd, env in cmds:
+            wall, cpu, rc = measured(cmd, cwd, env)
             if rc != 0:
                 raise SystemExit(f"{name} exit {rc}: {' '.join(cmd)}")
             runs[name].append((wall, cpu))
     return runs
 
 
-def bench_scale(shared, repeat, arches, families=None, quick=False, sizes=None):
+def bench_scale(shared, repeat, arches, families=None, quick=False, sizes=None, baseline=None):
     """``--scale``: every family of scripts/bench_scale.py at growing sizes on each arch,
     checked (numpy, ttsim) in this process, then timed as whole processes against ttsim
-    from the same plan (``quick``: small sizes, checked, not timed). Prints a JSON line per
-    set, then the table. -> the rows."""
+    from the same plan (``quick``: small sizes, checked, not timed; ``baseline``: (python,
+    checkout, env) of another ttemu timed in the same loop). Prints a JSON line per set,
+    then the table. -> the rows."""
     import bench_scale as bs
 
     families = families or list(bs.FAMILIES)
@@ -408,12 +411,21 @@ def bench_scale(shared, repeat, arches, families=None, quick=False, sizes=None):
                     row["name"] = "scale"
                     if not quick and row["outcome"] == "until":
                         ttemu = [sys.executable, "-m", "ttemu", "run", row["manifest"], "--no-progress"]
-                        cmds = [("ttemu", ttemu)]
+                        cmds = [("ttemu", ttemu, None, None)]
                         if row["plan"]:
                             cmds.append(("ttsim", [sys.executable, "-m", "ttemu.cmd.oracle.child", lib, row["plan"],
-                                                   os.path.join(tmp, "out.json")]))
+                                                   os.path.join(tmp, "out.json")], None, None))
+                        if baseline is not None:
+                            cmds.append(("baseline", [baseline[0], *ttemu[1:]], baseline[1], baseline[2]))
                         runs = _time_pairs(cmds, repeat)
-                        tt, ts = runs["ttemu"], runs.get("ttsim")
+                        tt, ts, tb = runs["ttemu"], runs.get("ttsim"), runs.get("baseline")
+                        if tb:
+                            row["baseline_seconds"] = round(_median([w for w, _ in tb]), 3)
+                            row["baseline_cpu_seconds"] = round(_median([c for _, c in tb]), 3)
+                            row["speedup"] = round(_median([b[0] / a[0] for a, b in zip(tt, tb)]), 2)
+                            row["cpu_speedup"] = round(_median([b[1] / a[1] for a, b in zip(tt, tb)]), 2)
+                            if ts:
+                                row["baseline_ratio"] = round(_median([b[0] / c[0] for b, c in zip(tb, ts)]), 2)
                         row["ttemu_seconds"] = round(_median([w for w, _ in tt]), 3)
                         row["ttemu_cpu_seconds"] = round(_median([c for _, c in tt]), 3)
                         if ts:
@@ -457,10 +469,13 @@ def scale_table(rows, quick=False):
             else f", ttsim differs ({r['ttsim_differing_bytes']} B)")
         return flags if r["outcome"] == "until" else f"{r['outcome']}: {r['error']}"
 
+    base = any("baseline_seconds" in r for r in rows)
     head = ["family", "size"]
     for a in arches:
         head += [f"{short[a]} Tensix instr", f"{short[a]} check"] + (
             [] if quick else [f"{short[a]} ttemu s", f"{short[a]} ttsim s", f"{short[a]} ratio", f"{short[a]} cpu ratio"])
+        if base:
+            head += [f"{short[a]} baseline s", f"{short[a]} baseline ratio", f"{short[a]} cpu speedup"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for fam in fams:
         sizes = sorted({s for (a, f, s) in by if f == fam})
@@ -469,11 +484,13 @@ def scale_table(rows, quick=False):
             for a in arches:
                 r = by.get((a, fam, size))
                 if r is None:
-                    cells += [""] * (2 if quick else 6)
+                    cells += [""] * (2 if quick else 9 if base else 6)
                     continue
                 cells += [f"{r['tensix_instructions']:,}", ok(r)]
                 if not quick:
                     cells += [str(r.get(k, "")) for k in ("ttemu_seconds", "ttsim_seconds", "ratio", "cpu_ratio")]
+                    if base:
+                        cells += [str(r.get(k, "")) for k in ("baseline_seconds", "baseline_ratio", "cpu_speedup")]
             lines.append("| " + " | ".join(cells) + " |")
     if quick:
         return "\n".join(lines)
@@ -512,7 +529,7 @@ def main(argv=None):
     ap.add_argument("--vs-ttsim", action="store_true", help="whole runs against ttsim (see vs_ttsim above)")
     ap.add_argument("manifests", nargs="*", help="with --vs-ttsim: these sets only")
     ap.add_argument("--baseline", default=None, metavar="CHECKOUT",
-                    help="with --vs-ttsim: also time CHECKOUT's ttemu (run from there with PYTHON) on each set")
+                    help="with --vs-ttsim or --scale: also time CHECKOUT's ttemu (run from there with PYTHON) on each set")
     ap.add_argument("--baseline-python", default="python3", metavar="PYTHON")
     ap.add_argument("--arch", default=None, choices=("wormhole_b0", "blackhole"),
                     help="with --vs-ttsim: run the sets on this arch (its ttsim library; manifests' "
@@ -528,20 +545,20 @@ def main(argv=None):
     shared = pathlib.Path(args.shared)
     _precompile(ROOT)
     os.environ.setdefault("PYTHONPATH", str(ROOT))
+    baseline = None
+    if args.baseline:
+        env = {**os.environ, "PYTHONPATH": os.path.abspath(args.baseline)}
+        env["PYTHONPYCACHEPREFIX"] = os.path.join(tempfile.gettempdir(), "ttemu-bench-baseline-pyc")
+        baseline = (args.baseline_python, os.path.abspath(args.baseline), env)
+        _precompile(pathlib.Path(args.baseline), args.baseline_python, env)
     if args.scale:
         arches = [args.arch] if args.arch else ["wormhole_b0", "blackhole"]
         sizes = [int(x) for x in args.sizes.split(",")] if args.sizes else None
-        rows = bench_scale(shared, args.repeat or 3, arches, args.only, args.quick, sizes)
+        rows = bench_scale(shared, args.repeat or 3, arches, args.only, args.quick, sizes, baseline)
         bad = [r for r in rows if r["outcome"] != "until" or not r["numpy_ok"]]
         return 1 if bad else 0
     args.arch = args.arch or "wormhole_b0"
     if args.vs_ttsim:
-        baseline = None
-        if args.baseline:
-            env = {**os.environ, "PYTHONPATH": os.path.abspath(args.baseline)}
-            env["PYTHONPYCACHEPREFIX"] = os.path.join(tempfile.gettempdir(), "ttemu-bench-baseline-pyc")
-            baseline = (args.baseline_python, os.path.abspath(args.baseline), env)
-            _precompile(pathlib.Path(args.baseline), args.baseline_python, env)
         print(json.dumps(bench_vs_ttsim(shared, args.repeat or 3, args.manifests, baseline, args.arch)))
         return 0
     args.repeat = args.repeat or 1
