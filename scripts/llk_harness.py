@@ -1,0 +1,405 @@
+#!/usr/bin/env python3
+"""tt-llk's own pytest harness on a simulator library with ttsim's C ABI: ttemu's or ttsim's.
+
+    python scripts/llk_harness.py                       # the default selection, both libraries, Wormhole
+    python scripts/llk_harness.py --arch blackhole      # built for and run on Blackhole
+    python scripts/llk_harness.py --lib ttsim           # one library (ttemu, ttsim, or a path to a .so)
+    python scripts/llk_harness.py -t datacopy -t matmul # chosen entries of the catalogue (--list)
+    python scripts/llk_harness.py --ci                  # the entries CI runs
+    python scripts/llk_harness.py --markdown            # the table as Markdown (README)
+    python scripts/llk_harness.py --keep DIR            # keep the extracted tree, ELFs and reports
+
+Nothing of tt-llk is committed: at run time the script
+
+1. extracts tt-llk and tt-metal ``hw/`` from ``../shared/third_party/`` with
+   ``scripts/llk_corpus.py`` (:class:`llk_corpus.Tree`: its adaptations and shim headers for
+   Debian's ``riscv64-unknown-elf-g++``);
+2. puts a stand-in for the SFPI compiler where the harness looks for it
+   (``tests/sfpi/compiler/bin/riscv-tt-elf-g++``): a shell script that maps the harness's
+   flags to the stock compiler (:func:`standin`), so the harness builds its own ELFs, in
+   its own way, from its own ``build.h``;
+3. puts the library in a directory with ``soc_descriptor.yaml`` beside it, as UMD needs;
+4. runs ``pytest --run-simulator --forked`` in tt-llk's ``tests/python_tests`` with
+   ``TT_METAL_SIMULATOR`` naming the library: the harness's own stimuli, goldens and
+   checks; one pytest process per library and arch (a ttsim refusal ends only that
+   test's forked process);
+5. reads pytest's JUnit report and prints a table: entry, variants, passes on each
+   library, seconds per variant.
+
+Exit status: 0 when every variant that passes on ttsim passes on ttemu too (and, with
+one library, every variant passes), 1 otherwise, 2 when something needed is missing
+(the reason is printed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import pathlib
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass, field
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import llk_corpus as lc  # noqa: E402
+
+ROOT = lc.ROOT
+#: what the harness imports beyond pytest and numpy (tests/requirements.txt, the parts used here)
+PACKAGES = ["tt-exalens==0.4.2", "torch==2.13.0", "loguru", "ml_dtypes", "pytest-forked", "pytest-timeout",
+            "pytest-xdist"]
+MODULES = ["ttexalens", "torch", "loguru", "ml_dtypes", "pytest_forked", "pytest_timeout", "xdist"]
+#: the SFPI compiler's -mcpu names, by prefix, and the chip each builds for
+MCPU = {"tt-wh": "wormhole_b0", "tt-bh": "blackhole"}
+#: the SFPI compiler's options the stock one does not know (test_config.py)
+DROPPED = ["-ftt-*", "-mno-tt-*"]
+#: the other SFPI binutils the harness may call, and the stock tool for each
+TOOLS = {"riscv-tt-elf-size": "riscv64-unknown-elf-size", "riscv-tt-elf-objcopy": "riscv64-unknown-elf-objcopy",
+         "riscv-tt-elf-objdump": "riscv64-unknown-elf-objdump"}
+LIB_NAMES = {"wormhole_b0": "libttsim_wh.so", "blackhole": "libttsim_bh.so"}
+PYTEST_DIR = "tt-llk/tests/python_tests"
+
+
+def standin(tree: lc.Tree) -> str:
+    """The text of ``riscv-tt-elf-g++``: the harness's command line with each ``-mcpu=tt-*``
+    as the stock compiler's ``-march``/``-mabi`` (:data:`llk_corpus.TARGETS`), the SFPI-only
+    options dropped, and what the stock compiler needs added (llk_corpus's type fixes,
+    warnings, shim and library headers, picolibc)."""
+    import shlex
+
+    cases = [f"    -mcpu={m}*) args+=(-march={lc.TARGETS[a].march} -mabi=ilp32) ;;" for m, a in MCPU.items()]
+    cases.append(f"    {'|'.join(DROPPED)}) ;;")
+    extra = lc.STOCK_WARNINGS + lc.TYPE_FIXES + tree.system_includes() + [f"-L{lc.LIBC_DIR}"]
+    return "\n".join([
+        "#!/bin/bash",
+        "# riscv-tt-elf-g++ stand-in written by ttemu's scripts/llk_harness.py: the stock RISC-V cross",
+        "# compiler with the SFPI compiler's options mapped (non-SFPU kernels only)",
+        "args=()",
+        'for a in "$@"; do',
+        '  case "$a" in', *cases, '    *) args+=("$a") ;;', "  esac", "done",
+        f'exec {lc.CXX} "${{args[@]}}" {" ".join(shlex.quote(x) for x in extra)}', ""])
+
+
+def install_standin(tree: lc.Tree) -> pathlib.Path:
+    """Write the stand-in compiler and tool links into the extracted tree. -> its bin dir."""
+    bindir = tree.tests / "sfpi" / "compiler" / "bin"
+    bindir.mkdir(parents=True, exist_ok=True)
+    gxx = bindir / "riscv-tt-elf-g++"
+    gxx.write_text(standin(tree))
+    gxx.chmod(0o755)
+    for name, stock in TOOLS.items():
+        link = bindir / name
+        if not link.exists() and shutil.which(stock):
+            link.symlink_to(shutil.which(stock))
+    return bindir
+
+
+# -- the catalogue ------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Entry:
+    """A harness test function and the variants (pytest parameter ids) run of it."""
+    name: str
+    node: str  # tests/python_tests/FILE.py::FUNCTION
+    ids: tuple  # parameter ids, as pytest prints them between the brackets
+    archs: tuple = ("wormhole_b0", "blackhole")
+    ci: tuple = ()  # the ids CI runs
+
+    def nodes(self, ci=False):
+        return [f"{self.node}[{i}]" for i in (self.ci if ci else self.ids)]
+
+
+CATALOGUE = [
+    Entry("datacopy", "test_eltwise_unary_datacopy.py::test_eltwise_unary_datacopy", (
+        "formats:Float16_b->Float16_b-dest_acc:No-num_faces:4-tilize:No-input_dimensions:[64, 64]",
+    ), ci=(
+        "formats:Float16_b->Float16_b-dest_acc:No-num_faces:4-tilize:No-input_dimensions:[64, 64]",
+    )),
+]
+
+
+def entries(names=(), ci=False, arch=None):
+    out = [e for e in CATALOGUE if (not names or e.name in names) and (arch is None or arch in e.archs)
+           and (not ci or e.ci)]
+    unknown = set(names) - {e.name for e in CATALOGUE}
+    if unknown:
+        raise SystemExit(f"llk_harness: no entry named {', '.join(sorted(unknown))} (see --list)")
+    return out
+
+
+# -- libraries ----------------------------------------------------------------------------------
+
+class Unavailable(Exception):
+    """Something the run needs is missing (a reason, not a failure)."""
+
+
+def missing_modules():
+    import importlib.util
+
+    absent = [m for m in MODULES if importlib.util.find_spec(m) is None]
+    if absent:
+        return f"python modules missing: {', '.join(absent)} (pip install {' '.join(PACKAGES)})"
+    return None
+
+
+def ttsim_library(arch: str, dest: pathlib.Path, soc: pathlib.Path) -> pathlib.Path:
+    """ttsim's library for ``arch`` (built from ../shared by tests/oracle_lib.py's build
+    script) copied into ``dest`` with the descriptor ``soc`` beside it. -> the .so's path."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    from oracle_lib import ttsim_lib
+
+    path, why = ttsim_lib(arch)
+    if path is None:
+        raise Unavailable(why)
+    dest.mkdir(parents=True, exist_ok=True)
+    so = dest / LIB_NAMES[arch]
+    shutil.copyfile(path, so)
+    shutil.copyfile(soc, dest / "soc_descriptor.yaml")
+    return so
+
+
+def ttemu_library(arch: str, dest: pathlib.Path) -> pathlib.Path:
+    """ttemu's library for ``arch`` (``ttemu simlib --arch ARCH DEST``). -> the .so's path."""
+    proc = subprocess.run([sys.executable, "-m", "ttemu", "simlib", "--arch", arch, str(dest)], cwd=ROOT,
+                          capture_output=True, text=True)
+    if proc.returncode != 0:
+        why = (proc.stderr.strip().splitlines() or [f"exit {proc.returncode}"])[-1]
+        raise Unavailable(f"ttemu simlib: {why}")
+    found = sorted(dest.glob("*.so"))
+    if not found or not (dest / "soc_descriptor.yaml").exists():
+        raise Unavailable(f"ttemu simlib wrote no library and soc_descriptor.yaml into {dest}")
+    return found[0]
+
+
+def library(kind: str, arch: str, work: pathlib.Path) -> pathlib.Path:
+    """The library ``kind`` ("ttemu", "ttsim" or a path to a .so with its descriptor beside
+    it) for ``arch``, ready for UMD. ttsim's gets the descriptor ttemu simlib writes."""
+    if kind == "ttemu":
+        return ttemu_library(arch, work / "lib" / f"ttemu-{arch}")
+    if kind == "ttsim":
+        ours = work / "lib" / f"ttemu-{arch}"
+        if not (ours / "soc_descriptor.yaml").exists():
+            ttemu_library(arch, ours)
+        return ttsim_library(arch, work / "lib" / f"ttsim-{arch}", ours / "soc_descriptor.yaml")
+    path = pathlib.Path(kind)
+    if not path.is_file() or not (path.parent / "soc_descriptor.yaml").exists():
+        raise Unavailable(f"{path}: no such library with soc_descriptor.yaml beside it")
+    return path
+
+
+# -- running the harness ------------------------------------------------------------------------
+
+@dataclass
+class Outcome:
+    state: str  # passed, failed, error, skipped, not run
+    seconds: float = 0.0
+    why: str = ""
+
+
+def harness_env(arch: str, build: pathlib.Path, lib: str | pathlib.Path) -> dict:
+    env = dict(os.environ)
+    env.update(CHIP_ARCH="wormhole" if arch == "wormhole_b0" else arch, TT_METAL_SIMULATOR=str(lib),
+               RUNNER_TEMP=str(build), TMPDIR=str(build), LOGURU_LEVEL="WARNING",
+               PYTHONPATH=os.pathsep.join([str(ROOT)] + [p for p in [env.get("PYTHONPATH")] if p]))
+    env.pop("TT_UMD_SIMULATOR_PATH", None)
+    env.pop("PYTEST_ADDOPTS", None)
+    return env
+
+
+def pytest_argv(nodes, junit: pathlib.Path, *extra):
+    # the harness's pytest.ini asks for xdist's --maxschedchunk and -s; neither is wanted here
+    return [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-o", "addopts=", "-q", "-p", "no:sugar",
+            "--run-simulator", f"--junitxml={junit}", "-o", "junit_logging=system-out", "-o", "log_cli=false",
+            *extra, *nodes]
+
+
+def run_pytest(tree: lc.Tree, argv, env, log: pathlib.Path, timeout: float):
+    with open(log, "w") as f:
+        try:
+            subprocess.run(argv, cwd=tree.src / PYTEST_DIR, env=env, stdout=f, stderr=subprocess.STDOUT,
+                           timeout=timeout)
+        except subprocess.TimeoutExpired:
+            f.write(f"\nllk_harness: pytest stopped after {timeout:.0f} s\n")
+
+
+def read_junit(path: pathlib.Path) -> dict:
+    """{node id: Outcome} from pytest's JUnit XML (node ids rebuilt from file and name)."""
+    if not path.exists():
+        return {}
+    out = {}
+    for case in ET.parse(path).getroot().iter("testcase"):
+        cls = case.get("classname", "")
+        node = f"{cls.replace('.', '/')}.py::{case.get('name')}" if cls else case.get("name")
+        state, why = "passed", ""
+        for tag in ("failure", "error", "skipped"):
+            el = case.find(tag)
+            if el is not None:
+                state = {"failure": "failed"}.get(tag, tag)
+                why = (el.get("message") or el.text or "").strip()
+                break
+        out[node] = Outcome(state, float(case.get("time", 0)), _one_line(why))
+    return out
+
+
+def _one_line(text, width=160):
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    text = next((ln for ln in lines if "ERROR:" in ln or "Error" in ln or "assert" in ln.lower()), lines[0] if lines
+                else "")
+    return text[:width]
+
+
+def build(tree: lc.Tree, arch: str, nodes, work: pathlib.Path, timeout: float) -> dict:
+    """The harness builds the variants' ELFs (``--compile-producer``) with the stand-in
+    compiler into ``work/build-ARCH``. -> {node: Outcome} (a build failure fails its node)."""
+    bdir = work / f"build-{arch}"
+    bdir.mkdir(parents=True, exist_ok=True)
+    junit = work / f"build-{arch}.xml"
+    junit.unlink(missing_ok=True)
+    # a path ending in .so: the harness then compiles for ttsim's ABI (-DTT_METAL_TTSIM)
+    env = harness_env(arch, bdir, work / "lib" / "none.so")
+    run_pytest(tree, pytest_argv(nodes, junit, "--compile-producer", "--no-debug-symbols"), env,
+               work / f"build-{arch}.log", timeout)
+    return read_junit(junit)
+
+
+def run(tree: lc.Tree, arch: str, nodes, lib: pathlib.Path, tag: str, work: pathlib.Path,
+        timeout: float, per_test: float) -> dict:
+    """The harness runs the prebuilt variants (``--compile-consumer``) on ``lib``, each in
+    its own forked process. -> {node: Outcome}."""
+    junit = work / f"run-{tag}-{arch}.xml"
+    junit.unlink(missing_ok=True)
+    env = harness_env(arch, work / f"build-{arch}", lib)
+    run_pytest(tree, pytest_argv(nodes, junit, "--compile-consumer", "--forked", f"--timeout={per_test:.0f}"), env,
+               work / f"run-{tag}-{arch}.log", timeout)
+    return read_junit(junit)
+
+
+# -- the table ----------------------------------------------------------------------------------
+
+@dataclass
+class Row:
+    entry: Entry
+    arch: str
+    nodes: list
+    built: dict = field(default_factory=dict)  # node -> Outcome of the build
+    ran: dict = field(default_factory=dict)  # library tag -> {node: Outcome}
+
+    def passes(self, tag):
+        res = self.ran.get(tag)
+        if res is None:
+            return None
+        return sum(res.get(n, Outcome("not run")).state == "passed" for n in self.nodes)
+
+    def seconds(self, tag):
+        """Mean seconds per variant the harness spent on the library (setup, run, checks)."""
+        res = self.ran.get(tag) or {}
+        times = [res[n].seconds for n in self.nodes if n in res and res[n].state in ("passed", "failed")]
+        return sum(times) / len(times) if times else None
+
+
+def table(rows, tags, markdown=False):
+    head = ["test", "arch", "variants", "built"] + [f"passes on {t}" for t in tags] + [f"s/variant {t}" for t in tags]
+    body = []
+    for r in rows:
+        built = sum(r.built.get(n, Outcome("not run")).state in ("passed", "skipped") for n in r.nodes)
+        cells = [r.entry.name, r.arch, str(len(r.nodes)), str(built)]
+        cells += ["-" if r.passes(t) is None else f"{r.passes(t)}/{len(r.nodes)}" for t in tags]
+        cells += ["-" if r.seconds(t) is None else f"{r.seconds(t):.1f}" for t in tags]
+        body.append(cells)
+    if len(rows) > 1:
+        total = ["total", "", str(sum(len(r.nodes) for r in rows)), ""]
+        total += [f"{sum(r.passes(t) or 0 for r in rows)}" for t in tags] + [""] * len(tags)
+        body.append(total)
+    if markdown:
+        return "\n".join(["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+                         + ["| " + " | ".join(b) + " |" for b in body])
+    widths = [max(len(x[i]) for x in [head] + body) for i in range(len(head))]
+    return "\n".join("  ".join(x[i].ljust(widths[i]) for i in range(len(head))).rstrip() for x in [head] + body)
+
+
+def failures(rows, tags):
+    """One line per variant that did not pass somewhere: where and why."""
+    out = []
+    for r in rows:
+        for n in r.nodes:
+            b = r.built.get(n, Outcome("not run"))
+            if b.state not in ("passed", "skipped"):
+                out.append(f"{r.arch} {n}: build {b.state}: {b.why}")
+                continue
+            for t in tags:
+                o = r.ran.get(t, {}).get(n, Outcome("not run"))
+                if o.state != "passed":
+                    out.append(f"{r.arch} {t} {n}: {o.state}" + (f": {o.why}" if o.why else ""))
+    return out
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("-t", dest="names", action="append", default=[], help="a catalogue entry (repeatable; --list)")
+    ap.add_argument("--arch", action="append", choices=sorted(lc.TARGETS), help="default: wormhole_b0")
+    ap.add_argument("--lib", action="append", help="ttemu, ttsim, or a .so with soc_descriptor.yaml beside it "
+                    "(repeatable; default: ttemu and ttsim)")
+    ap.add_argument("--ci", action="store_true", help="only the variants CI runs")
+    ap.add_argument("--keep", help="work directory to keep (default: a temporary one)")
+    ap.add_argument("--markdown", action="store_true")
+    ap.add_argument("--list", action="store_true", help="the catalogue's node ids")
+    ap.add_argument("--timeout", type=float, default=600, help="seconds one variant may take (default 600)")
+    a = ap.parse_args(argv)
+    archs = a.arch or ["wormhole_b0"]
+    libs = a.lib or ["ttemu", "ttsim"]
+    if a.list:
+        for arch in archs:
+            for e in entries(a.names, a.ci, arch):
+                print("\n".join(f"{arch} {e.name} {n}" for n in e.nodes(a.ci)))
+        return 0
+    why = lc.missing() or missing_modules()
+    if why:
+        print(f"llk_harness: {why}", file=sys.stderr)
+        return 2
+    work = pathlib.Path(a.keep) if a.keep else pathlib.Path(tempfile.mkdtemp(prefix="ttemu-llk-harness-"))
+    work.mkdir(parents=True, exist_ok=True)
+    tree = lc.Tree(work)
+    install_standin(tree)
+    rows = []
+    for arch in archs:
+        es = entries(a.names, a.ci, arch)
+        arch_rows = [Row(e, arch, e.nodes(a.ci)) for e in es]
+        nodes = [n for r in arch_rows for n in r.nodes]
+        t0 = time.perf_counter()
+        built = build(tree, arch, nodes, work, a.timeout * len(nodes))
+        print(f"{arch}: built {len(nodes)} variants in {time.perf_counter() - t0:.0f} s", file=sys.stderr)
+        for r in arch_rows:
+            r.built = built
+        ok = [n for n in nodes if built.get(n, Outcome("not run")).state in ("passed", "skipped")]
+        for kind in libs:
+            tag = kind if kind in ("ttemu", "ttsim") else pathlib.Path(kind).stem
+            try:
+                lib = library(kind, arch, work)
+            except Unavailable as e:
+                print(f"{arch}: {tag} unavailable: {e}", file=sys.stderr)
+                continue
+            t0 = time.perf_counter()
+            res = run(tree, arch, ok, lib, tag, work, a.timeout * len(ok) + 120, a.timeout)
+            print(f"{arch}: ran {len(ok)} variants on {tag} in {time.perf_counter() - t0:.0f} s", file=sys.stderr)
+            for r in arch_rows:
+                r.ran[tag] = res
+        rows += arch_rows
+    tags = sorted({t for r in rows for t in r.ran}, key=lambda t: (t != "ttemu", t))
+    print(table(rows, tags, a.markdown))
+    bad = failures(rows, tags)
+    if bad:
+        print("\nnot passing:\n" + "\n".join(bad))
+    if not a.keep:
+        shutil.rmtree(work, ignore_errors=True)
+    passed = {t: {(r.arch, n) for r in rows for n in r.nodes if r.ran[t].get(n, Outcome("")).state == "passed"}
+              for t in tags}
+    if len(tags) > 1 and "ttemu" in passed and "ttsim" in passed:
+        return 1 if passed["ttsim"] - passed["ttemu"] else 0
+    return 1 if bad or not tags else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
