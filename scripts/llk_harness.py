@@ -106,17 +106,120 @@ class Entry:
     node: str  # tests/python_tests/FILE.py::FUNCTION
     ids: tuple  # parameter ids, as pytest prints them between the brackets
     archs: tuple = ("wormhole_b0", "blackhole")
-    ci: tuple = ()  # the ids CI runs
+    ci: tuple = ()  # indices in ``ids`` of the variants CI runs
 
     def nodes(self, ci=False):
-        return [f"{self.node}[{i}]" for i in (self.ci if ci else self.ids)]
+        return [f"{self.node}[{self.ids[k]}]" for k in (self.ci if ci else range(len(self.ids)))]
 
 
+WH = ("wormhole_b0",)
+
+#: variants of the harness's non-SFPU tests (ids as the harness's parametrization names them;
+#: an entry runs on both chips unless ``archs`` says otherwise, the parametrization differing)
 CATALOGUE = [
     Entry("datacopy", "test_eltwise_unary_datacopy.py::test_eltwise_unary_datacopy", (
         "formats:Float16_b->Float16_b-dest_acc:No-num_faces:4-tilize:No-input_dimensions:[64, 64]",
-    ), ci=(
-        "formats:Float16_b->Float16_b-dest_acc:No-num_faces:4-tilize:No-input_dimensions:[64, 64]",
+        "formats:Float16->Float16-dest_acc:No-num_faces:4-tilize:No-input_dimensions:[64, 64]",
+        "formats:Float32->Float32-dest_acc:Yes-num_faces:4-tilize:No-input_dimensions:[64, 64]",
+        "formats:Bfp8_b->Float16_b-dest_acc:No-num_faces:4-tilize:No-input_dimensions:[64, 64]",
+    ), ci=(0,)),
+    Entry("eltwise_binary", "test_eltwise_binary.py::test_eltwise_binary", (
+        "dest_acc:No-dest_sync:Half-unpack_to_dest:False-formats:Float16_b->Float16_b-math_op:Elwadd-math_fidelity:LoFi-transpose_srca:No-tile_dimensions:[32, 32]-input_dimensions:[32, 256]-acc_to_dest:False",
+        "dest_acc:No-dest_sync:Half-unpack_to_dest:False-formats:Bfp8_b->Bfp8_b-math_op:Elwadd-math_fidelity:LoFi-transpose_srca:No-tile_dimensions:[32, 16]-input_dimensions:[256, 16]-acc_to_dest:True",
+        "dest_acc:No-dest_sync:Half-unpack_to_dest:False-formats:Float16->Float16-math_op:Elwmul-math_fidelity:HiFi4-transpose_srca:No-tile_dimensions:[32, 16]-input_dimensions:[32, 128]-acc_to_dest:False",
+    ), ci=(0,)),
+    Entry("matmul", "test_matmul.py::test_matmul", (
+        "math_fidelity:LoFi-format_dest_acc_and_dims:(InputOutputFormat[A:Float16_b,B:Float16_b,out:Float16_b], <DestAccumulation.No: False>, ([32, 64], [64, 32]))",
+        "math_fidelity:HiFi2-format_dest_acc_and_dims:(InputOutputFormat[A:Float16,B:Float16,out:Float16_b], <DestAccumulation.No: False>, ([32, 32], [32, 32]))",
+        "math_fidelity:HiFi2-format_dest_acc_and_dims:(InputOutputFormat[A:Float16_b,B:Float16_b,out:Bfp8_b], <DestAccumulation.Yes: True>, ([32, 32], [32, 32]))",
+    ), ci=(0,)),
+    Entry("reduce", "test_reduce.py::test_reduce", (
+        "tile_dimensions:[32, 32]-formats:Float16_b->Float16_b-reduce_dim:Column-pool_type:Max-math_fidelity:HiFi2-is_reduce_to_one:False",
+        "tile_dimensions:[32, 16]-formats:Bfp8_b->Float16_b-reduce_dim:Scalar-pool_type:Average-math_fidelity:HiFi4-is_reduce_to_one:False",
+        "tile_dimensions:[32, 16]-formats:Float16_b->Float16_b-reduce_dim:Column-pool_type:Sum-math_fidelity:HiFi4-is_reduce_to_one:False",
+    ), ci=(0,)),
+    Entry("tilize", "test_unpack_tilize.py::test_unpack_tilize_float", (
+        "formats:Float16_b->Float16_b-num_faces:4",
+        "formats:Float16->Float16-num_faces:2",
+        "formats:Float16_b->Float16_b-num_faces:2",
+    ), ci=(0,)),
+    Entry("untilize", "test_pack_untilize.py::test_pack_untilize", (
+        "formats:Float16_b->Float16_b-dest_acc:No-input_dimensions:[32, 64]-dest_sync:Half-tile_dst_ct_offset:0",
+        "formats:Float16_b->Float16-dest_acc:Yes-input_dimensions:[32, 64]-dest_sync:Half-tile_dst_ct_offset:0",
+    ), ci=(0,)),
+    Entry("pack", "test_pack.py::test_pack", (
+        "formats:Float16_b->Float16_b-dest_acc:Yes-input_dimensions:[32, 64]-relu_type:MaxThresholdRelu-dest_sync:Half-dest_index:1",
+        "formats:Float16->Float16-dest_acc:No-input_dimensions:[32, 32]-relu_type:ZeroRelu-dest_sync:Half-dest_index:0",
+    )),
+    Entry("unpack_A", "test_unpack_A.py::test_unpack_comprehensive", (
+        "in_Float16_b-out_Float16-bcast_None_-disable_src_zero_False-acc_to_dest_False-stoch_rnd_No-reuse_dest_DEST_TO_SRCB-transpose_faces_No-within_face_transpose_No-num_faces_2-face_r_dim_4-input_dim_4x32",
+        "in_Float16_b-out_Float16_b-bcast_None_-disable_src_zero_False-acc_to_dest_True-stoch_rnd_No-reuse_dest_DEST_TO_SRCB-transpose_faces_No-within_face_transpose_No-num_faces_2-face_r_dim_2-input_dim_2x32",
+    ), archs=WH),
+    Entry("transpose_dest", "test_transpose_dest.py::test_transpose_dest_float", (
+        "fmt_dest_acc_math_transp_unpack_to_dest:(InputOutputFormat[A:Float16_b,B:Float16_b,out:Bfp8_b], <DestAccumulation.No: False>, <Transpose.Yes: True>, False)",
+        "fmt_dest_acc_math_transp_unpack_to_dest:(InputOutputFormat[A:Bfp8_b,B:Bfp8_b,out:Float16], <DestAccumulation.Yes: True>, <Transpose.Yes: True>, False)",
+    )),
+    Entry("math_matmul", "test_math_matmul.py::test_math_matmul", (
+        "MathFidelity.LoFi-matmul_config35-1",
+        "MathFidelity.LoFi-matmul_config195-1",
+    ), archs=WH),
+    Entry("unpack_matmul", "test_unpack_matmul.py::test_unpack_matmul", (
+        "math_fidelity:LoFi-matmul_config:MatmulConfig(tile_dimensions=TileDimensions(in0_dimensions=[32, 32], in1_dimensions=(32, 96), output_dimensions=(32, 96), rt_dim=1, ct_dim=3, kt_dim=1, tile_cnt=3, tile_cnt_in0=1, tile_cnt_in1=3, output_tile_cnt=3, in0_tile_r_dim=4, in0_tile_c_dim=32, in1_tile_r_dim=32, in1_tile_c_dim=32), face_layout_config=FaceLayoutConfig(unpack_transpose_faces=<Transpose.No: False>, unpack_transpose_within_face=<Transpose.No: False>, num_faces_in0=2, num_faces_in1=4, num_faces=2, partial_face_in0=True, partial_face_in1=False, partial_face_math=True, partial_face_pack=True), formats=InputOutputFormat[A:Float16_b,B:Float16_b,out:Float16_b], stochastic_rnd=<StochasticRounding.No: 'StochRndType::None'>, dst_index=0, dest_sync=<DestSync.Half: 'SyncHalf'>, dest_acc=<DestAccumulation.Yes: True>)",
+        "math_fidelity:LoFi-matmul_config:MatmulConfig(tile_dimensions=TileDimensions(in0_dimensions=[32, 32], in1_dimensions=(32, 64), output_dimensions=(32, 64), rt_dim=1, ct_dim=2, kt_dim=1, tile_cnt=2, tile_cnt_in0=1, tile_cnt_in1=2, output_tile_cnt=2, in0_tile_r_dim=1, in0_tile_c_dim=32, in1_tile_r_dim=32, in1_tile_c_dim=32), face_layout_config=FaceLayoutConfig(unpack_transpose_faces=<Transpose.No: False>, unpack_transpose_within_face=<Transpose.No: False>, num_faces_in0=2, num_faces_in1=4, num_faces=2, partial_face_in0=True, partial_face_in1=False, partial_face_math=True, partial_face_pack=True), formats=InputOutputFormat[A:Float16_b,B:Float16_b,out:Float16_b], stochastic_rnd=<StochasticRounding.No: 'StochRndType::None'>, dst_index=0, dest_sync=<DestSync.Half: 'SyncHalf'>, dest_acc=<DestAccumulation.Yes: True>)",
+    ), archs=WH),
+    Entry("tilize_eltwise_untilize", "test_tilize_calculate_untilize_L1.py::test_tilize_calculate_untilize_L1", (
+        "formats:Float16_b->Float16_b-mathop:Elwmul-dest_acc:No-math_fidelity:HiFi2",
+        "formats:Float16->Float16-mathop:Elwsub-dest_acc:No-math_fidelity:HiFi4",
+    )),
+    Entry("reduce_block_max", "test_reduce_block_max.py::test_reduce_block_max", (
+        "formats:Float16_b->Float16_b-block_ct_dim:3",
+        "formats:Float16_b->Float16_b-block_ct_dim:2",
+    )),
+    Entry("reduce_block_max", "test_reduce_block_max.py::test_reduce_block_max_runtime", (
+        "formats:Float16_b->Float16_b-block_ct_dim:8",
+    )),
+    Entry("reduce_block_max", "test_reduce_block_max.py::test_reduce_block_max_reinit_runtime", (
+        "formats:Float16_b->Float16_b-block_ct_dim:2-reinit:full",
+    )),
+    Entry("pack_rows", "test_pack_rows.py::test_pack_rows", (
+        "formats:Float16->Float16-dest_acc:No-num_rows_to_pack:50-dimensions:[32, 128]",
+        "formats:Float16_b->Float16_b-dest_acc:Yes-num_rows_to_pack:50-dimensions:[32, 64]",
+    )),
+    Entry("matmul_pack_untilize", "test_matmul_pack_untilize.py::test_matmul_pack_untilize", (
+        "formats:Bfp8_b->Float16-dest_acc:Yes-math_fidelity:LoFi",
+        "formats:Bfp8_b->Float16_b-dest_acc:Yes-math_fidelity:LoFi",
+    )),
+    Entry("tilize_sweep", "test_unpack_tilize_sweep.py::test_unpack_tilize_comprehensive", (
+        "formats:Float16->Float16_b-stoch_rnd_type:No-transpose:No-narrow_tile:Yes-dest_acc:Yes-num_faces:2-input_dimensions:[64, 16]",
+        "formats:Float16_b->Bfp8_b-stoch_rnd_type:No-transpose:No-narrow_tile:No-dest_acc:No-num_faces:2-input_dimensions:[32, 128]",
+    )),
+    Entry("eltwise_binary_broadcast", "test_eltwise_binary_broadcast.py::test_eltwise_binary_broadcast", (
+        "dest_acc:Yes-dest_sync:Half-unpack_to_dest:False-formats:Float16_b->Float16-broadcast_type:Scalar-math_op:Elwmul-math_fidelity:HiFi2-transpose_srca:No-tile_dimensions:[32, 16]-input_dimensions:[128, 16]-acc_to_dest:True",
+        "dest_acc:No-dest_sync:Half-unpack_to_dest:False-formats:Float16_b->Float16_b-broadcast_type:Scalar-math_op:Elwmul-math_fidelity:LoFi-transpose_srca:No-tile_dimensions:[32, 16]-input_dimensions:[32, 128]-acc_to_dest:True",
+    ), archs=WH),
+    Entry("unpack_bcast", "test_bcast.py::test_unpack_bcast", (
+        "tile_dimensions:[32, 32]-formats:Bfp8_b->Bfp8_b-broadcast_type:None_-dest_acc:Yes",
+        "tile_dimensions:[32, 32]-formats:Float16_b->Float16_b-broadcast_type:None_-dest_acc:No",
+    )),
+    Entry("fast_tilize", "test_fast_tilize.py::test_fast_tilize", (
+        "formats:Float16_b->Bfp8_b-dest_acc:Yes-dimensions:(2, 10)",
+        "formats:Float16_b->Bfp8_b-dest_acc:Yes-dimensions:(5, 3)",
+    ), archs=WH),
+    Entry("unpack_A_bcast_eltwise", "test_unpack_a_bcast_eltwise.py::test_unp_bcast_sub_sdpa", (
+        "formats:Float16_b->Float16_b-mathop:Elwadd-dest_acc:No-srca_reuse_count:4-math_fidelity:LoFi-input_dimensions:[128, 32]",
+        "formats:Float16_b->Float16_b-mathop:Elwmul-dest_acc:No-srca_reuse_count:4-math_fidelity:LoFi-input_dimensions:[64, 128]",
+    ), archs=WH),
+    Entry("reduce_col_tilize_strided", "test_unpack_reduce_col_tilizeA_strided.py::test_unpack_reduce_col_tilizeA_strided", (
+        "formats:Float16_b->Float16_b-dest_acc:No-max_tiles_per_iter:8-num_faces:4-face_r_dim:16-pool_type:Max-dest_sync:Full",
+        "formats:Float16_b->Float16_b-dest_acc:No-max_tiles_per_iter:8-num_faces:2-face_r_dim:16-pool_type:Max-dest_sync:Half",
+    )),
+    Entry("pack_dest_reinit", "test_pack_dest_reinit.py::test_pack_dest_reinit", (
+        "formats:Bfp8_b->Bfp8_b-dest_acc:Yes-input_dimensions:[64, 512]",
+        "formats:Float16_b->Float16_b-dest_acc:No-input_dimensions:[128, 128]",
+    )),
+    Entry("unpack_canonical_baseline", "test_unpack_canonical_baseline.py::test_unpack_canonical_baseline", (
+        "formats:Float16_b->Float16_b-dest_acc:No-num_faces:4-face_r_dim:4",
+        "formats:Float16->Float16-dest_acc:No-num_faces:4-face_r_dim:8",
     )),
 ]
 
