@@ -48,6 +48,7 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import llk_corpus as lc  # noqa: E402
 
 ROOT = lc.ROOT
+sys.path.insert(0, str(ROOT))
 #: what the harness imports beyond pytest and numpy (tests/requirements.txt, the parts used here)
 PACKAGES = ["tt-exalens==0.4.2", "torch==2.13.0", "loguru", "ml_dtypes", "pytest-forked", "pytest-timeout",
             "pytest-xdist"]
@@ -248,11 +249,14 @@ def missing_modules():
     return None
 
 
-def ttsim_library(arch: str, dest: pathlib.Path, soc: pathlib.Path) -> pathlib.Path:
-    """ttsim's library for ``arch`` (built from ../shared by tests/oracle_lib.py's build
-    script) copied into ``dest`` with the descriptor ``soc`` beside it. -> the .so's path."""
+def ttsim_library(arch: str, dest: pathlib.Path) -> pathlib.Path:
+    """ttsim's library for ``arch`` (built from ../shared by tests/oracle_lib.py) copied into
+    ``dest`` with the SoC descriptor ``ttemu simlib`` writes (ttemu's arch data) beside it.
+    -> the .so's path."""
     sys.path.insert(0, str(ROOT / "tests"))
     from oracle_lib import ttsim_lib
+
+    from ttemu.chip.soc_descriptor import soc_descriptor
 
     path, why = ttsim_lib(arch)
     if path is None:
@@ -260,7 +264,7 @@ def ttsim_library(arch: str, dest: pathlib.Path, soc: pathlib.Path) -> pathlib.P
     dest.mkdir(parents=True, exist_ok=True)
     so = dest / LIB_NAMES[arch]
     shutil.copyfile(path, so)
-    shutil.copyfile(soc, dest / "soc_descriptor.yaml")
+    (dest / "soc_descriptor.yaml").write_text(soc_descriptor(arch))
     return so
 
 
@@ -271,22 +275,14 @@ def ttemu_library(arch: str, dest: pathlib.Path) -> pathlib.Path:
     if proc.returncode != 0:
         why = (proc.stderr.strip().splitlines() or [f"exit {proc.returncode}"])[-1]
         raise Unavailable(f"ttemu simlib: {why}")
-    found = sorted(dest.glob("*.so"))
-    if not found or not (dest / "soc_descriptor.yaml").exists():
-        raise Unavailable(f"ttemu simlib wrote no library and soc_descriptor.yaml into {dest}")
-    return found[0]
+    return pathlib.Path(proc.stdout.split()[-1])
 
 
 def library(kind: str, arch: str, work: pathlib.Path) -> pathlib.Path:
     """The library ``kind`` ("ttemu", "ttsim" or a path to a .so with its descriptor beside
-    it) for ``arch``, ready for UMD. ttsim's gets the descriptor ttemu simlib writes."""
-    if kind == "ttemu":
-        return ttemu_library(arch, work / "lib" / f"ttemu-{arch}")
-    if kind == "ttsim":
-        ours = work / "lib" / f"ttemu-{arch}"
-        if not (ours / "soc_descriptor.yaml").exists():
-            ttemu_library(arch, ours)
-        return ttsim_library(arch, work / "lib" / f"ttsim-{arch}", ours / "soc_descriptor.yaml")
+    it) for ``arch``, ready for UMD."""
+    if kind in ("ttemu", "ttsim"):
+        return (ttemu_library if kind == "ttemu" else ttsim_library)(arch, work / "lib" / f"{kind}-{arch}")
     path = pathlib.Path(kind)
     if not path.is_file() or not (path.parent / "soc_descriptor.yaml").exists():
         raise Unavailable(f"{path}: no such library with soc_descriptor.yaml beside it")

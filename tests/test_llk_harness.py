@@ -1,0 +1,116 @@
+"""tt-llk's own pytest harness on ttemu's library and on ttsim's (scripts/llk_harness.py).
+
+The harness (from ../shared/third_party, extracted at test time) builds the CI subset's
+ELFs with the stand-in for the SFPI compiler, then runs them on each library: its own
+stimuli, goldens and checks decide. Each variant is a test per chip and library; a
+library that cannot be had (no ttsim build, no ``ttemu simlib``) or a missing Python
+package skips with the reason."""
+
+import pathlib
+import subprocess
+import sys
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "scripts"))
+import llk_corpus as lc  # noqa: E402
+import llk_harness as lh  # noqa: E402
+
+ARCHS = ("wormhole_b0", "blackhole")
+CASES = [(arch, e.name, node) for arch in ARCHS for e in lh.entries(ci=True, arch=arch) for node in e.nodes(ci=True)]
+#: seconds one variant may take in the harness (the build and each library's run)
+PER_VARIANT = 600
+
+
+@pytest.fixture(scope="module")
+def harness(tmp_path_factory):
+    why = lc.missing() or lh.missing_modules()
+    if why:
+        pytest.skip(why)
+    work = tmp_path_factory.mktemp("llk-harness")
+    tree = lc.Tree(work)
+    lh.install_standin(tree)
+    return tree, work, {}
+
+
+def _results(harness, arch, kind):
+    """The build of ``arch``'s CI subset and its run on library ``kind``, once per module:
+    -> (built, ran or the reason the library is unavailable)."""
+    tree, work, cache = harness
+    nodes = [n for a, _, n in CASES if a == arch]
+    if ("build", arch) not in cache:
+        cache["build", arch] = lh.build(tree, arch, nodes, work, PER_VARIANT * len(nodes))
+    built = cache["build", arch]
+    if (kind, arch) not in cache:
+        try:
+            lib = lh.library(kind, arch, work)
+        except lh.Unavailable as e:
+            cache[kind, arch] = str(e)
+        else:
+            ok = [n for n in nodes if built.get(n, lh.Outcome("")).state == "passed"]
+            cache[kind, arch] = lh.run(tree, arch, ok, lib, kind, work, PER_VARIANT * len(ok) + 120, PER_VARIANT)
+    return built, cache[kind, arch]
+
+
+def test_standin_maps_the_sfpi_compilers_options(tmp_path):
+    """The stand-in takes the harness's -mcpu and SFPI-only options: a TRISC build is
+    rv32im with 32-bit ints as the SFPI compiler has them, a Blackhole one has Zicsr."""
+    why = lc.missing()
+    if why:
+        pytest.skip(why)
+    tree = lc.Tree.__new__(lc.Tree)
+    tree.shim = tmp_path / "shim"
+    tree.shim.mkdir()
+    for name, text in lc.SHIMS.items():
+        (tree.shim / name).write_text(text)
+    gxx = tmp_path / "riscv-tt-elf-g++"
+    gxx.write_text(lh.standin(tree))
+    gxx.chmod(0o755)
+    src = tmp_path / "t.cpp"
+    src.write_text("#include <cstdint>\n#include <type_traits>\n"
+                   "static_assert(std::is_same_v<std::uint32_t, unsigned int>);\n"
+                   "unsigned f(unsigned a, unsigned b) { return a * b; }\n"
+                   "unsigned g() { unsigned v; asm volatile(\"csrr %0, 0x7c0\" : \"=r\"(v)); return v; }\n")
+
+    def build(mcpu):
+        return subprocess.run([str(gxx), f"-mcpu={mcpu}", "-ftt-nttp", "-ftt-constinit", "-mno-tt-fix-whbhebreak",
+                               "-O2", "-c", str(src), "-o", str(tmp_path / "t.o")], capture_output=True, text=True)
+
+    assert build("tt-bh-tensix").returncode == 0
+    wh = build("tt-wh-tensix")
+    assert wh.returncode != 0 and "zicsr" in wh.stderr.lower()  # Wormhole has no Zicsr (llk-test-protocol §5)
+    src.write_text(src.read_text().rsplit("unsigned g()", 1)[0])
+    assert build("tt-wh").returncode == 0
+    dis = subprocess.run(["riscv64-unknown-elf-objdump", "-d", str(tmp_path / "t.o")], capture_output=True, text=True)
+    assert "\tmul\t" in dis.stdout  # rv32im: the multiply is an instruction, not a libgcc call
+
+
+def test_junit_outcomes(tmp_path):
+    """The runner's reading of pytest's JUnit report: node ids rebuilt, states, why."""
+    xml = tmp_path / "r.xml"
+    xml.write_text(
+        '<testsuites><testsuite>'
+        '<testcase classname="test_a" name="test_a[x:1-y:[32, 32]]" time="1.5"/>'
+        '<testcase classname="test_b" name="test_b[z]" time="2"><failure message="assert 0 == 1">tb</failure></testcase>'
+        '<testcase classname="test_c" name="test_c" time="0"><skipped message="not on this chip"/></testcase>'
+        '<testcase classname="test_d" name="test_d[q]" time="3"><error message="failed on setup">'
+        '[12] ERROR: UnsupportedFunctionality: tensix_cfg_wr32: reg=4</error></testcase>'
+        '</testsuite></testsuites>')
+    got = lh.read_junit(xml)
+    assert got["test_a.py::test_a[x:1-y:[32, 32]]"] == lh.Outcome("passed", 1.5, "")
+    assert got["test_b.py::test_b[z]"].state == "failed" and "assert 0 == 1" in got["test_b.py::test_b[z]"].why
+    assert got["test_c.py::test_c"].state == "skipped"
+    assert got["test_d.py::test_d[q]"].state == "error"
+
+
+@pytest.mark.parametrize("kind", ["ttemu", "ttsim"])
+@pytest.mark.parametrize("arch,name,node", CASES, ids=[f"{a}-{n}" for a, n, _ in CASES])
+def test_ci_variant_passes_the_harness(harness, arch, name, node, kind):
+    built, ran = _results(harness, arch, kind)
+    b = built.get(node, lh.Outcome("not built"))
+    assert b.state == "passed", f"build {b.state}: {b.why}"
+    if isinstance(ran, str):
+        pytest.skip(ran)
+    o = ran.get(node, lh.Outcome("not run"))
+    assert o.state == "passed", f"{kind}: {o.state}: {o.why}"
