@@ -29,6 +29,11 @@ class TlbKind(Record, frozen=True):
     def size(self) -> int:
         return self.count << self.window_bits
 
+    @property
+    def mask(self) -> int:
+        """Offset bits within one window."""
+        return (1 << self.window_bits) - 1
+
 
 class PcieSpec(Record, frozen=True):
     """The PCIe function the host sees (what ttsim's library presents; its

@@ -22,6 +22,7 @@ from __future__ import annotations
 from ..arch import get_arch
 from ..arch.chip import get_chip
 from ..errors import HostFault, TtemuError, Unimplemented, UsageError
+from ..run import advance
 from .memory import SparseMemory
 
 
@@ -72,8 +73,19 @@ class Chip:
                 raise UsageError(f"({x}, {y}) is not a Tensix tile")
             from ..tile import Tile
 
-            t = self.tiles[(x, y)] = Tile(self.arch)
+            t = self.tiles[(x, y)] = Tile(self.arch, noc=self.noc_spec(x, y))
         return t
+
+    def noc_spec(self, x: int, y: int):
+        """The NoC facts of the Tensix tile at (x, y): the arch's worker-tile facts with
+        this position and, as NOC_ID_LOGICAL, its translated coordinate (the one whose
+        both axes the arch's translation maps here; else its own)."""
+        spec = self.arch.noc
+        logical = min((t for t, p in self.spec.translated.items() if p == (x, y) and t[0] >= 16 and t[1] >= 16),
+                      default=(x, y))
+        fields = {f: getattr(spec, f) for f in spec._fields}
+        fields.update(tile=(x, y), id_logical=logical[0] | (logical[1] << 6))
+        return type(spec)(**fields)
 
     # -- host access (NoC 0 physical coordinates) ----------------------------------------
     def read(self, xy: tuple, addr: int, n: int) -> bytes:
@@ -122,8 +134,6 @@ class Chip:
         self.clocks += n
         if not self.active:
             return
-        from ..run import advance
-
         steps = n * self.steps_per_clock
         for xy, tile in list(self.active.items()):
             try:

@@ -83,6 +83,9 @@ class Host:
         so nothing calls them yet)."""
         self.dma = (rd, wr)
 
+    def tlb_registers(self):
+        return self.pci.tlb_registers()
+
     @_fatal
     def config_rd32(self, bdf, offset):
         return self.pci.config_read(bdf, offset)

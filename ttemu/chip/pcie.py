@@ -38,10 +38,16 @@ class PciFunction:
             self.config[0x10 + 4 * index] = (base & 0xFFFFFFFF) | _BAR_FLAGS
             self.config[0x14 + 4 * index] = base >> 32
         self.bars = {index: (base, size) for index, base, size in spec.bars}
+        bar0 = self.bars[0][0]
+        #: BAR0's TLB windows as (first address, end, first entry, window bits, offset mask)
+        self.windows = tuple((bar0 + k.base, bar0 + k.base + k.size, k.first, k.window_bits, k.mask)
+                             for k in spec.tlb_windows)
         kinds = spec.tlb_windows + ((spec.bar4_tlbs,) if spec.bar4_tlbs else ())
         entries = max(k.first + k.count for k in kinds)
         self.tlb_config = bytearray(entries * spec.tlb_entry_bytes)
         self.tlb_config_end = spec.tlb_config_base + len(self.tlb_config)
+        self.kind_of = {k.first + i: k for k in kinds for i in range(k.count)}
+        self.decoded: dict[int, tuple] = {}  # TLB entry -> (its bytes, what _decode made of them)
         self.iatu: dict[int, int] = {}
         self.dma: dict[int, int] = {}
         regs = {name: off for off, name, *_ in chip.arch.registers["noc0_regs"]}
@@ -92,7 +98,18 @@ class PciFunction:
         raise HostFault(f"{n}-byte access at physical address 0x{paddr:x}: no BAR there "
                         f"({', '.join(f'BAR{i} 0x{b:x}+0x{s:x}' for i, (b, s) in self.bars.items())})")
 
+    def _tlb_index(self, paddr):
+        """-> (TLB entry, offset in its window) when ``paddr`` is in a BAR0 TLB window."""
+        for lo, hi, first, bits, mask in self.windows:
+            if lo <= paddr < hi:
+                rel = paddr - lo
+                return first + (rel >> bits), rel & mask
+        return None
+
     def read(self, paddr: int, n: int) -> bytes:
+        hit = self._tlb_index(paddr)
+        if hit is not None:
+            return self._window(hit[0], hit[1], n, None)
         index, off = self._bar(paddr, n)
         if index == 0:
             return self._bar0(off, n, None)
@@ -102,6 +119,10 @@ class PciFunction:
 
     def write(self, paddr: int, data: bytes) -> None:
         n = len(data)
+        hit = self._tlb_index(paddr)
+        if hit is not None:
+            self._window(hit[0], hit[1], n, data)
+            return
         index, off = self._bar(paddr, n)
         if index == 0:
             self._bar0(off, n, data)
@@ -116,7 +137,7 @@ class PciFunction:
         for kind in spec.tlb_windows:
             if kind.base <= off < kind.base + kind.size:
                 rel = off - kind.base
-                return self._window(kind, rel >> kind.window_bits, rel & ((1 << kind.window_bits) - 1), n, data)
+                return self._window(kind.first + (rel >> kind.window_bits), rel & kind.mask, n, data)
         if spec.tlb_config_base <= off < self.tlb_config_end:
             return self._tlb_entry(off - spec.tlb_config_base, n, data)
         for base, size, node, noc_addr in spec.node_windows:
@@ -140,31 +161,56 @@ class PciFunction:
         self.tlb_config[rel:rel + n] = data
         return None
 
-    def _window(self, kind, index, offset, n, data):
-        """An access through TLB ``kind.first + index`` at ``offset`` in its window."""
-        if offset + n > 1 << kind.window_bits:
-            raise HostFault(f"{n}-byte access at offset 0x{offset:x} of TLB {kind.first + index} runs past its "
-                            f"{1 << kind.window_bits:#x}-byte window")
-        eb = self.spec.tlb_entry_bytes
-        entry = kind.first + index
-        raw = int.from_bytes(self.tlb_config[entry * eb:(entry + 1) * eb], "little")
+    def tlb_registers(self):
+        """Where the TLB configuration registers are, for the C shim to take the host's
+        writes there itself: (first physical address, end, the address of their bytes,
+        a bit mask of the write widths an entry takes). The buffer stays put: it is
+        exported to ctypes, which forbids resizing it."""
+        import ctypes
+
+        self._pinned = ctypes.c_char.from_buffer(self.tlb_config)
+        lo = self.bars[0][0] + self.spec.tlb_config_base
+        widths = (1 << 4) | ((1 << 8) if self.spec.tlb_entry_bytes % 8 == 0 else 0)
+        return lo, lo + len(self.tlb_config), ctypes.addressof(self._pinned), widths
+
+    def _decode(self, entry, raw):
+        """TLB ``entry``'s configuration ``raw`` -> (NoC 0 node or None for a multicast,
+        the NoC address of its window's first byte, the multicast's Tensix tiles)."""
+        kind = self.kind_of[entry]
         f = kind.fields
-        local = raw & ((1 << f["x_end"]) - 1)
-        addr = (local << kind.window_bits) | offset
+        base = (raw & ((1 << f["x_end"]) - 1)) << kind.window_bits
         if _bits(raw, f["linked"], 1):
             raise Unimplemented(f"TLB {entry}: linked transactions (config 0x{raw:x}) are not modelled")
         noc = _bits(raw, f["noc_sel"], 1)
         end = (_bits(raw, f["x_end"], 6), _bits(raw, f["y_end"], 6))
         if not _bits(raw, f["mcast"], 1):
-            return self._node(self.chip.node(*end, noc), addr, n, data)
-        if data is None:
-            raise HostFault(f"read through TLB {entry}, which is set to multicast (config 0x{raw:x})")
+            return self.chip.node(*end, noc), base, ()
         start = self.chip.node(_bits(raw, f["x_start"], 6), _bits(raw, f["y_start"], 6), noc)
         last = self.chip.node(*end, noc)
         (x0, x1), (y0, y1) = sorted((start[0], last[0])), sorted((start[1], last[1]))
-        for xy in self.chip.spec.tensix:
-            if x0 <= xy[0] <= x1 and y0 <= xy[1] <= y1:
-                self.chip.write(xy, addr, data)
+        tiles = tuple(xy for xy in self.chip.spec.tensix if x0 <= xy[0] <= x1 and y0 <= xy[1] <= y1)
+        return None, base, tiles
+
+    def _window(self, entry, offset, n, data):
+        """An access at ``offset`` in TLB ``entry``'s window."""
+        eb = self.spec.tlb_entry_bytes
+        raw = self.tlb_config[entry * eb:(entry + 1) * eb]
+        target = self.decoded.get(entry)
+        if target is None or target[0] != raw:  # (the shim writes entries without telling)
+            target = self.decoded[entry] = (raw, *self._decode(entry, int.from_bytes(raw, "little")))
+        _, xy, base, tiles = target
+        if offset + n > self.kind_of[entry].mask + 1 and n > 1:
+            raise HostFault(f"{n}-byte access at offset 0x{offset:x} of TLB {entry} runs past its "
+                            f"{self.kind_of[entry].mask + 1:#x}-byte window")
+        if xy is not None:
+            if data is None:
+                return self.chip.read(xy, base | offset, n)
+            self.chip.write(xy, base | offset, data)
+            return None
+        if data is None:
+            raise HostFault(f"read through TLB {entry}, which is set to multicast")
+        for xy in tiles:
+            self.chip.write(xy, base | offset, data)
         return None
 
     def _node(self, xy, addr, n, data):
@@ -223,4 +269,4 @@ class PciFunction:
         kind = self.spec.bar4_tlbs
         if kind is None:  # the top of BAR0
             return self._bar0(self.bars[0][1] - self.bars[4][1] + off, n, data)
-        return self._window(kind, off >> kind.window_bits, off & ((1 << kind.window_bits) - 1), n, data)
+        return self._window(kind.first + (off >> kind.window_bits), off & kind.mask, n, data)

@@ -26,6 +26,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/types.h>
 #include <unistd.h>
 
@@ -50,6 +51,8 @@ static struct {
     PyObject *(*CallFunction)(PyObject *, const char *, ...);
     PyObject *(*MemoryView)(char *, ssize_t, int);
     unsigned long (*AsUnsignedLong)(PyObject *);
+    unsigned long long (*AsUnsignedLongLong)(PyObject *);
+    PyObject *(*TupleGetItem)(PyObject *, ssize_t);
     void (*ErrPrint)(void);
     void (*DecRef)(PyObject *);
 } py;
@@ -59,6 +62,11 @@ enum { FILE_INPUT = 257, BUF_READ = 0x100, BUF_WRITE = 0x200 };
 static void *libpython;
 static PyObject *host, *m_config_rd, *m_config_wr, *m_mem_rd, *m_mem_wr, *m_tile_rd, *m_tile_wr;
 static uint64_t pending;  /* clocks not yet handed to Python */
+/* The TLB configuration registers: host writes there (tt-umd programs a window before
+ * every access) go straight into the Python model's buffer, without a call. */
+static uint64_t tlb_lo, tlb_hi;
+static uint8_t *tlb_regs;
+static uint32_t tlb_widths; /* bit n: an aligned n-byte write is taken */
 static void (*dma_rd)(uint64_t, void *, uint32_t);
 static void (*dma_wr)(uint64_t, const void *, uint32_t);
 
@@ -103,6 +111,8 @@ static void bind_python(void) {
     NEED(CallFunction, "PyObject_CallFunction");
     NEED(MemoryView, "PyMemoryView_FromMemory");
     NEED(AsUnsignedLong, "PyLong_AsUnsignedLong");
+    NEED(AsUnsignedLongLong, "PyLong_AsUnsignedLongLong");
+    NEED(TupleGetItem, "PyTuple_GetItem");
     NEED(ErrPrint, "PyErr_Print");
     NEED(DecRef, "Py_DecRef");
 }
@@ -148,6 +158,13 @@ static void boot(int embedded) {
     m_mem_wr = method("mem_wr");
     m_tile_rd = method("tile_rd");
     m_tile_wr = method("tile_wr");
+    PyObject *t = py.CallFunction(method("tlb_registers"), NULL);
+    check(t, "tlb_registers");
+    tlb_lo = py.AsUnsignedLongLong(py.TupleGetItem(t, 0));
+    tlb_hi = py.AsUnsignedLongLong(py.TupleGetItem(t, 1));
+    tlb_regs = (uint8_t *)(uintptr_t)py.AsUnsignedLongLong(py.TupleGetItem(t, 2));
+    tlb_widths = (uint32_t)py.AsUnsignedLong(py.TupleGetItem(t, 3));
+    py.DecRef(t);
     if (dma_rd || dma_wr) {
         r = py.CallFunction(method("set_dma"), "KK", (unsigned long long)(uintptr_t)dma_rd,
                             (unsigned long long)(uintptr_t)dma_wr);
@@ -244,6 +261,11 @@ EXPORT void libttsim_pci_mem_rd_bytes(uint64_t paddr, void *p, uint32_t size) {
 }
 
 EXPORT void libttsim_pci_mem_wr_bytes(uint64_t paddr, const void *p, uint32_t size) {
+    if (paddr >= tlb_lo && paddr < tlb_hi && size < 32 && (tlb_widths >> size & 1) && !(paddr & (size - 1)) &&
+        paddr + size <= tlb_hi) {
+        memcpy(tlb_regs + (paddr - tlb_lo), p, size);
+        return;
+    }
     forward(m_mem_wr, "mem_wr", 0, 0, 0, paddr, (void *)p, size, BUF_READ);
 }
 
