@@ -19,12 +19,15 @@ Nothing of tt-llk is committed: at run time the script
    flags to the stock compiler (:func:`standin`), so the harness builds its own ELFs, in
    its own way, from its own ``build.h``;
 3. puts the library in a directory with ``soc_descriptor.yaml`` beside it, as UMD needs;
-4. runs ``pytest --run-simulator --forked`` in tt-llk's ``tests/python_tests`` with
+4. runs ``pytest --compile-consumer --run-simulator`` in tt-llk's ``tests/python_tests`` with
    ``TT_METAL_SIMULATOR`` naming the library: the harness's own stimuli, goldens and
-   checks; one pytest process per library and arch (a ttsim refusal ends only that
-   test's forked process);
-5. reads pytest's JUnit report and prints a table: entry, variants, passes on each
-   library, seconds per variant.
+   checks; one pytest process per library and chip for all its variants, as on a device
+   (BRISC booted once); when the library ends the process (ttsim and ttemu do on a
+   refusal), the test it was in is recorded with the library's ERROR line and a new
+   process runs the rest;
+5. reads each test's outcome and seconds from ``llk_harness_plugin`` (loaded into the
+   harness's session) and prints a table: entry, variants, passes on each library,
+   seconds per variant.
 
 Exit status: 0 when every variant that passes on ttsim passes on ttemu too (and, with
 one library, every variant passes), 1 otherwise, 2 when something needed is missing
@@ -34,6 +37,7 @@ one library, every variant passes), 1 otherwise, 2 when something needed is miss
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import pathlib
 import shutil
@@ -41,7 +45,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
@@ -298,56 +301,80 @@ class Outcome:
     why: str = ""
 
 
-def harness_env(arch: str, build: pathlib.Path, lib: str | pathlib.Path) -> dict:
+def harness_env(arch: str, build: pathlib.Path, lib: str | pathlib.Path, events: pathlib.Path) -> dict:
     env = dict(os.environ)
     env.update(CHIP_ARCH="wormhole" if arch == "wormhole_b0" else arch, TT_METAL_SIMULATOR=str(lib),
-               RUNNER_TEMP=str(build), TMPDIR=str(build), LOGURU_LEVEL="WARNING",
-               PYTHONPATH=os.pathsep.join([str(ROOT)] + [p for p in [env.get("PYTHONPATH")] if p]))
+               RUNNER_TEMP=str(build), TMPDIR=str(build), LOGURU_LEVEL="WARNING", LLK_HARNESS_EVENTS=str(events),
+               PYTHONPATH=os.pathsep.join([str(ROOT), str(ROOT / "scripts")]
+                                          + [p for p in [env.get("PYTHONPATH")] if p]))
     env.pop("TT_UMD_SIMULATOR_PATH", None)
     env.pop("PYTEST_ADDOPTS", None)
     return env
 
 
-def pytest_argv(nodes, junit: pathlib.Path, *extra):
+def pytest_argv(nodes, *extra):
     # the harness's pytest.ini asks for xdist's --maxschedchunk and -s; neither is wanted here
     return [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-o", "addopts=", "-q", "-p", "no:sugar",
-            "--run-simulator", f"--junitxml={junit}", "-o", "junit_logging=system-out", "-o", "log_cli=false",
-            *extra, *nodes]
+            "-p", "llk_harness_plugin", "--run-simulator", "-o", "log_cli=false", *extra, *nodes]
 
 
-def run_pytest(tree: lc.Tree, argv, env, log: pathlib.Path, timeout: float):
-    with open(log, "w") as f:
-        try:
-            subprocess.run(argv, cwd=tree.src / PYTEST_DIR, env=env, stdout=f, stderr=subprocess.STDOUT,
-                           timeout=timeout)
-        except subprocess.TimeoutExpired:
-            f.write(f"\nllk_harness: pytest stopped after {timeout:.0f} s\n")
+def read_events(path: pathlib.Path):
+    """-> ({node: Outcome} of the tests that ended, the node that started and did not)."""
+    out, started = {}, None
+    lines = path.read_text().splitlines() if path.exists() else []
+    for ev in map(json.loads, lines):
+        node = ev["node"]
+        if ev["event"] == "start":
+            started = node
+            continue
+        o = out.setdefault(node, Outcome("passed"))
+        o.seconds += ev["seconds"]
+        if ev["outcome"] != "passed" and o.state == "passed":
+            o.state = "error" if ev["outcome"] == "failed" and ev["event"] != "call" else ev["outcome"]
+            o.why = _one_line(ev["why"])
+        if ev["event"] == "teardown" and node == started:
+            started = None
+    return out, started
 
 
-def read_junit(path: pathlib.Path) -> dict:
-    """{node id: Outcome} from pytest's JUnit XML (node ids rebuilt from file and name)."""
-    if not path.exists():
-        return {}
-    out = {}
-    for case in ET.parse(path).getroot().iter("testcase"):
-        cls = case.get("classname", "")
-        node = f"{cls.replace('.', '/')}.py::{case.get('name')}" if cls else case.get("name")
-        state, why = "passed", ""
-        for tag in ("failure", "error", "skipped"):
-            el = case.find(tag)
-            if el is not None:
-                state = {"failure": "failed"}.get(tag, tag)
-                why = (el.get("message") or el.text or "").strip()
-                break
-        out[node] = Outcome(state, float(case.get("time", 0)), _one_line(why))
-    return out
-
-
-def _one_line(text, width=160):
+def _one_line(text, width=200):
     lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
-    text = next((ln for ln in lines if "ERROR:" in ln or "Error" in ln or "assert" in ln.lower()), lines[0] if lines
-                else "")
-    return text[:width]
+    pick = next((ln for ln in lines if "ERROR:" in ln), None) or next(
+        (ln for ln in lines if ln.startswith("E ") or "Error" in ln or "assert" in ln.lower()), None)
+    return (pick or (lines[-1] if lines else ""))[:width]
+
+
+def run_pytest(tree: lc.Tree, nodes, extra, env_for, log: pathlib.Path, timeout: float) -> dict:
+    """tt-llk's harness on ``nodes`` in one pytest process; when a library ends the process
+    (ttsim and ttemu do on a refusal), the test that was running is recorded with the
+    library's ERROR line and a new process goes on with the rest. -> {node: Outcome}."""
+    results, remaining, attempt = {}, list(nodes), 0
+    while remaining:
+        attempt += 1
+        events = log.with_suffix(f".{attempt}.jsonl")
+        events.unlink(missing_ok=True)
+        alog = log.with_suffix(f".{attempt}.log")
+        t0 = time.perf_counter()
+        with open(alog, "w") as f:
+            try:
+                subprocess.run(pytest_argv(remaining, *extra), cwd=tree.src / PYTEST_DIR, env=env_for(events),
+                               stdout=f, stderr=subprocess.STDOUT, timeout=timeout)
+            except subprocess.TimeoutExpired:
+                f.write(f"\nllk_harness: pytest stopped after {timeout:.0f} s\n")
+        done, crashed = read_events(events)
+        results.update(done)
+        text = alog.read_text(errors="replace")
+        if crashed:
+            errs = [ln for ln in text.splitlines() if "ERROR:" in ln]
+            results[crashed] = Outcome("crashed", time.perf_counter() - t0 - sum(o.seconds for o in done.values()),
+                                       _one_line(errs[-1] if errs else text[-2000:]))
+        left = [n for n in remaining if n not in results]
+        if len(left) == len(remaining):  # nothing ran: pytest itself failed
+            for n in left:
+                results[n] = Outcome("not run", 0.0, _one_line(text[-3000:]))
+            break
+        remaining = left
+    return results
 
 
 def build(tree: lc.Tree, arch: str, nodes, work: pathlib.Path, timeout: float) -> dict:
@@ -355,25 +382,20 @@ def build(tree: lc.Tree, arch: str, nodes, work: pathlib.Path, timeout: float) -
     compiler into ``work/build-ARCH``. -> {node: Outcome} (a build failure fails its node)."""
     bdir = work / f"build-{arch}"
     bdir.mkdir(parents=True, exist_ok=True)
-    junit = work / f"build-{arch}.xml"
-    junit.unlink(missing_ok=True)
     # a path ending in .so: the harness then compiles for ttsim's ABI (-DTT_METAL_TTSIM)
-    env = harness_env(arch, bdir, work / "lib" / "none.so")
-    run_pytest(tree, pytest_argv(nodes, junit, "--compile-producer", "--no-debug-symbols"), env,
-               work / f"build-{arch}.log", timeout)
-    return read_junit(junit)
+    return run_pytest(tree, nodes, ["--compile-producer", "--no-debug-symbols"],
+                      lambda ev: harness_env(arch, bdir, work / "lib" / "none.so", ev), work / f"build-{arch}.log",
+                      timeout)
 
 
 def run(tree: lc.Tree, arch: str, nodes, lib: pathlib.Path, tag: str, work: pathlib.Path,
         timeout: float, per_test: float) -> dict:
-    """The harness runs the prebuilt variants (``--compile-consumer``) on ``lib``, each in
-    its own forked process. -> {node: Outcome}."""
-    junit = work / f"run-{tag}-{arch}.xml"
-    junit.unlink(missing_ok=True)
-    env = harness_env(arch, work / f"build-{arch}", lib)
-    run_pytest(tree, pytest_argv(nodes, junit, "--compile-consumer", "--forked", f"--timeout={per_test:.0f}"), env,
-               work / f"run-{tag}-{arch}.log", timeout)
-    return read_junit(junit)
+    """The harness runs the prebuilt variants (``--compile-consumer``) on ``lib``, one
+    process for all (as on a device: BRISC booted once) until a library ends it.
+    -> {node: Outcome}."""
+    return run_pytest(tree, nodes, ["--compile-consumer", f"--timeout={per_test:.0f}"],
+                      lambda ev: harness_env(arch, work / f"build-{arch}", lib, ev), work / f"run-{tag}-{arch}.log",
+                      timeout)
 
 
 # -- the table ----------------------------------------------------------------------------------
@@ -446,6 +468,7 @@ def main(argv=None):
     ap.add_argument("--markdown", action="store_true")
     ap.add_argument("--list", action="store_true", help="the catalogue's node ids")
     ap.add_argument("--timeout", type=float, default=600, help="seconds one variant may take (default 600)")
+    ap.add_argument("--skip-build", action="store_true", help="run the ELFs a previous --keep run built in DIR")
     a = ap.parse_args(argv)
     archs = a.arch or ["wormhole_b0"]
     libs = a.lib or ["ttemu", "ttsim"]
@@ -468,7 +491,8 @@ def main(argv=None):
         arch_rows = [Row(e, arch, e.nodes(a.ci)) for e in es]
         nodes = [n for r in arch_rows for n in r.nodes]
         t0 = time.perf_counter()
-        built = build(tree, arch, nodes, work, a.timeout * len(nodes))
+        built = (dict.fromkeys(nodes, Outcome("passed")) if a.skip_build
+                 else build(tree, arch, nodes, work, a.timeout * len(nodes)))
         print(f"{arch}: built {len(nodes)} variants in {time.perf_counter() - t0:.0f} s", file=sys.stderr)
         for r in arch_rows:
             r.built = built

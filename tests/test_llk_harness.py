@@ -86,22 +86,27 @@ def test_standin_maps_the_sfpi_compilers_options(tmp_path):
     assert "\tmul\t" in dis.stdout  # rv32im: the multiply is an instruction, not a libgcc call
 
 
-def test_junit_outcomes(tmp_path):
-    """The runner's reading of pytest's JUnit report: node ids rebuilt, states, why."""
-    xml = tmp_path / "r.xml"
-    xml.write_text(
-        '<testsuites><testsuite>'
-        '<testcase classname="test_a" name="test_a[x:1-y:[32, 32]]" time="1.5"/>'
-        '<testcase classname="test_b" name="test_b[z]" time="2"><failure message="assert 0 == 1">tb</failure></testcase>'
-        '<testcase classname="test_c" name="test_c" time="0"><skipped message="not on this chip"/></testcase>'
-        '<testcase classname="test_d" name="test_d[q]" time="3"><error message="failed on setup">'
-        '[12] ERROR: UnsupportedFunctionality: tensix_cfg_wr32: reg=4</error></testcase>'
-        '</testsuite></testsuites>')
-    got = lh.read_junit(xml)
-    assert got["test_a.py::test_a[x:1-y:[32, 32]]"] == lh.Outcome("passed", 1.5, "")
-    assert got["test_b.py::test_b[z]"].state == "failed" and "assert 0 == 1" in got["test_b.py::test_b[z]"].why
-    assert got["test_c.py::test_c"].state == "skipped"
-    assert got["test_d.py::test_d[q]"].state == "error"
+def test_events_outcomes(tmp_path):
+    """The runner's reading of its plugin's events: phases merged per test, the failing
+    phase's reason, and the test a library's exit cut short."""
+    import json
+
+    def ev(node, event, outcome="passed", seconds=1.0, why=""):
+        return json.dumps(dict(node=node, event=event, outcome=outcome, seconds=seconds, why=why))
+
+    a, b, c, d = "t.py::a[x:1-y:[32, 32]]", "t.py::b", "t.py::c", "t.py::d"
+    path = tmp_path / "e.jsonl"
+    path.write_text("\n".join([
+        ev(a, "start"), ev(a, "setup", seconds=0.5), ev(a, "call", seconds=2), ev(a, "teardown", seconds=0.25),
+        ev(b, "start"), ev(b, "setup"), ev(b, "call", "failed", why="tb\nE   AssertionError: 3 of 1024 differ\nmore"),
+        ev(b, "teardown"),
+        ev(c, "start"), ev(c, "setup", "skipped", why="not on this chip"), ev(c, "teardown"),
+        ev(d, "start"), ev(d, "setup")]) + "\n")
+    got, crashed = lh.read_events(path)
+    assert got[a] == lh.Outcome("passed", 2.75, "")
+    assert got[b].state == "failed" and got[b].why == "E   AssertionError: 3 of 1024 differ"
+    assert got[c].state == "skipped" and got[c].why == "not on this chip"
+    assert crashed == d
 
 
 @pytest.mark.parametrize("kind", ["ttemu", "ttsim"])
