@@ -53,9 +53,9 @@ import llk_corpus as lc  # noqa: E402
 ROOT = lc.ROOT
 sys.path.insert(0, str(ROOT))
 #: what the harness imports beyond pytest and numpy (tests/requirements.txt, the parts used here)
-PACKAGES = ["tt-exalens==0.4.2", "torch==2.13.0", "loguru", "ml_dtypes", "pytest-forked", "pytest-timeout",
-            "pytest-xdist"]
-MODULES = ["ttexalens", "torch", "loguru", "ml_dtypes", "pytest_forked", "pytest_timeout", "xdist"]
+#: (xdist for its worker_id fixture, which the harness's plugin asks for)
+PACKAGES = ["tt-exalens==0.4.2", "torch==2.13.0", "pandas", "loguru", "ml_dtypes", "pytest-timeout", "pytest-xdist"]
+MODULES = ["ttexalens", "torch", "pandas", "loguru", "ml_dtypes", "pytest_timeout", "xdist"]
 #: the SFPI compiler's -mcpu names, by prefix, and the chip each builds for
 MCPU = {"tt-wh": "wormhole_b0", "tt-bh": "blackhole"}
 #: the SFPI compiler's options the stock one does not know (test_config.py)

@@ -20,7 +20,7 @@ import llk_harness as lh  # noqa: E402
 ARCHS = ("wormhole_b0", "blackhole")
 CASES = [(arch, e.name, node) for arch in ARCHS for e in lh.entries(ci=True, arch=arch) for node in e.nodes(ci=True)]
 #: seconds one variant may take in the harness (the build and each library's run)
-PER_VARIANT = 600
+PER_VARIANT = 300
 
 
 @pytest.fixture(scope="module")
