@@ -52,8 +52,8 @@ import llk_corpus as lc  # noqa: E402
 
 ROOT = lc.ROOT
 sys.path.insert(0, str(ROOT))
-#: what the harness imports beyond pytest and numpy (tests/requirements.txt, the parts used here)
-#: (xdist for its worker_id fixture, which the harness's plugin asks for)
+#: what the harness imports beyond pytest and numpy (tests/requirements.txt, the parts used
+#: here; xdist for its worker_id fixture, which the harness's plugin asks for)
 PACKAGES = ["tt-exalens==0.4.2", "torch==2.13.0", "pandas", "loguru", "ml_dtypes", "pytest-timeout", "pytest-xdist"]
 MODULES = ["ttexalens", "torch", "pandas", "loguru", "ml_dtypes", "pytest_timeout", "xdist"]
 #: the SFPI compiler's -mcpu names, by prefix, and the chip each builds for
@@ -256,7 +256,8 @@ def ttsim_library(arch: str, dest: pathlib.Path) -> pathlib.Path:
     """ttsim's library for ``arch`` (built from ../shared by tests/oracle_lib.py) copied into
     ``dest`` with the SoC descriptor ``ttemu simlib`` writes (ttemu's arch data) beside it.
     -> the .so's path."""
-    sys.path.insert(0, str(ROOT / "tests"))
+    if str(ROOT / "tests") not in sys.path:
+        sys.path.insert(0, str(ROOT / "tests"))
     from oracle_lib import ttsim_lib
 
     from ttemu.chip.soc_descriptor import soc_descriptor
@@ -517,7 +518,7 @@ def main(argv=None):
         print("\nnot passing:\n" + "\n".join(bad))
     if not a.keep:
         shutil.rmtree(work, ignore_errors=True)
-    passed = {t: {(r.arch, n) for r in rows for n in r.nodes if r.ran[t].get(n, Outcome("")).state == "passed"}
+    passed = {t: {(r.arch, n) for r in rows for n in r.nodes if r.ran.get(t, {}).get(n, Outcome("")).state == "passed"}
               for t in tags}
     if len(tags) > 1 and "ttemu" in passed and "ttsim" in passed:
         return 1 if passed["ttsim"] - passed["ttemu"] else 0
