@@ -390,13 +390,20 @@ def build(tree: lc.Tree, arch: str, nodes, work: pathlib.Path, timeout: float) -
 
 
 def run(tree: lc.Tree, arch: str, nodes, lib: pathlib.Path, tag: str, work: pathlib.Path,
-        timeout: float, per_test: float) -> dict:
+        timeout: float, per_test: float, steps_per_clock: int | None = None) -> dict:
     """The harness runs the prebuilt variants (``--compile-consumer``) on ``lib``, one
-    process for all (as on a device: BRISC booted once) until a library ends it.
+    process for all (as on a device: BRISC booted once) until a library ends it;
+    ``steps_per_clock``: ttemu's library retires that many instructions per core and
+    ``libttsim_clock`` (``TTEMU_STEPS_PER_CLOCK``; the harness only polls, so fewer polls).
     -> {node: Outcome}."""
-    return run_pytest(tree, nodes, ["--compile-consumer", f"--timeout={per_test:.0f}"],
-                      lambda ev: harness_env(arch, work / f"build-{arch}", lib, ev), work / f"run-{tag}-{arch}.log",
-                      timeout)
+    def env(ev):
+        e = harness_env(arch, work / f"build-{arch}", lib, ev)
+        if steps_per_clock:
+            e["TTEMU_STEPS_PER_CLOCK"] = str(steps_per_clock)
+        return e
+
+    return run_pytest(tree, nodes, ["--compile-consumer", f"--timeout={per_test:.0f}"], env,
+                      work / f"run-{tag}-{arch}.log", timeout)
 
 
 # -- the table ----------------------------------------------------------------------------------
@@ -470,6 +477,8 @@ def main(argv=None):
     ap.add_argument("--list", action="store_true", help="the catalogue's node ids")
     ap.add_argument("--timeout", type=float, default=600, help="seconds one variant may take (default 600)")
     ap.add_argument("--skip-build", action="store_true", help="run the ELFs a previous --keep run built in DIR")
+    ap.add_argument("--steps-per-clock", type=int, help="instructions per core and clock on ttemu's library "
+                    "(TTEMU_STEPS_PER_CLOCK; default: the library's, 1 as ttsim)")
     a = ap.parse_args(argv)
     archs = a.arch or ["wormhole_b0"]
     libs = a.lib or ["ttemu", "ttsim"]
@@ -506,7 +515,7 @@ def main(argv=None):
                 print(f"{arch}: {tag} unavailable: {e}", file=sys.stderr)
                 continue
             t0 = time.perf_counter()
-            res = run(tree, arch, ok, lib, tag, work, a.timeout * len(ok) + 120, a.timeout)
+            res = run(tree, arch, ok, lib, tag, work, a.timeout * len(ok) + 120, a.timeout, a.steps_per_clock)
             print(f"{arch}: ran {len(ok)} variants on {tag} in {time.perf_counter() - t0:.0f} s", file=sys.stderr)
             for r in arch_rows:
                 r.ran[tag] = res
