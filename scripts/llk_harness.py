@@ -314,9 +314,12 @@ def harness_env(arch: str, build: pathlib.Path, lib: str | pathlib.Path, events:
 
 
 def pytest_argv(nodes, *extra):
-    # the harness's pytest.ini asks for xdist's --maxschedchunk and -s; neither is wanted here
-    return [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-o", "addopts=", "-q", "-p", "no:sugar",
-            "-p", "llk_harness_plugin", "--run-simulator", "-o", "log_cli=false", *extra, *nodes]
+    """The harness's pytest.ini asks for ``-s --maxschedchunk=200`` (xdist's); ``-s`` stays:
+    a library that ends the process (``_Exit``) loses what pytest's capture holds, its ERROR
+    line with it; ``stdbuf -oL`` makes ttsim's printf line-buffered into the log."""
+    argv = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-o", "addopts=", "-s", "-q", "-p",
+            "no:sugar", "-p", "llk_harness_plugin", "--run-simulator", "-o", "log_cli=false", *extra, *nodes]
+    return (["stdbuf", "-oL"] if shutil.which("stdbuf") else []) + argv
 
 
 def read_events(path: pathlib.Path):
