@@ -179,10 +179,10 @@ CATALOGUE = [
         "formats:Float16_b->Float16_b-block_ct_dim:3",
         "formats:Float16_b->Float16_b-block_ct_dim:2",
     )),
-    Entry("reduce_block_max", "test_reduce_block_max.py::test_reduce_block_max_runtime", (
+    Entry("reduce_block_max_runtime", "test_reduce_block_max.py::test_reduce_block_max_runtime", (
         "formats:Float16_b->Float16_b-block_ct_dim:8",
     )),
-    Entry("reduce_block_max", "test_reduce_block_max.py::test_reduce_block_max_reinit_runtime", (
+    Entry("reduce_block_max_reinit", "test_reduce_block_max.py::test_reduce_block_max_reinit_runtime", (
         "formats:Float16_b->Float16_b-block_ct_dim:2-reinit:full",
     )),
     Entry("pack_rows", "test_pack_rows.py::test_pack_rows", (

@@ -123,3 +123,13 @@ def test_ci_variant_passes_the_harness(harness, arch, name, node, kind):
         pytest.skip(ran)
     o = ran.get(node, lh.Outcome("not run"))
     assert o.state == "passed", f"{kind}: {o.state}: {o.why}"
+
+
+def test_catalogue_names_and_ids_are_distinct():
+    """Each entry is one table row: names distinct, every variant listed once, CI indices in range."""
+    names = [e.name for e in lh.CATALOGUE]
+    assert len(set(names)) == len(names)
+    for arch in ARCHS:
+        nodes = [n for e in lh.entries(arch=arch) for n in e.nodes()]
+        assert len(set(nodes)) == len(nodes)
+    assert all(0 <= k < len(e.ids) for e in lh.CATALOGUE for k in e.ci)
