@@ -378,7 +378,15 @@ def run_pytest(tree: lc.Tree, nodes, extra, env_for, log: pathlib.Path, timeout:
                 results[n] = Outcome("not run", 0.0, _one_line(text[-3000:]))
             break
         remaining = left
+    log.with_suffix(".json").write_text(json.dumps({n: vars(o) for n, o in results.items()}, indent=1))
     return results
+
+
+def saved(path: pathlib.Path) -> dict | None:
+    """The outcomes a run saved (``run_pytest``) in a kept work directory, or None."""
+    if not path.exists():
+        return None
+    return {n: Outcome(**o) for n, o in json.loads(path.read_text()).items()}
 
 
 def build(tree: lc.Tree, arch: str, nodes, work: pathlib.Path, timeout: float) -> dict:
@@ -480,6 +488,7 @@ def main(argv=None):
     ap.add_argument("--list", action="store_true", help="the catalogue's node ids")
     ap.add_argument("--timeout", type=float, default=600, help="seconds one variant may take (default 600)")
     ap.add_argument("--skip-build", action="store_true", help="run the ELFs a previous --keep run built in DIR")
+    ap.add_argument("--report", action="store_true", help="only the table of what a previous --keep run saved in DIR")
     ap.add_argument("--steps-per-clock", type=int, help="instructions per core and clock on ttemu's library "
                     "(TTEMU_STEPS_PER_CLOCK; default: the library's, 1 as ttsim)")
     a = ap.parse_args(argv)
@@ -494,6 +503,10 @@ def main(argv=None):
     if why:
         print(f"llk_harness: {why}", file=sys.stderr)
         return 2
+    if a.report:
+        if not a.keep:
+            ap.error("--report needs --keep DIR")
+        return report(pathlib.Path(a.keep), archs, libs, a)
     work = pathlib.Path(a.keep) if a.keep else pathlib.Path(tempfile.mkdtemp(prefix="ttemu-llk-harness-"))
     work.mkdir(parents=True, exist_ok=True)
     tree = lc.Tree(work)
@@ -523,13 +536,35 @@ def main(argv=None):
             for r in arch_rows:
                 r.ran[tag] = res
         rows += arch_rows
+    if not a.keep:
+        shutil.rmtree(work, ignore_errors=True)
+    return summary(rows, a.markdown)
+
+
+def report(work: pathlib.Path, archs, libs, a):
+    """The table from the outcomes a kept run saved."""
+    rows = []
+    for arch in archs:
+        arch_rows = [Row(e, arch, e.nodes(a.ci)) for e in entries(a.names, a.ci, arch)]
+        built = saved(work / f"build-{arch}.json") or {}
+        for r in arch_rows:
+            r.built = built
+            for kind in libs:
+                tag = kind if kind in ("ttemu", "ttsim") else pathlib.Path(kind).stem
+                ran = saved(work / f"run-{tag}-{arch}.json")
+                if ran is not None:
+                    r.ran[tag] = ran
+        rows += arch_rows
+    return summary(rows, a.markdown)
+
+
+def summary(rows, markdown=False):
+    """Print the table and what did not pass. -> the exit status."""
     tags = sorted({t for r in rows for t in r.ran}, key=lambda t: (t != "ttemu", t))
-    print(table(rows, tags, a.markdown))
+    print(table(rows, tags, markdown))
     bad = failures(rows, tags)
     if bad:
         print("\nnot passing:\n" + "\n".join(bad))
-    if not a.keep:
-        shutil.rmtree(work, ignore_errors=True)
     passed = {t: {(r.arch, n) for r in rows for n in r.nodes if r.ran.get(t, {}).get(n, Outcome("")).state == "passed"}
               for t in tags}
     if len(tags) > 1 and "ttemu" in passed and "ttsim" in passed:
