@@ -499,14 +499,14 @@ def main(argv=None):
             for e in entries(a.names, a.ci, arch):
                 print("\n".join(f"{arch} {e.name} {n}" for n in e.nodes(a.ci)))
         return 0
-    why = lc.missing() or missing_modules()
-    if why:
-        print(f"llk_harness: {why}", file=sys.stderr)
-        return 2
     if a.report:
         if not a.keep:
             ap.error("--report needs --keep DIR")
         return report(pathlib.Path(a.keep), archs, libs, a)
+    why = lc.missing() or missing_modules()
+    if why:
+        print(f"llk_harness: {why}", file=sys.stderr)
+        return 2
     work = pathlib.Path(a.keep) if a.keep else pathlib.Path(tempfile.mkdtemp(prefix="ttemu-llk-harness-"))
     work.mkdir(parents=True, exist_ok=True)
     tree = lc.Tree(work)
