@@ -222,6 +222,30 @@ def run(tile, *, max_steps=None, until=(), idle_steps=None) -> RunResult:
             return done("idle", f"no store or Tensix progress for {tile.steps - last_active} instructions")
 
 
+def advance(tile, steps: int) -> bool:
+    """One host clock of ``tile`` (``ttemu.chip``): every running core retires up to
+    ``steps`` instructions, one core after another in the fixed order, then the Tensix
+    coprocessor retries what waits at its gates (one scheduler round of :func:`run`
+    with a quantum of ``steps``). Returns whether a core is still running."""
+    running = False
+    for hart in tile.harts.values():
+        if hart.state != RUNNING:
+            if hart.state == STEPPING:  # a debugger's single step waiting to retire
+                tile.riscv_debug.retry_step(hart)
+                running = running or hart.state == STEPPING
+            continue
+        if tile.debug is not None:
+            tile.debug.turn(hart, steps, True)
+        elif tile.tracer is not None:
+            _run_single(tile, hart, steps, tile.tracer)
+        else:
+            _run_blocks(tile, hart, steps, exact=True)
+        running = running or hart.state == RUNNING
+    if tile._tensix is not None and tile._tensix.step():
+        tile.activity[0] = 1
+    return running
+
+
 def _result(tile, outcome, detail):
     cores = {}
     blocked = []
