@@ -549,3 +549,23 @@ def test_blackhole_dst_window_16_and_8_bit_views():
     assert tile.harts[core].x[a0] == (-3) & 0xFFFFFFFF and tile.harts[core].x[a1] == 0x7F
     assert int(d.read16(0)[0, 1]) == (0x7F << 5) | 16
     assert tile.harts[core].x[a2] == 0 and any("fmt is 5" in w for w in tile.warnings)
+
+
+def test_debug_memory_access_is_the_cores_view():
+    """A TRISC's 2 KiB local RAM (Wormhole) ends where its window's unmapped part starts;
+    Tensix GPRs are the core's own thread's; misaligned addresses fault."""
+    p = Program(0xE000)
+    p.ebreak()
+    p.halt()
+    tile, _ = _tile("wormhole_b0", core="trisc2", prog=p)
+    tile.run(max_steps=10)
+    h = Host(tile)
+    tile.tensix.gprs[2][3] = 0x77
+    assert h.read_memory("trisc2", 0xFFE00000 + 4 * 3) == 0x77  # T2 sees its thread's GPR 3
+    h.write_memory("trisc2", 0xFFB007FC, 9)
+    assert tile.read_u32(0xFFB007FC, core="trisc2") == 9
+    with pytest.raises(GuestFault, match="unmapped"):
+        h.read_memory("trisc2", 0xFFB00800)
+    h.wr(0x80, 0)
+    with pytest.raises(GuestFault, match="misaligned"):
+        h.read_memory("trisc2", 0x102)

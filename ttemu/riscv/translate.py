@@ -24,6 +24,9 @@ plus the extensions the arch lists (Blackhole: Zaamo, Zba, Zbb, pack/brev8, grev
 ``ext.py`` builds their expressions),
 except where ttemu deliberately reports a guest fault instead of the hardware's silent
 behaviour: misaligned accesses, ``ecall``, illegal instructions (README.md lists them).
+``ecall`` / ``ebreak`` call the tile's debug interface, which raises that error or, on a
+tile whose ebreaks pause as hardware's do, pauses the core (``EXIT_PAUSE``;
+ttemu/mmio/riscv_debug.py).
 """
 
 from __future__ import annotations
