@@ -81,6 +81,26 @@ def test_run_elf_ebreak_registers_callstack_step_and_resume(arch, elfs):
 
 
 @pytest.mark.parametrize("arch", ARCHS)
+def test_run_elf_on_a_trisc_moves_its_reset_pc_and_stops_at_the_ebreak(arch, tmp_path):
+    """A TRISC's start address is a reset-pc override: Config words written through
+    BRISC's debug interface on Wormhole (BRISC is released, paused on a jump-to-self,
+    written through and put back in reset), debug registers on Blackhole."""
+    from ttexalens import tt_exalens_lib as lib
+    from ttexalens.elf import ElfFile
+
+    tile = Tile(arch, ebreak_pauses=True)
+    dev = ExalensTile(tile)
+    elf = ElfFile(build(arch, tmp_path, "trisc0"), None)
+    lib.run_elf(elf, dev.location, "trisc0")
+    assert tile.harts["trisc0"].pc == 0x20000 and tile.harts["brisc"].state == "reset"
+    assert tile.read_u32(0) == 0  # BRISC's borrowed word put back
+    tile.run(max_steps=10_000)
+    risc = dev.location.noc_block.get_risc_debug("trisc0")
+    assert risc.is_ebreak_hit() and risc.get_pc() == elf.find_symbol_by_name("leaf").value + 20
+    assert [e.function_name for e in lib.callstack(dev.location, elf, risc_name="trisc0")][:2] == ["leaf", "middle"]
+
+
+@pytest.mark.parametrize("arch", ARCHS)
 def test_get_tensix_state_shows_what_the_program_and_the_tile_set(arch, elfs):
     from ttexalens import tt_exalens_lib as lib
 
