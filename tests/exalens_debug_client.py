@@ -6,8 +6,8 @@
 ACTION ``session``: run_elf of tests/exalens_prog.py's program on BRISC, wait for its
 ebreak, registers, call stack, a step, resume, halt, get_tensix_state, an injected
 instruction; prints one JSON line. The other actions each make one of those calls
-alone (after what it needs): ``run_elf``, ``halt``, ``read_status``,
-``get_tensix_state``, ``inject``; they print ``ok``.
+alone (after what it needs): ``run_elf``, ``halt``, ``get_tensix_state``, ``inject``;
+they print ``ok``.
 """
 
 import json
@@ -27,13 +27,10 @@ def main():
     ops = ctx.devices[0].instructions
     if action == "run_elf":
         lib.run_elf(elf_path, loc, "brisc", context=ctx)
-    elif action in ("halt", "read_status"):
+    elif action == "halt":
         lib.write_words_to_device(loc, 0, [0x6F], context=ctx)  # j .
         risc.set_reset_signal(False)
-        if action == "halt":
-            risc.halt()
-        else:
-            risc.read_status()
+        risc.halt()
     elif action == "get_tensix_state":
         lib.get_tensix_state(loc, context=ctx)
     elif action == "inject":

@@ -218,13 +218,13 @@ def test_exalens_debugging_session_on_ttemus_library(arch, libs, elfs):
     assert got["injected"] == 0xBEEF
 
 
-#: what ttsim (v1.10.0) says to each call: its ERROR line (get_tensix_state: Wormhole first
+#: what ttsim (v1.10.0) says to each call: its ERROR line (register reads, steps, resume and
+#: is_ebreak_hit start with the same DR access as halt; get_tensix_state: Wormhole first
 #: reads TRISC0's start PC override, config word 161; Blackhole, whose override is a debug
 #: register, first pauses a TRISC to read its GPRs)
 TTSIM_REFUSES = {
     "run_elf": "UnsupportedFunctionality: riscv_debug_regs_wr32: RISC_DBG_CNTL_0",
-    "halt": "UnsupportedFunctionality: riscv_debug_regs_wr32: RISC_DBG_CNTL_0",
-    "read_status": "UnsupportedFunctionality: riscv_debug_regs_wr32: RISC_DBG_CNTL_0",
+    "halt": "UnsupportedFunctionality: riscv_debug_regs_wr32: RISC_DBG_CNTL_0",  # (is_halted: read_status first)
     "get_tensix_state": {"wormhole_b0": "UnimplementedFunctionality: tensix_cfg_rd32: reg=161",
                          "blackhole": "UnsupportedFunctionality: riscv_debug_regs_wr32: RISC_DBG_CNTL_0"},
     "inject": "UnimplementedFunctionality: riscv_debug_regs_rd32: DBG_INSTRN_BUF_STATUS",
@@ -234,7 +234,7 @@ TTSIM_REFUSES = {
 @pytest.mark.parametrize("action", sorted(TTSIM_REFUSES))
 @pytest.mark.parametrize("arch", ARCHS)
 def test_the_same_calls_stop_ttsim(arch, action, libs, elfs):
-    ttemu_so, ttsim_so, why = libs[arch]
+    _, ttsim_so, why = libs[arch]
     if ttsim_so is None:
         pytest.skip(why)
     proc = _client(ttsim_so, arch, elfs[arch], action)
@@ -242,5 +242,3 @@ def test_the_same_calls_stop_ttsim(arch, action, libs, elfs):
     refusal = refusal if isinstance(refusal, str) else refusal[arch]
     assert proc.returncode != 0
     assert f"ERROR: {refusal}" in proc.stdout + proc.stderr, proc.stdout[-500:]
-    proc = _client(ttemu_so, arch, elfs[arch], action)  # and each one alone works on ttemu
-    assert proc.returncode == 0, proc.stdout + proc.stderr
