@@ -167,6 +167,9 @@ def test_dram_channel_is_shared_by_its_nodes_and_eth_l1_is_memory():
     assert c.read((5, 0), 0x7FFF_FFF0, 2) == b"\0\0"
     c.write((1, 0), 0x100, b"\x55")
     assert c.read((1, 0), 0x100, 1) == b"\x55"
+    data = bytes(range(200)) * 700  # 140,000 bytes across three 64 KiB pages
+    c.write((5, 5), 0xFFF0, data)
+    assert c.read((5, 6), 0xFFF0, len(data)) == data and c.read((5, 7), 0xFFE0, 16) == bytes(16)
     with pytest.raises(Unimplemented):
         c.read((0, 0), 0x8000_0000, 4)  # past the 2 GiB channel
     with pytest.raises(Unimplemented, match="router"):

@@ -124,15 +124,45 @@ def _exalens():
 EXALENS_COMMANDS = "wxy {x}-{y} 0x100 0xcafe; brxy {x}-{y} 0x100 2; x"
 
 
+@pytest.fixture(scope="module")
+def exalens_runs(ttemu_libs, ttsim_libs):
+    """The tt-exalens command line on every library, started at once (its start-up, about
+    5 s, mostly waits): (arch, impl) -> (return code, output), or the reason it cannot run."""
+    _need("ttexalens", "tt-exalens")
+    procs = {}
+    for arch in ARCHS:
+        for impl in ("ttemu", "ttsim"):
+            lib = ttemu_libs[arch] if impl == "ttemu" else ttsim_libs[arch][0]
+            if lib is None:
+                procs[(arch, impl)] = ttsim_libs[arch][1]
+                continue
+            x, y = TILE[arch]
+            cmd = _exalens() + ["-s", lib, "--commands=" + EXALENS_COMMANDS.format(x=x, y=y)]
+            procs[(arch, impl)] = subprocess.Popen(cmd, cwd=HERE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                                   text=True)
+    out = {}
+    for key, proc in procs.items():
+        if isinstance(proc, str):
+            out[key] = proc
+            continue
+        try:
+            text, _ = proc.communicate(timeout=300)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            text, _ = proc.communicate()
+        out[key] = (proc.returncode, text)
+    return out
+
+
 @pytest.mark.parametrize("impl", ["ttemu", "ttsim"])
 @pytest.mark.parametrize("arch", ARCHS)
-def test_exalens_cli(arch, impl, ttemu_libs, ttsim_libs):
-    _need("ttexalens", "tt-exalens")
-    lib = _lib(impl, arch, ttemu_libs, ttsim_libs)
-    x, y = TILE[arch]
-    proc = _run(_exalens() + ["-s", lib, "--commands=" + EXALENS_COMMANDS.format(x=x, y=y)])
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert re.search(r"0x00000100:\s+0000cafe\s+00000000", proc.stdout), proc.stdout
+def test_exalens_cli(arch, impl, exalens_runs):
+    got = exalens_runs[(arch, impl)]
+    if isinstance(got, str):
+        pytest.skip(got)
+    rc, text = got
+    assert rc == 0, text
+    assert re.search(r"0x00000100:\s+0000cafe\s+00000000", text), text
 
 
 # -- a C host --------------------------------------------------------------------------------
@@ -180,6 +210,22 @@ def test_c_host_refusal_is_ttsims_error_line(ttemu_libs, driver, tmp_path):
     m = ERROR_LINE.search(proc.stderr)
     assert m and m.group(1) == "HostFault" and m.group(2) == "ttemu", proc.stderr
     assert "(40, 40)" in m.group(3)
+
+
+# -- a Tensix kernel set through the library ---------------------------------------------------------
+@pytest.mark.parametrize("arch", ARCHS)
+def test_kernel_set_through_the_library_is_bit_identical(arch, ttemu_libs):
+    """``ttemu run --oracle`` (a ctypes host: BRISC boot code and three TRISC kernels,
+    inputs written through TLB windows, release, clock(n) between polls) on ttemu's
+    library gives the bytes ttemu's own run gives, and the manifest's numpy check passes."""
+    proc = subprocess.run([sys.executable, "-m", "ttemu", "run", "firmware/eltwise_add/eltwise_add.toml", "--arch",
+                           arch, "--oracle", ttemu_libs[arch], "--json"], cwd=ROOT, capture_output=True, text=True,
+                          timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    assert doc["outcome"] == "until" and all(e["ok"] for e in doc["expect"])
+    assert doc["oracle"]["ok"] and doc["oracle"]["regions"]
+    assert all(r["differing_bytes"] == 0 for r in doc["oracle"]["regions"])
 
 
 # -- README.md's section runs as written ---------------------------------------------------------

@@ -226,13 +226,11 @@ def advance(tile, steps: int) -> bool:
     """One host clock of ``tile`` (``ttemu.chip``): every running core retires up to
     ``steps`` instructions, one core after another in the fixed order, then the Tensix
     coprocessor retries what waits at its gates (one scheduler round of :func:`run`
-    with a quantum of ``steps``). Returns whether a core is still running."""
-    running = False
+    with a quantum of ``steps``). Returns :func:`busy`."""
     for hart in tile.harts.values():
         if hart.state != RUNNING:
             if hart.state == STEPPING:  # a debugger's single step waiting to retire
                 tile.riscv_debug.retry_step(hart)
-                running = running or hart.state == STEPPING
             continue
         if tile.debug is not None:
             tile.debug.turn(hart, steps, True)
@@ -240,10 +238,18 @@ def advance(tile, steps: int) -> bool:
             _run_single(tile, hart, steps, tile.tracer)
         else:
             _run_blocks(tile, hart, steps, exact=True)
-        running = running or hart.state == RUNNING
     if tile._tensix is not None and tile._tensix.step():
         tile.activity[0] = 1
-    return running
+    return busy(tile)
+
+
+def busy(tile) -> bool:
+    """Whether a clock could change ``tile``: a core runs (or single-steps for a
+    debugger, ttemu.mmio.riscv_debug), or a Tensix thread holds an instruction (which
+    something else may release)."""
+    cop = tile._tensix
+    return (any(h.state == RUNNING or h.state == STEPPING for h in tile.harts.values())
+            or (cop is not None and any(t.held is not None for t in cop.threads)))
 
 
 def _result(tile, outcome, detail):

@@ -28,10 +28,14 @@ SOURCE = Path(__file__).with_name("simlib.c")
 _BOOT = """\
 import sys
 
-def _ttemu_simlib_boot(root, arch, steps, paths):
+def _ttemu_simlib_boot(root, arch, steps, paths, version):
     import os
     if embedded:  # set by the shim: this interpreter was started for the library
         sys.path[:0] = [p for p in paths if p not in sys.path]
+    elif tuple(sys.version_info[:2]) == version:
+        # a Python host (another venv, say): what ttemu needs and the host lacks is found
+        # where the interpreter that built the library found it, after the host's own
+        sys.path.extend(p for p in paths if p not in sys.path)
     mod = sys.modules.get("ttemu")
     if mod is None:
         import importlib.util
@@ -47,7 +51,7 @@ def _ttemu_simlib_boot(root, arch, steps, paths):
     from ttemu.chip.host import Host
     return Host(arch, root=root, steps_per_clock=steps)
 
-host = _ttemu_simlib_boot(%(root)r, %(arch)r, %(steps)r, %(paths)r)
+host = _ttemu_simlib_boot(%(root)r, %(arch)r, %(steps)r, %(paths)r, %(version)r)
 """
 
 
@@ -80,7 +84,8 @@ def libpython() -> str:
 def config_header(arch: str, steps_per_clock: int = 1) -> str:
     root = str(Path(__file__).resolve().parents[2])
     paths = [os.path.abspath(p) for p in sys.path if p and os.path.isdir(p)]
-    boot = _BOOT % {"root": root, "arch": arch, "steps": steps_per_clock, "paths": paths}
+    boot = _BOOT % {"root": root, "arch": arch, "steps": steps_per_clock, "paths": paths,
+                    "version": tuple(sys.version_info[:2])}
     return (f"/* written by `ttemu simlib` */\n#define TTEMU_BOOT {_c_string(boot)}\n"
             f"#define TTEMU_LIBPYTHON {_c_string(libpython())}\n")
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 from ..arch import get_arch
 from ..arch.chip import get_chip
 from ..errors import HostFault, TtemuError, Unimplemented, UsageError
-from ..run import advance
+from ..run import advance, busy
 from .memory import SparseMemory
 
 
@@ -33,7 +33,7 @@ class Chip:
         self.steps_per_clock = steps_per_clock
         self.clocks = 0  # host clocks so far
         self.tiles: dict[tuple, object] = {}  # (x, y) NoC 0 -> Tile, once touched
-        self.active: dict[tuple, object] = {}  # the tiles with a running core
+        self.active: dict[tuple, object] = {}  # the tiles a clock could change (ttemu.run.busy)
         self.kind: dict[tuple, str] = {}
         self.memory: dict[tuple, list] = {}  # node -> [(NoC base, SparseMemory)]
         for xy in spec.tensix:
@@ -110,11 +110,15 @@ class Chip:
             if data is None:
                 return tile.read(addr, n)
             tile.write(addr, data)
-        except UsageError as e:
-            verb = "read of" if data is None else "write of"
-            raise HostFault(f"host {verb} {n} bytes at 0x{addr:x} on Tensix tile {xy[0]}-{xy[1]}: {e}") from None
-        if addr >= self.arch.l1_size and xy not in self.active and _running(tile):
-            self.active[xy] = tile  # a soft-reset write released a core
+        except TtemuError as e:
+            where = f"host {'read' if data is None else 'write'} of {n} bytes at 0x{addr:x} on Tensix tile " \
+                    f"{xy[0]}-{xy[1]}"
+            if isinstance(e, UsageError):
+                raise HostFault(f"{where}: {e}") from None
+            e.args = (f"{where}: {e}",)
+            raise
+        if addr >= self.arch.l1_size and xy not in self.active and busy(tile):
+            self.active[xy] = tile  # a register write released a core (or a held Tensix instruction)
         return None
 
     def _memory(self, xy, kind, addr, n, verb):
@@ -138,14 +142,9 @@ class Chip:
         steps = n * self.steps_per_clock
         for xy, tile in list(self.active.items()):
             try:
-                running = advance(tile, steps)
+                left = advance(tile, steps)
             except TtemuError as e:
                 e.args = (f"Tensix tile {xy[0]}-{xy[1]}: {e}",)
                 raise
-            if not running:
+            if not left:
                 del self.active[xy]
-
-
-def _running(tile) -> bool:
-    """A core runs (or single-steps for a debugger: ttemu.mmio.riscv_debug)."""
-    return any(h.state == "running" or h.state == "stepping" for h in tile.harts.values())

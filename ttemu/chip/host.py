@@ -9,7 +9,7 @@ this line): one line on stderr,
     [<clock>] ERROR: <Category>: ttemu: <what, where>
 
 then exit with ttemu's code for the category (5 guest or host fault, 6 unimplemented;
-70 for a bug in ttemu, after its traceback). At the end of the process the warnings
+70 for a bug in ttemu, after its traceback; 130 for Ctrl-C while the model ran). At the end of the process the warnings
 the tiles collected (behaviour the ISA documentation leaves undefined) are listed on
 stderr, one line per site.
 """
@@ -38,6 +38,8 @@ def _fatal(method):
         except TtemuError as e:
             word = CATEGORY_WORDS.get(e.category, "Error")
             self.stop(f"[{self.chip.clocks}] ERROR: {word}: ttemu: {' '.join(str(e).split())}", e.exit_code)
+        except KeyboardInterrupt:  # Ctrl-C while the model ran: the host cannot resume it
+            self.stop("ttemu: interrupted", 130)
         except Exception:
             import traceback
 

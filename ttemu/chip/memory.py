@@ -16,27 +16,28 @@ class SparseMemory:
     def contains(self, addr: int, n: int) -> bool:
         return 0 <= addr and addr + n <= self.size
 
-    def read(self, addr: int, n: int) -> bytes:
-        out = bytearray(n)
+    @staticmethod
+    def _pieces(addr: int, n: int):
+        """(page, offset in the page, offset in the access, length) of each page's part."""
         done = 0
         while done < n:
             page, off = divmod(addr + done, _PAGE)
             k = min(n - done, _PAGE - off)
+            yield page, off, done, k
+            done += k
+
+    def read(self, addr: int, n: int) -> bytes:
+        out = bytearray(n)
+        for page, off, at, k in self._pieces(addr, n):
             data = self.pages.get(page)
             if data is not None:
-                out[done:done + k] = data[off:off + k]
-            done += k
+                out[at:at + k] = data[off:off + k]
         return bytes(out)
 
     def write(self, addr: int, data) -> None:
         data = memoryview(data).cast("B")
-        n = len(data)
-        done = 0
-        while done < n:
-            page, off = divmod(addr + done, _PAGE)
-            k = min(n - done, _PAGE - off)
+        for page, off, at, k in self._pieces(addr, len(data)):
             buf = self.pages.get(page)
             if buf is None:
                 buf = self.pages[page] = bytearray(_PAGE)
-            buf[off:off + k] = data[done:done + k]
-            done += k
+            buf[off:off + k] = data[at:at + k]
