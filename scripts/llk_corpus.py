@@ -6,7 +6,7 @@ compiler and compare ttemu with ttsim (and a numpy golden) on each.
     python scripts/llk_corpus.py -k matmul_test       # kernels whose name contains a word
     python scripts/llk_corpus.py --ci                 # the variants CI runs
     python scripts/llk_corpus.py --slow               # also the ones that take minutes
-    python scripts/llk_corpus.py --markdown           # the table as Markdown (README)
+    python scripts/llk_corpus.py --markdown           # the table as Markdown (docs/llk-corpus.md)
     python scripts/llk_corpus.py --keep DIR           # build and manifests under DIR
     python scripts/llk_corpus.py --arch blackhole     # built for Blackhole (tt_llk_blackhole)
     python scripts/llk_corpus.py --arch blackhole --inventory   # + what ttemu still needs

@@ -23,7 +23,7 @@ baby cores implement it (tt-isa-documentation WormholeB0/TensixTile/BabyRISCV/RE
 plus the extensions the arch lists (Blackhole: Zaamo, Zba, Zbb, pack/brev8, grevi;
 ``ext.py`` builds their expressions),
 except where ttemu deliberately reports a guest fault instead of the hardware's silent
-behaviour: misaligned accesses, ``ecall``, illegal instructions (README.md lists them).
+behaviour: misaligned accesses, ``ecall``, illegal instructions (docs/architecture.md lists them).
 ``ecall`` / ``ebreak`` call the tile's debug interface, which raises that error or, on a
 tile whose ebreaks pause as hardware's do, pauses the core (``EXIT_PAUSE``;
 ttemu/mmio/riscv_debug.py).
