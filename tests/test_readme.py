@@ -48,7 +48,7 @@ def console_examples():
     for path in [README, *DOCS]:
         for k, (_, code) in enumerate(blocks(path, "console")):
             steps = []
-            for line in code.splitlines():
+            for line in code.replace("\\\n", " ").splitlines():
                 if line.startswith("$ "):
                     steps.append((line[2:], []))
                 else:
@@ -263,3 +263,53 @@ def test_docs_blackhole_oracle_example():
                           timeout=300)
     assert proc.returncode == 0 and re.search(r"oracle ttsim: (\d+) of \1 regions bit-identical", proc.stdout), \
         proc.stdout + proc.stderr
+
+
+def test_manifest_example_names_every_key_and_only_real_ones():
+    """README's manifest block: each key it sets is one the checker accepts for its table,
+    and every key the checker knows appears in it (set, or named in a comment)."""
+    import tomllib
+
+    from ttemu.cmd.manifest import SCHEMA
+
+    (code,) = [c for la, c in re.findall(r"```(\w*)\n(.*?)```", section(README, "Manifests"), re.S) if la == "toml"]
+    doc = tomllib.loads(code)
+    assert set(doc) <= set(SCHEMA[""])
+    for table in ("input", "write", "until", "expect"):
+        for entry in doc[table]:
+            assert set(entry) <= set(SCHEMA[table]), table
+    assert set(doc["write"][0]["when"]) <= set(SCHEMA["when"])
+    words = set(re.findall(r"\b[a-z_0-9]+\b", code))
+    for table, keys in SCHEMA.items():
+        assert set(keys) <= words, (table, set(keys) - words)
+
+
+def test_exit_code_table_is_every_code_ttemu_uses():
+    """README's exit codes: the typed errors', the run outcomes', 9, 70 and 130, and no other."""
+    import ttemu.errors as errors
+    from ttemu.cmd import cli, session
+    from ttemu.run import EXIT_CODES
+
+    table = section(README, "Commands").split("### Exit codes")[1]
+    listed = {int(m) for m in re.findall(r"^\| (\d+) \|", table, re.M)}
+    used = {c.exit_code for c in vars(errors).values() if isinstance(c, type) and issubclass(c, errors.TtemuError)}
+    used |= set(EXIT_CODES.values()) | {session.UNTIL_NOT_MET, session.INTERRUPTED, cli.INTERNAL_ERROR, 7, 2}
+    assert listed == used
+
+
+def _anchor(title):
+    return re.sub(r"[^\w\- ]", "", title.strip().lower()).replace(" ", "-")
+
+
+def test_links_between_readme_and_docs_resolve():
+    """Every relative link in README.md and docs/ names a file that exists (and a heading in it)."""
+    for path in [README, *DOCS]:
+        for target in re.findall(r"\]\(([^)\s]+)\)", path.read_text()):
+            if re.match(r"\w+://", target):
+                continue
+            file, _, frag = target.partition("#")
+            dest = (path.parent / file).resolve() if file else path
+            assert dest.exists(), f"{path.name}: link to {target}"
+            if frag and dest.suffix == ".md":
+                heads = {_anchor(h) for h in re.findall(r"^#+ (.*)$", dest.read_text(), re.M)}
+                assert frag in heads, f"{path.name}: no heading #{frag} in {file}"
