@@ -177,29 +177,24 @@ def test_commands_block_names_every_command_and_option():
 
 # -- Python and the commands other tests run ----------------------------------------------------------
 
-def test_python_api_example():
+def _exec(code, where, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    exec(compile(code, where, "exec"), {})
+
+
+def test_python_api_example(monkeypatch):
     (code,) = [c for la, c in re.findall(r"```(\w*)\n(.*?)```", section(README, "Python API"), re.S) if la == "python"]
-    cwd = os.getcwd()
-    os.chdir(ROOT)
-    try:
-        exec(compile(code, "README.md (Python API)", "exec"), {})
-    finally:
-        os.chdir(cwd)
+    _exec(code, "README.md (Python API)", monkeypatch)
 
 
-def test_docs_python_examples():
+def test_docs_python_examples(monkeypatch):
     """The docs' Python blocks that stand alone (their own imports and tile)."""
     ran = 0
     for path in DOCS:
         for code in (c for _, c in blocks(path, "python")):
             if "Tile(" not in code:
                 continue
-            cwd = os.getcwd()
-            os.chdir(ROOT)
-            try:
-                exec(compile(code, str(path), "exec"), {})
-            finally:
-                os.chdir(cwd)
+            _exec(code, str(path), monkeypatch)
             ran += 1
     assert ran >= 1
 
