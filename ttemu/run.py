@@ -309,9 +309,15 @@ def busy(tile) -> bool:
     """Whether a clock could change ``tile``: a core runs (or single-steps for a
     debugger, ttemu.mmio.riscv_debug), or a Tensix thread holds an instruction (which
     something else may release)."""
+    for h in tile.harts.values():  # (loops, not any(): this runs on every host clock)
+        if h.state == RUNNING or h.state == STEPPING:
+            return True
     cop = tile._tensix
-    return (any(h.state == RUNNING or h.state == STEPPING for h in tile.harts.values())
-            or (cop is not None and any(t.held is not None for t in cop.threads)))
+    if cop is not None:
+        for t in cop.threads:
+            if t.held is not None:
+                return True
+    return False
 
 
 def _result(tile, outcome, detail):
