@@ -24,7 +24,9 @@
  * window's entry names one Tensix tile, the access stays in L1 and in the window, and
  * (a write) touches no translated code; Python first runs the clocks given since the
  * last call when a core is running (Host.clock; a byte Python keeps says whether one
- * is). Anything else takes the Python path, which also reports every refusal.
+ * is). Anything else takes the Python path, which also reports every refusal. The
+ * copy itself runs without the GIL: the client serializes its calls into the library
+ * (UMD does), and Python touches those buffers only inside such calls.
  *
  * Shutdown: libttsim_exit may come while the interpreter finalizes (a device object
  * freed at exit) or after it is gone; then Python is not called.
