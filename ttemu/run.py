@@ -55,9 +55,10 @@ class RunResult(Record):
         return EXIT_CODES[self.outcome]
 
 
-def _run_blocks(tile, hart, budget, exact):
-    """Run ``hart`` for up to ``budget`` instructions (exactly, when ``exact``),
-    adding what retires to ``hart.steps`` and ``tile.steps``."""
+def _run_blocks(tile, hart, budget, exact, tail=None):
+    """Run ``hart`` for up to ``budget`` instructions (exactly, when ``exact``: the
+    last ones through ``tail``, by default :func:`_run_single`), adding what retires
+    to ``hart.steps`` and ``tile.steps``."""
     blocks = hart.blocks
     translate = tile.translators[hart.name].translate
     pc = hart.pc
@@ -99,7 +100,7 @@ def _run_blocks(tile, hart, budget, exact):
             return n
         hart.pc = pc
         if exact and n < budget:
-            return n + _run_single(tile, hart, budget - n, None)
+            return n + (tail(tile, hart, budget - n) if tail else _run_single(tile, hart, budget - n, None))
         return n
     except KeyboardInterrupt:  # where Ctrl-C found it: the block it was in, or about to run
         hart.pc = pc if pc >= 0 else hart.exit_pc
@@ -156,6 +157,64 @@ def _run_single(tile, hart, budget, tracer):
     finally:
         hart.steps += n
         tile.steps += n
+
+
+def _run_steps(tile, hart, budget):
+    """Exactly what :func:`_run_single` does without a tracer (the same instructions
+    retire, the same exits, the same counts), through step blocks
+    (``Translator.translate_steps``: one translation per block, not per pc): a host
+    clock (:func:`advance`) retires one instruction or a few per core. ``hart.stepped``
+    maps every pc of a translated step block to (function, index, count)."""
+    stepped = hart.stepped
+    pc = hart.pc
+    n = 0
+    try:
+        while n < budget:
+            entry = stepped.get(pc)
+            if entry is None:
+                entry = _translate_steps(tile, hart, pc)
+            f, k, count = entry
+            end = k + budget - n
+            if end > count:
+                end = count
+            npc = f(k, end)
+            if npc >= 0:
+                n += end - k
+                pc = npc
+                continue
+            kind = npc
+            npc = hart.exit_pc
+            if kind == EXIT_SYNC:
+                hart.steps += n
+                tile.steps += n
+                budget -= n
+                n = 0
+                hart.synced = npc
+                continue
+            n += count + hart.exit_delta - k
+            if kind == EXIT_RESUME:
+                pc = npc
+                continue
+            if kind == EXIT_HALT:
+                hart.state = HALTED
+            hart.pc = npc
+            return n
+        hart.pc = pc
+        return n
+    finally:
+        hart.steps += n
+        tile.steps += n
+
+
+def _translate_steps(tile, hart, pc):
+    f, count = tile.translators[hart.name].translate_steps(pc)
+    stepped = hart.stepped
+    for k in range(count):
+        p = (pc + 4 * k) & 0xFFFFFFFF
+        if p not in stepped:  # (a pc another block covers keeps its entry)
+            stepped[p] = (f, k, count)
+    hart.step_spans[pc] = count
+    return f, 0, count
 
 
 def run(tile, *, max_steps=None, until=(), idle_steps=None) -> RunResult:
@@ -251,8 +310,11 @@ def advance(tile, steps: int) -> bool:
             tile.debug.turn(hart, steps, True)
         elif tile.tracer is not None:
             _run_single(tile, hart, steps, tile.tracer)
+        elif steps < MAX_BLOCK:
+            hart.stall = None
+            _run_steps(tile, hart, steps)
         else:
-            _run_blocks(tile, hart, steps, exact=True)
+            _run_blocks(tile, hart, steps, True, _run_steps)
     if tile._tensix is not None and tile._tensix.step():
         tile.activity[0] = 1
     return busy(tile)
@@ -262,9 +324,15 @@ def busy(tile) -> bool:
     """Whether a clock could change ``tile``: a core runs (or single-steps for a
     debugger, ttemu.mmio.riscv_debug), or a Tensix thread holds an instruction (which
     something else may release)."""
+    for h in tile.harts.values():  # (loops, not any(): this runs on every host clock)
+        if h.state == RUNNING or h.state == STEPPING:
+            return True
     cop = tile._tensix
-    return (any(h.state == RUNNING or h.state == STEPPING for h in tile.harts.values())
-            or (cop is not None and any(t.held is not None for t in cop.threads)))
+    if cop is not None:
+        for t in cop.threads:
+            if t.held is not None:
+                return True
+    return False
 
 
 def _result(tile, outcome, detail):

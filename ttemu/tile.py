@@ -283,6 +283,8 @@ class Tile:
         for hart, start in self.code_map.pop(i, ()):
             hart.blocks.pop(start, None)
             hart.single.pop(start, None)
+            for k in range(hart.step_spans.pop(start, 0)):
+                hart.stepped.pop(start + 4 * k, None)
 
     def warn(self, text: str, site: str | None = None) -> None:
         self.diagnostics.warn(text, site)
@@ -397,7 +399,7 @@ class Tile:
             buf, off, code_owner = loc
             buf[off:off + n] = data
             if code_owner is not None:  # instruction RAM: forget its translations
-                for cache in (code_owner.blocks, code_owner.single):
+                for cache in (code_owner.blocks, code_owner.single, code_owner.stepped, code_owner.step_spans):
                     for k in [k for k in cache if k >= self.arch.l1_size]:
                         del cache[k]
             return
