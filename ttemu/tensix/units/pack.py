@@ -578,7 +578,13 @@ class Packers(Unit):
         self.metadata_fifo = [deque() for _ in range(4)]
         self.l1_dest_addr_offset = [0, 0, 0, 0]
         self.exponent_histogram = np.zeros((4, 32), dtype=np.uint8)
-        self.exponent_histogram_max = np.zeros(4, dtype=np.uint32)
+        self._hist_max = np.zeros(4, dtype=np.uint32)
+        # per packer: value arrays (BF16 / FP32 high halves) whose largest exponent
+        # ExponentHistogramMaxExponent has yet to take (_histogram; read through
+        # exponent_histogram_max)
+        self._hist_pending = [[], [], [], []]
+        self.lazy_histogram = True  # (tests compare it with the eager form)
+        self._whats = {}  # (thread, packer) -> "tN PACR (packer i)" for messages
         #: ``Packers.SetRegBase[2]`` / ``Packers.SetRegHiScaler[4]`` (set via TDMA-RISC).
         self.set_reg_base = [0, 0]
         self.set_reg_hi_scaler = [0, 0, 0, 0]
@@ -601,6 +607,23 @@ class Packers(Unit):
 
     # -- sideband interface ------------------------------------------------------------
     @property
+    def exponent_histogram_max(self):
+        """``ExponentHistogramMaxExponent`` per packer (uint32[4]; read it here, after the
+        values still pending are taken in)."""
+        for i, pending in enumerate(self._hist_pending):
+            if pending:
+                self._take_pending_max(i)
+        return self._hist_max
+
+    def _take_pending_max(self, i):
+        pending = self._hist_pending[i]
+        v = pending[0] if len(pending) == 1 else np.concatenate(pending)
+        pending.clear()
+        top = int((v & 0x7F80).max()) >> 7
+        if top > self._hist_max[i]:
+            self._hist_max[i] = top
+
+    @property
     def exponent_histogram_max_exponent(self) -> int:
         """Packer 0's ``ExponentHistogramMaxExponent`` (SETDMAREG mode 9)."""
         return int(self.exponent_histogram_max[0])
@@ -612,7 +635,9 @@ class Packers(Unit):
     def clear_exponent_histograms(self) -> None:
         """ExponentHistogram.md ``Reset`` for every packer (what CLREXPHIST does)."""
         self.exponent_histogram[:] = 0
-        self.exponent_histogram_max[:] = 0
+        for pending in self._hist_pending:
+            pending.clear()
+        self._hist_max[:] = 0
 
     def reset_acc_tile_size(self, i: int) -> None:
         """``Packers[i].ResetAccTileSize()`` (SETDMAREG_Special.md mode 8)."""
@@ -748,7 +773,9 @@ class Packers(Unit):
         spec = cop.arch.packers
         nm = self._fields_of(i)
         p = g.__self__.derived(("pack_plan", i), nm.plan_names, lambda: _Plan(g, nm, spec, i))
-        what = f"t{thread} PACR (packer {i})"
+        what = self._whats.get((thread, i))
+        if what is None:
+            what = self._whats[(thread, i)] = f"t{thread} PACR (packer {i})"
 
         # ---- input address generator (Packers/InputAddressGenerator.md) ----
         adc = cop.adcs.channel(which_adc, PACKERS, 0)
@@ -1243,9 +1270,17 @@ class Packers(Unit):
         tv = self.cop.config.thread_values  # ThreadConfig[k].ENABLE_ACC_STATS_Enable for any thread k
         stats = tv[0]["ENABLE_ACC_STATS_Enable"] or tv[1]["ENABLE_ACC_STATS_Enable"] or tv[2]["ENABLE_ACC_STATS_Enable"]
         if high and not stats:  # the largest exponent only: max(v & 0x7F80) >> 7 is max((v >> 7) & 0xFF)
+            pending = self._hist_pending[i]
+            if self.lazy_histogram and v.flags.owndata:  # (an array no one writes again)
+                pending.append(v)
+                if len(pending) >= 64:
+                    self._take_pending_max(i)
+                return
+            if pending:
+                self._take_pending_max(i)
             top = int((v & 0x7F80).max()) >> 7
-            if top > self.exponent_histogram_max[i]:
-                self.exponent_histogram_max[i] = top
+            if top > self._hist_max[i]:
+                self._hist_max[i] = top
             return
         self._hist_exponents(i, (v >> 7) & 0xFF if high else _hist_exps_of(inter, v), stats)
 
@@ -1264,14 +1299,25 @@ class Packers(Unit):
     # -- output --------------------------------------------------------------------------
     def _emit(self, t, i, stream, data, out_fmt, acc, what, exp_stream=False):
         """Append bytes to a stream's buffer; write out every complete 16 bytes."""
-        stream.buf.extend(data if type(data) is bytes else np.asarray(data, dtype=np.uint8).tobytes())
+        if type(data) is not bytes:
+            data = np.asarray(data, dtype=np.uint8).tobytes()
+        if not stream.buf and not len(data) & 15:  # whole 16-byte units: no buffering
+            if data:
+                self._store(t, i, stream, out_fmt, acc, what, exp_stream, data)
+            return
+        stream.buf.extend(data)
         if len(stream.buf) >= 16:
             self._store(t, i, stream, out_fmt, acc, what, exp_stream)
 
-    def _store(self, t, i, stream, out_fmt, acc, what, exp_stream=False):
-        full = (len(stream.buf) // 16) * 16
-        chunk = stream.buf[:full]
-        del stream.buf[:full]
+    def _store(self, t, i, stream, out_fmt, acc, what, exp_stream=False, chunk=None):
+        """Write the stream's complete 16-byte units (or ``chunk``, whole units, with the
+        buffer empty) at its address."""
+        if chunk is None:
+            full = (len(stream.buf) // 16) * 16
+            chunk = stream.buf[:full]
+            del stream.buf[:full]
+        else:
+            full = len(chunk)
         addr = stream.byte_address
         if addr < 0 or addr + full > self.cop.arch.l1_size:
             raise GuestFault(f"{what}: writes L1 bytes {addr:#x}..{addr + full - 1:#x}, beyond L1 (there is no "

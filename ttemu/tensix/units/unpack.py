@@ -87,6 +87,7 @@ _F = DataFormat
 
 
 _LE_UINT = {1: np.dtype("u1"), 2: np.dtype("<u2"), 4: np.dtype("<u4")}  # L1 datums of 1, 2, 4 bytes
+_MASK19, _U16, _LO16 = np.uint32(0x7FFFF), np.uint32(16), np.uint32(0xFFFF)
 
 
 def src_rows(src):
@@ -173,6 +174,8 @@ class Unpackers(Unit):
         #: a waiting attempt's inputs (thread, unpacker, context, counters, Src bank) -> (its
         #: configuration view, its Wait), for attempts that issued no warning (_regular)
         self._waits = {}
+        #: whole output rows written as slices (_write_rows; tests compare both forms)
+        self.fast_rows = True
 
     # -- UNPACR: form dispatch --------------------------------------------------------
     @op
@@ -528,7 +531,7 @@ class Unpackers(Unit):
         per = ups + 1
         if per == 1:
             slot_vals = values if values.dtype == np.uint32 else values.astype(np.uint32)
-            oaddr = out_addr + np.arange(n, dtype=np.int64)
+            oaddr = out_addr  # n slots from out_addr on (_write)
         else:
             slot = np.arange(n * per, dtype=np.int64)
             keep = (slot % per == 0) if interleave else np.ones(n * per, dtype=bool)
@@ -703,7 +706,13 @@ class Unpackers(Unit):
         return np.frombuffer(self.cop.tile.l1, dtype=_LE_UINT[nbytes], count=n, offset=start).astype(np.uint32)
 
     def _write(self, t, u, oaddr, vals, to_dst, transpose, col_shift, out_fmt, src_row):
-        """The writes of the main loop of UNPACR_Regular.md into SrcB / SrcA / Dst."""
+        """The writes of the main loop of UNPACR_Regular.md into SrcB / SrcA / Dst: datum k
+        to output slot ``oaddr[k]``, or (``oaddr`` an int) to slot ``oaddr + k``."""
+        if type(oaddr) is int:
+            if self.fast_rows and not (oaddr | vals.size) & 15 and self._write_rows(
+                    t, u, oaddr >> 4, vals.reshape(-1, 16), to_dst, transpose, col_shift, out_fmt, src_row):
+                return
+            oaddr = oaddr + np.arange(vals.size, dtype=np.int64)
         cop = self.cop
         thread = t.index
         row = oaddr >> 4
@@ -746,6 +755,55 @@ class Unpackers(Unit):
             bits[adj + 8, col] = (vals & 0xFFFF).astype(np.uint16)
         else:
             bits[cop.dst.map16(adj16(row, remap[0]), write=True), col] = (vals & 0xFFFF).astype(np.uint16)
+
+    def _write_rows(self, t, u, row0, vals, to_dst, transpose, col_shift, out_fmt, src_row):
+        """:meth:`_write` of whole output rows ``row0``.. (``vals``: one row of 16 per
+        row) as slices of rows where they do not wrap: -> False (nothing written) where
+        this form does not apply (a column shift, a transposed or partly dropped or
+        wrapping block, a remapped or aliased Dst)."""
+        cop = self.cop
+        nrows = vals.shape[0]
+        if u == 1:
+            first = (row0 + src_row) & 0x3F
+            if first + nrows > 64:
+                return False
+            cop.src.data["B"][cop.src.unpack_bank["B"]][first:first + nrows] = vals & _MASK19
+            return True
+        if col_shift or row0 < 4:
+            return False
+        ovrd = cop.config.thread_get(t.index, "SRCA_SET_SetOvrdWithAddr")
+        row = row0 - 4
+        if not to_dst:
+            last = row + nrows - 1
+            if last >= (64 if ovrd else 16):
+                return False  # (undefined: the general form warns)
+            if not ovrd:
+                row += src_row
+            row &= 63
+            if row + nrows > 64:
+                return False
+            data = cop.src.data["A"][cop.src.unpack_bank["A"]]
+            if not transpose:
+                data[row:row + nrows] = vals & _MASK19
+                return True
+            if row & 15 or nrows & 15:
+                return False
+            # Haloize_mode: row r, column c of a face lands in row c, column r
+            data[row:row + nrows] = (vals & _MASK19).reshape(-1, 16, 16).transpose(0, 2, 1).reshape(-1, 16)
+            return True
+        if ovrd or (row & 0x3FF) + nrows > 1024 or self._dst_remap() != (0, 0):
+            return False
+        row &= 0x3FF
+        bits = cop.dst.bits
+        if unpack_writes_dst32(out_fmt):
+            adj = adj_rows(np.arange(row, row + nrows))
+            bits[adj] = vals >> _U16
+            bits[adj + 8] = vals & _LO16
+        else:
+            if cop.dst.aliased16:
+                return False
+            bits[row:row + nrows] = vals & _LO16
+        return True
 
     def _dst_remap(self):
         """(remap_addrs, swizzle_32b) of Config DEST_ACCESS_CFG: BlackholeA0 Dst.md's
