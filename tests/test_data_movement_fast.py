@@ -274,3 +274,35 @@ def test_unbuffered_stores_write_what_the_buffer_writes(chunks):
                     pk._store(t, 0, s, DataFormat.Float16_b, False, "test")
         images.append((bytes(tile.l1[0x30000:0x30100]), s.byte_address, bytes(s.buf), pk.state[0].writes))
     assert images[0] == images[1]
+
+
+# -- unpack_convert: the 16-bit register layouts and FP32 -> Dst32 by table ---------------------
+def test_unpack_layout_tables_match_the_layout_functions_on_every_pattern():
+    from ttemu.tensix.formats import layout as L
+    from ttemu.tensix.formats.unpack import unpack_convert
+    x = np.arange(1 << 16, dtype=np.uint32)
+    for fmt, to_src, to_dst in ((DataFormat.Float16_b, L.src_from_bf16, L.dst16_from_bf16),
+                                (DataFormat.Float16, L.src_from_fp16, L.dst16_from_fp16)):
+        assert np.array_equal(unpack_convert(x, fmt, fmt, to_dst=False), to_src(x))
+        assert np.array_equal(unpack_convert(x, fmt, fmt, to_dst=True), to_dst(x))
+    rng = np.random.default_rng(3)
+    w = np.concatenate([rng.integers(0, 1 << 32, size=1 << 16, dtype=np.uint32), x << 16, x, x | 0xFFFF0000])
+    for fmt in (DataFormat.Float32, DataFormat.Int32):
+        assert np.array_equal(unpack_convert(w, fmt, fmt, to_dst=True), L.dst32_from_fp32(w))
+
+
+def test_fp32_rows_bf16_table_matches_its_arithmetic_form():
+    """Every high half, with low halves around the rounding boundary and random ones."""
+    from ttemu.tensix.regs.dst import adj_rows
+    from ttemu.tensix.units.pack import fp32_rows_bf16_bytes, fp32_rows_bf16_bytes_ref
+    rng = np.random.default_rng(5)
+    values = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16).reshape(-1, 16)
+    adj = adj_rows(np.arange(512), False, False)
+    spans = [(r, 0, 16) for r in range(512)]
+    for low in (0x0000, 0x7FFF, 0x8000, 0x8001, 0xFFFF, None):
+        for base in range(0, 4096, 512):
+            bits = np.zeros((1024, 16), dtype=np.uint16)
+            bits[adj] = values[base:base + 512]
+            bits[adj + 8] = rng.integers(0, 1 << 16, size=(512, 16)) if low is None else low
+            a, b = fp32_rows_bf16_bytes(bits, spans), fp32_rows_bf16_bytes_ref(bits, spans)
+            assert np.array_equal(a[0], b[0]) and a[1] == b[1]

@@ -16,6 +16,7 @@ from .codes import DataFormat, datum_bits
 from .l1 import _CLZ8, bfp_to_fp16, expand_exponents
 from .layout import (
     U32,
+    _by_table,
     dst16_from_bf16,
     dst16_from_fp16,
     dst32_from_fp32,
@@ -177,10 +178,16 @@ def unpack_convert(
     if kind in ("int32", "fp32"):
         if not to_dst:
             raise ub("32-bit data cannot be written to SrcA/SrcB")
-        return dst32_from_fp32(x)
-    if kind == "bf16":
-        return dst16_from_bf16(x) if to_dst else src_from_bf16(x)
-    return dst16_from_fp16(x) if to_dst else src_from_fp16(x)
+        # dst32_from_fp32: the high half's BF16 shuffle by table
+        return (_by_table("dst16_from_bf16", dst16_from_bf16)[x >> 16] << 16) | (x & 0xFFFF)
+    # the 16-bit register layouts by table (x holds 16 bits here): dst16_from_bf16 /
+    # src_from_bf16 / dst16_from_fp16 / src_from_fp16 on every 16-bit pattern
+    fn = _LAYOUTS_16[kind == "bf16"][to_dst]
+    return _by_table(fn.__name__, fn)[x]
+
+
+# (FP16 layouts, BF16 layouts) x (to Src, to Dst)
+_LAYOUTS_16 = ((src_from_fp16, dst16_from_fp16), (src_from_bf16, dst16_from_bf16))
 
 
 def fp8_to_fp16(x, *, e4m3: bool = False, max_to_ones: bool = False) -> np.ndarray:

@@ -180,6 +180,17 @@ class _Tables:
             cls.fp16_round = table.reshape(-1)
         return cls
 
+    bf16_of_fp32 = None  # [round up, IEEE BF16 high half] -> BF16 round_fp32_mantissa(., 7) leaves
+
+    @classmethod
+    def get_bf16_of_fp32(cls):
+        """(built on first use, ~1 ms: only kernels packing a 32-bit Dst to BF16 pay it)"""
+        if cls.bf16_of_fp32 is None:
+            hb = np.arange(1 << 16, dtype=U32) << U32(16)
+            x = np.concatenate([hb, hb | U32(0x8000)])  # low half below / at least half a BF16 unit
+            cls.bf16_of_fp32 = (round_fp32_mantissa(x, 7) >> U32(16)).astype("<u2").reshape(2, 1 << 16)
+        return cls.bf16_of_fp32
+
 
 def fp32_row_bytes(bits, span, remap=(0, 0)):
     """FP32 values read from a 32-bit Dst (Dst.md's ``Dst32b``) through one row
@@ -223,7 +234,17 @@ def fp32_rows_bf16_bytes(bits, spans, remap=(0, 0)):
     """FP32 values read from a 32-bit Dst through row ``spans``, rounded to BF16 and
     packed as Float16_b: -> (the BF16 bits, uint16; the L1 bytes). What
     ``packer_early`` (DST32_FP32 -> BF16, round: ``round_fp32_mantissa``),
-    ``packer_late`` (BF16 -> Float16_b) and ``write_datums`` make of them."""
+    ``packer_late`` (BF16 -> Float16_b) and ``write_datums`` make of them: the rounding
+    looks at the high half and whether the dropped low half is at least 0x8000 (ties
+    away from zero), so it is one gather from a table of both (``_Tables.bf16_of_fp32``;
+    ``fp32_rows_bf16_bytes_ref`` is the arithmetic form)."""
+    hb, lo = _fp32_rows(bits, spans, remap)
+    out = _Tables.get_bf16_of_fp32()[lo >> 15, hb]
+    return out, out.tobytes()
+
+
+def fp32_rows_bf16_bytes_ref(bits, spans, remap=(0, 0)):
+    """:func:`fp32_rows_bf16_bytes` by arithmetic (the reference its table is tested against)."""
     hb, lo = _fp32_rows(bits, spans, remap)
     r = round_fp32_mantissa((hb.astype(U32) << 16) | lo, 7)
     out = (r >> 16).astype("<u2")
