@@ -306,3 +306,61 @@ def test_fp32_rows_bf16_table_matches_its_arithmetic_form():
             bits[adj + 8] = rng.integers(0, 1 << 16, size=(512, 16)) if low is None else low
             a, b = fp32_rows_bf16_bytes(bits, spans), fp32_rows_bf16_bytes_ref(bits, spans)
             assert np.array_equal(a[0], b[0]) and a[1] == b[1]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.sampled_from(ARCHES), st.sampled_from([8, 16, 32]), st.integers(0, 1600 * 1024), st.integers(1, 40),
+       st.sampled_from([16, 32]), st.integers(0, 4096), st.integers(0, 2**32 - 1))
+def test_unpack_strided_rows_read_what_the_gather_reads(arch, bits, start, nrows, per_row, stride, seed):
+    """Tileize_mode's rows (whole-byte datums, RowStride apart) as one strided view of L1:
+    the same datums as the per-datum gather, and the same refusal past the end of L1."""
+    from ttemu.errors import GuestFault
+    tile, _ = make(arch)
+    unp = tile.tensix.unpack
+    l1 = np.frombuffer(tile.l1, dtype=np.uint8)
+    l1[:] = np.random.default_rng(seed).integers(0, 256, size=l1.size, dtype=np.uint8)
+    t = tile.tensix.threads[0]
+    nbytes = bits // 8
+    k = np.arange(nrows * per_row, dtype=np.int64)
+    addrs = start + (k // per_row) * stride + (k % per_row) * nbytes
+    try:
+        want = unp._read_l1(t, 0, addrs, bits, 0)
+    except GuestFault as e:
+        with pytest.raises(GuestFault) as got:
+            unp._read_l1_rows(t, 0, start, nrows, per_row, stride, bits)
+        assert str(got.value) == str(e)
+        return
+    assert np.array_equal(unp._read_l1_rows(t, 0, start, nrows, per_row, stride, bits), want)
+
+
+# -- whole kernels: the fast forms on and off give the same tile --------------------------------
+KERNELS = ["datacopy_bf16/datacopy_bf16.toml", "datacopy_fp32/datacopy_fp32.toml", "tilize/tilize.toml",
+           "untilize/untilize.toml", "eltwise_add/eltwise_add.toml", "reduce_row/reduce_row_max.toml",
+           "transpose/transpose.toml", "sfpu_relu/sfpu_relu.toml", "datacopy_bfp8b/datacopy_bfp8b.toml"]
+
+
+def _run_kernel(path, arch, fast):
+    import pathlib
+
+    from ttemu import Tile
+    from ttemu.cmd import manifest as manifest_mod
+    root = pathlib.Path(__file__).resolve().parent.parent / "firmware"
+    man = manifest_mod.load(str(root / path), arch=arch)
+    tile = Tile(arch)
+    cop = tile.tensix
+    cop.math.fast_moves = cop.unpack.fast_rows = cop.pack.lazy_histogram = fast
+    manifest_mod.load_into(man, tile)
+    tile.release(man.release if man.release is not None else tile.default_release())
+    res = tile.run(max_steps=man.max_steps, until=[(a, v) for a, v, _ in man.until], idle_steps=man.idle_steps)
+    return (res.outcome, res.steps, bytes(tile.l1), cop.dst.bits.tobytes(), cop.src.data["A"].tobytes(),
+            cop.src.data["B"].tobytes(), cop.pack.exponent_histogram_max.tobytes(), _diag(tile),
+            {k: (v.issued, v.held_steps) for k, v in enumerate(cop.threads)})
+
+
+@pytest.mark.parametrize("arch", ARCHES)
+@pytest.mark.parametrize("path", KERNELS)
+def test_kernels_give_the_same_tile_with_the_fast_forms_off(path, arch):
+    fast, plain = _run_kernel(path, arch, True), _run_kernel(path, arch, False)
+    assert fast[0] == "until"
+    for a, b in zip(fast, plain):
+        assert a == b

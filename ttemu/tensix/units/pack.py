@@ -396,6 +396,7 @@ def _rows_fast_form(read_32b, repr_, mode, inter, late_inter, out_fmt):
 
 
 _BFP_B = (_F.Bfp8_b, _F.Bfp4_b, _F.Bfp2_b)  # (pack_tables.BFP_TAIL_FORMATS)
+_FIRST = (0,)  # the Dst read interfaces of a PACR that reads through the first one only
 #: _rows_fast_form's answer for BF16 from a 16-bit Dst packed as BFP8 / BFP4 / BFP2
 #: (bf16_rows_bfp: it writes both streams, so the caller runs it itself)
 _BF16_BFP = "bf16_rows_bfp"
@@ -551,9 +552,10 @@ class _Plan:
 
     __slots__ = ("base0", "xstride", "ystride", "zstride", "wstride", "in_code", "bpd", "xmask", "l1_source",
                  "hdr", "base1", "ystride1", "zstride1", "wstride1", "add_offset", "limit", "fifo",
-                 "no_compress", "out_code", "out_fmt", "exp_section", "acc", "fast")
+                 "no_compress", "out_code", "out_fmt", "exp_section", "acc", "fast", "nm")
 
     def __init__(self, g, nm, spec, i):
+        self.nm = nm  # the packer's _PackerFields
         self.base0 = g("PCK0_ADDR_BASE_REG_0_Base")
         self.xstride = g("PCK0_ADDR_CTRL_XY_REG_0_Xstride") & 0xF
         self.ystride = g("PCK0_ADDR_CTRL_XY_REG_0_Ystride")
@@ -792,28 +794,31 @@ class Packers(Unit):
         thread = t.index
         st = self.state[i]
         spec = cop.arch.packers
-        nm = self._fields_of(i)
-        p = g.__self__.derived(("pack_plan", i), nm.plan_names, lambda: _Plan(g, nm, spec, i))
+        p = g.__self__.get(("pack_plan", i))  # (the derived value, without a lambda per PACR)
+        if p is None:
+            nm = self._fields_of(i)
+            p = g.__self__.derived(("pack_plan", i), nm.plan_names, lambda: _Plan(g, nm, spec, i))
+        nm = p.nm
         what = self._whats.get((thread, i))
         if what is None:
             what = self._whats[(thread, i)] = f"t{thread} PACR (packer {i})"
 
         # ---- input address generator (Packers/InputAddressGenerator.md) ----
-        adc = cop.adcs.channel(which_adc, PACKERS, 0)
+        adc, oadc = cop.adcs.adc[which_adc][PACKERS].channel  # channels 0 and 1
         addr = p.base0 + adc.X * p.xstride + adc.Y * p.ystride + adc.Z * p.zstride + adc.W * p.wstride
         in_code = p.in_code
         xmask = p.xmask
         if flush:
             n = 0
         else:
-            n = cop.adcs.channel(which_adc, PACKERS, 1).X - adc.X + 1
+            n = oadc.X - adc.X + 1
             if n < 0:
                 raise GuestFault(f"{what}: InputNumDatums = Channel[1].X - Channel[0].X + 1 is negative (it wraps "
                                  "around 2**32: billions of datums)")
-        interfaces = [k for k in range(spec.read_interfaces) if (intf >> k) & 1] if intf != 1 else [0]
+        interfaces = [k for k in range(spec.read_interfaces) if (intf >> k) & 1] if intf != 1 else _FIRST
         if zero_special:
-            interfaces = [0]
-            n = cop.adcs.channel(which_adc, PACKERS, 1).X + 1
+            interfaces = _FIRST
+            n = oadc.X + 1
         from_dst = not (zero_write or flush)
         if from_dst and p.l1_source:
             raise Unimplemented(f"{what}: packer 0 reading from L1 (Source_interface_selection = 1) is not "
@@ -824,7 +829,13 @@ class Packers(Unit):
             src_addr += g(nm.Offset) << 4
             src_addr &= 0x3FFF
         span = None
-        if from_dst and 0 < n and interfaces:
+        if from_dst and 0 < n and interfaces is _FIRST:  # (one interface: the form below, shorter)
+            if n <= 16 - (src_addr & 15):
+                span = ((src_addr >> 4, src_addr & 15, n),)
+            elif not (n | src_addr) & 15:
+                row = src_addr >> 4
+                span = tuple(((row + r) & 0x3FF, 0, 16) for r in range(n >> 4))
+        elif from_dst and 0 < n and interfaces:
             starts = [(src_addr + 16 * intf_rows * k) & 0x3FFF for k in interfaces]
             if n <= 16 and all((start & 15) + n <= 16 for start in starts):
                 # each interface's datums sit in one Dst row, in order: (row, first column, count)
@@ -844,7 +855,6 @@ class Packers(Unit):
         out_addr = g(nm.L1_Dest_addr) + p.hdr
         if i and (p0_initial >> 31) & 1:
             out_addr += p0_initial
-        oadc = cop.adcs.channel(which_adc, PACKERS, 1)
         yzw = p.base1 + oadc.Y * p.ystride1 + oadc.Z * p.zstride1 + oadc.W * p.wstride1
         out_addr += (yzw & ~0xF) >> spec.out_yzw_shift
         if p.add_offset:
@@ -873,7 +883,8 @@ class Packers(Unit):
             fast = p.fast
             if fast is None:
                 fast = p.fast = self._span_choice(i, g, in_code, out_fmt, what)
-            if not (fast and self._span_fast(t, i, g, st, fast, span, remap, out_fmt, acc, what)):
+            if not (fast and self._span_fast(t, i, g, st, fast, span, remap, out_fmt, acc, what,
+                                             n * len(interfaces))):
                 self._pipeline(t, i, g, bank, what, from_dst, None, in_code, out_fmt, acc, remap, span)
         elif dst_addrs.size:
             self._pipeline(t, i, g, bank, what, from_dst, dst_addrs, in_code, out_fmt, acc, remap)
@@ -905,12 +916,11 @@ class Packers(Unit):
         return (_rows_fast_form(read_32b, repr_, mode, inter, late_inter, out_fmt), read_32b, repr_, inter, mode,
                 late_inter)
 
-    def _span_fast(self, t, i, g, st, fast, span, remap, out_fmt, acc, what):
-        """The pipeline for Dst row ``span`` without the conversion chain (see
-        :meth:`_span_choice`): -> False when neither fast form applies."""
+    def _span_fast(self, t, i, g, st, fast, span, remap, out_fmt, acc, what, n):
+        """The pipeline for Dst row ``span`` (``n`` datums) without the conversion chain
+        (see :meth:`_span_choice`): -> False when neither fast form applies."""
         rows_form, read_32b, repr_, inter, mode, late_inter = fast
         if rows_form is _BF16_BFP:
-            n = sum(k for _, _, k in span)
             if n & 15 or (st.pending is not None and st.pending.size):
                 return False
             self._tpg_advance(i, g, n)
@@ -925,7 +935,7 @@ class Packers(Unit):
             if done is None:
                 return False
             out, data = done
-            self._tpg_advance(i, g, sum(k for _, _, k in span))
+            self._tpg_advance(i, g, n)
             self._histogram(i, inter, out, high=rows_form is not _fp16_rows_form)  # (FP16: the values)
             self._emit(t, i, st.data, data, out_fmt, acc, what)
             return True

@@ -440,6 +440,10 @@ class Unpackers(Unit):
         # rows of whole-byte datums back to back without FIFO wrapping: datum k at
         # dat_u + k * ds_u (read as one slice below)
         contiguous = not fifo and not ds_u & 15 and row_stride_u == ds_u << row_shift
+        # whole rows of whole-byte datums RowStride apart (Tileize_mode), from a byte
+        # address, without FIFO wrapping: read as one strided view of L1 below
+        strided = (not contiguous and not fifo and not bfp and self.fast_rows and not (ds_u | dat_u | row_stride_u) & 15
+                   and n and not n & ((1 << row_shift) - 1))
 
         # An UNPACR that will wait for its Src bank (below) is retried until the bank is
         # handed back; each attempt does what it did (warnings, checks that stop the run)
@@ -449,9 +453,9 @@ class Unpackers(Unit):
         # below without making them (_span_bounds)
         bounds_only = waiting and not fifo
 
-        idx = None if (contiguous and not bfp) or bounds_only else np.arange(n, dtype=np.int64)
+        idx = None if (contiguous and not bfp) or bounds_only or strided else np.arange(n, dtype=np.int64)
         nrows = (n + (1 << row_shift) - 1) >> row_shift
-        if contiguous or bounds_only:
+        if contiguous or bounds_only or strided:
             pass
         elif fifo:
             starts = np.empty(nrows, dtype=np.int64)
@@ -461,7 +465,7 @@ class Unpackers(Unit):
                 a = wrap(a + row_stride_u)
         else:
             starts = dat_u + np.arange(nrows, dtype=np.int64) * row_stride_u
-        if not contiguous and not bounds_only:
+        if not contiguous and not bounds_only and not strided:
             addr_u = starts[idx >> row_shift] + (idx & ((1 << row_shift) - 1)) * ds_u if n else idx
 
         # Exponent addresses: +1/16 byte per datum, Wrap at each 16-byte boundary.
@@ -490,6 +494,8 @@ class Unpackers(Unit):
         # Read and convert.
         if n and contiguous:  # whole bytes one after the other: one slice of L1
             raw = self._read_l1_run(t, u, dat_u >> 4, n, bits, check_only=waiting)
+        elif strided and not waiting:
+            raw = self._read_l1_rows(t, u, dat_u >> 4, nrows, 1 << row_shift, row_stride_u >> 4, bits)
         elif bounds_only:
             lo_u, hi_u = _span_bounds(dat_u, n, row_shift, row_stride_u, ds_u)
             nbytes = max(bits // 8, 1)
@@ -704,6 +710,16 @@ class Unpackers(Unit):
         if check_only:
             return np.zeros(0, dtype=np.uint32)
         return np.frombuffer(self.cop.tile.l1, dtype=_LE_UINT[nbytes], count=n, offset=start).astype(np.uint32)
+
+    def _read_l1_rows(self, t, u, start, nrows, per_row, stride, bits):
+        """:meth:`_read_l1` of ``nrows`` rows of ``per_row`` whole-byte datums, row r from
+        byte ``start + r * stride`` (>= 0): one strided view of L1, read little-endian."""
+        nbytes = bits // 8
+        end = start + (nrows - 1) * stride + per_row * nbytes
+        self._check_l1(t, u, start, end, nbytes)
+        region = np.frombuffer(self.cop.tile.l1, dtype=np.uint8, count=end - start, offset=start)
+        rows = np.ndarray((nrows, per_row), dtype=_LE_UINT[nbytes], buffer=region, strides=(stride, nbytes))
+        return rows.reshape(-1).astype(np.uint32)
 
     def _write(self, t, u, oaddr, vals, to_dst, transpose, col_shift, out_fmt, src_row):
         """The writes of the main loop of UNPACR_Regular.md into SrcB / SrcA / Dst: datum k
