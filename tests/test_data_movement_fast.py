@@ -278,23 +278,28 @@ def test_unbuffered_stores_write_what_the_buffer_writes(chunks):
 
 # -- unpack_convert: the 16-bit register layouts and FP32 -> Dst32 by table ---------------------
 def test_unpack_layout_tables_match_the_layout_functions_on_every_pattern():
+    """Before and after the tables are built (TABLE_AFTER conversions of each)."""
     from ttemu.tensix.formats import layout as L
-    from ttemu.tensix.formats.unpack import unpack_convert
+    from ttemu.tensix.formats import unpack as U
     x = np.arange(1 << 16, dtype=np.uint32)
-    for fmt, to_src, to_dst in ((DataFormat.Float16_b, L.src_from_bf16, L.dst16_from_bf16),
-                                (DataFormat.Float16, L.src_from_fp16, L.dst16_from_fp16)):
-        assert np.array_equal(unpack_convert(x, fmt, fmt, to_dst=False), to_src(x))
-        assert np.array_equal(unpack_convert(x, fmt, fmt, to_dst=True), to_dst(x))
     rng = np.random.default_rng(3)
     w = np.concatenate([rng.integers(0, 1 << 32, size=1 << 16, dtype=np.uint32), x << 16, x, x | 0xFFFF0000])
-    for fmt in (DataFormat.Float32, DataFormat.Int32):
-        assert np.array_equal(unpack_convert(w, fmt, fmt, to_dst=True), L.dst32_from_fp32(w))
+    for _ in range(U.TABLE_AFTER + 2):
+        for fmt, to_src, to_dst in ((DataFormat.Float16_b, L.src_from_bf16, L.dst16_from_bf16),
+                                    (DataFormat.Float16, L.src_from_fp16, L.dst16_from_fp16)):
+            assert np.array_equal(U.unpack_convert(x, fmt, fmt, to_dst=False), to_src(x))
+            assert np.array_equal(U.unpack_convert(x, fmt, fmt, to_dst=True), to_dst(x))
+        for fmt in (DataFormat.Float32, DataFormat.Int32):
+            assert np.array_equal(U.unpack_convert(w, fmt, fmt, to_dst=True), L.dst32_from_fp32(w))
+    assert all(U._LAYOUT_USES[f] == U.TABLE_AFTER for f in (L.src_from_bf16, L.dst16_from_bf16, L.src_from_fp16,
+                                                             L.dst16_from_fp16))
 
 
 def test_fp32_rows_bf16_table_matches_its_arithmetic_form():
     """Every high half, with low halves around the rounding boundary and random ones."""
     from ttemu.tensix.regs.dst import adj_rows
-    from ttemu.tensix.units.pack import fp32_rows_bf16_bytes, fp32_rows_bf16_bytes_ref
+    from ttemu.tensix.units.pack import _Tables, fp32_rows_bf16_bytes, fp32_rows_bf16_bytes_ref
+    _Tables.get_bf16_of_fp32()  # (the table, whether or not a run built it yet)
     rng = np.random.default_rng(5)
     values = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16).reshape(-1, 16)
     adj = adj_rows(np.arange(512), False, False)

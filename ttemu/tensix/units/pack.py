@@ -181,14 +181,21 @@ class _Tables:
         return cls
 
     bf16_of_fp32 = None  # [round up, IEEE BF16 high half] -> BF16 round_fp32_mantissa(., 7) leaves
+    bf16_of_fp32_uses = 0  # fp32_rows_bf16_bytes calls before the table was built
+    TABLE_AFTER = 32  # (a short run converts by arithmetic: the table costs ~1 ms)
 
     @classmethod
     def get_bf16_of_fp32(cls):
-        """(built on first use, ~1 ms: only kernels packing a 32-bit Dst to BF16 pay it)"""
+        """round_fp32_mantissa(x, 7) >> 16 for every IEEE BF16 high half of x, with the
+        dropped low half below (row 0) or at least (row 1) 0x8000: the high half plus
+        the round-up bit (a carry moves into the exponent), a result with exponent 0
+        becomes +0, and exponent 255 (infinities, NaN) keeps its sign and exponent."""
         if cls.bf16_of_fp32 is None:
-            hb = np.arange(1 << 16, dtype=U32) << U32(16)
-            x = np.concatenate([hb, hb | U32(0x8000)])  # low half below / at least half a BF16 unit
-            cls.bf16_of_fp32 = (round_fp32_mantissa(x, 7) >> U32(16)).astype("<u2").reshape(2, 1 << 16)
+            hb = np.arange(1 << 16, dtype=U32)
+            r = np.stack([hb, hb + U32(1)])
+            r = np.where((r & U32(0x7F80)) == 0, U32(0), r)
+            r = np.where((hb & U32(0x7F80)) == U32(0x7F80), hb & U32(0xFF80), r)
+            cls.bf16_of_fp32 = r.astype("<u2")
         return cls.bf16_of_fp32
 
 
@@ -238,8 +245,14 @@ def fp32_rows_bf16_bytes(bits, spans, remap=(0, 0)):
     looks at the high half and whether the dropped low half is at least 0x8000 (ties
     away from zero), so it is one gather from a table of both (``_Tables.bf16_of_fp32``;
     ``fp32_rows_bf16_bytes_ref`` is the arithmetic form)."""
+    table = _Tables.bf16_of_fp32
+    if table is None:
+        _Tables.bf16_of_fp32_uses += 1
+        if _Tables.bf16_of_fp32_uses < _Tables.TABLE_AFTER:
+            return fp32_rows_bf16_bytes_ref(bits, spans, remap)
+        table = _Tables.get_bf16_of_fp32()
     hb, lo = _fp32_rows(bits, spans, remap)
-    out = _Tables.get_bf16_of_fp32()[lo >> 15, hb]
+    out = table[lo >> 15, hb]
     return out, out.tobytes()
 
 
