@@ -550,7 +550,9 @@ def main(argv=None):
     baseline = None
     if args.baseline:
         env = {**os.environ, "PYTHONPATH": os.path.abspath(args.baseline)}
-        env["PYTHONPYCACHEPREFIX"] = os.path.join(tempfile.gettempdir(), "ttemu-bench-baseline-pyc")
+        # the other checkout's bytecode in a directory of this run's own (a shared one can be
+        # emptied by another run: every timed process would then compile every module)
+        env["PYTHONPYCACHEPREFIX"] = tempfile.mkdtemp(prefix="ttemu-bench-baseline-pyc-")
         baseline = (args.baseline_python, os.path.abspath(args.baseline), env)
         _precompile(pathlib.Path(args.baseline), args.baseline_python, env)
     if args.scale:
