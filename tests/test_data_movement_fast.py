@@ -1,8 +1,8 @@
 """Fast forms of the data movers, each pinned against the instruction-at-a-time form it
 stands in for (kept in the code, switched on and off by a flag): MOVA2D's 16-bit rows
-(``MatrixUnit.fast_moves``), UNPACR's whole-row writes (``Unpackers.fast_rows``), the
-packers' deferred ExponentHistogramMaxExponent (``Packers.lazy_histogram``) and their
-unbuffered 16-byte stores. Random state with special values (exponent 0 and 255,
+(``MatrixUnit.fast_moves``; by arithmetic and by table), UNPACR's whole-row writes (``Unpackers.fast_rows``), the
+packers' deferred ExponentHistogramMaxExponent (``Packers.lazy_histogram``), their
+unbuffered 16-byte stores and whole Dst rows read as one view. Random state with special values (exponent 0 and 255,
 all-ones mantissas), partial LaneConfig column blocking, aliased / remapped Dst, both
 arches."""
 
@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from tensix_harness import make
 from test_unit_math_helpers import tset
 from ttemu.tensix.formats import DataFormat
+from ttemu.tensix.units.math import MOVE16_TABLE_AFTER, move16_rows, move16_table
 
 ARCHES = ("wormhole_b0", "blackhole")
 
@@ -55,13 +56,18 @@ move_case = st.fixed_dictionaries({
                                 st.sampled_from([0, 0, 1]), st.integers(0, 3), st.integers(0, 200)),
                       min_size=1, max_size=4),
     "between": st.sampled_from([None, "zero_flag", "fmt", "lane", "offset"]),
+    "marks": st.sampled_from([False, False, True]),  # Dst rows marked undefined (as by ZEROACC)
 })
 
 
 def _move_tile(c, fast):
+    """``fast``: False (the general form), True (the fast form by arithmetic) or "table"
+    (the fast form by move16_table from the first move)."""
     tile, issue = make(c["arch"])
     cop = tile.tensix
-    cop.math.fast_moves = fast
+    cop.math.fast_moves = bool(fast)
+    if fast == "table":
+        cop.math.move16_uses = MOVE16_TABLE_AFTER
     cfg = cop.config
     rng = np.random.default_rng(c["seed"])
     cfg.set("ALU_FORMAT_SPEC_REG0_SrcA", c["fmt"])
@@ -83,6 +89,9 @@ def _move_tile(c, fast):
         cop.src.data["A"][bank][:] = _src_values(rng, 64 * 16, c["special"]).reshape(64, 16)
         cop.src.fmt["A"][bank] = int(rng.integers(0, 16))
     cop.dst.bits[:] = rng.integers(0, 1 << 16, size=(1024, 16), dtype=np.uint16)
+    if c.get("marks"):
+        cop.math.undefined[rng.random(1024) < 0.3] = True
+        cop.math._marks = True
     cop.src.allowed["A"] = ["math", "math"]
     return tile, issue, cop
 
@@ -116,16 +125,53 @@ def _run_moves(c, fast):
 @settings(max_examples=120, deadline=None)
 @given(move_case)
 def test_mova2d_fast_rows_match_the_general_form(c):
-    fast, ref = _run_moves(c, True), _run_moves(c, False)
-    assert fast[1] == ref[1]
-    assert len(fast[0]) == len(ref[0])
-    for a, b in zip(fast[0], ref[0]):
-        if isinstance(a[0], str) or isinstance(b[0], str):
-            assert a == b
-            continue
-        assert np.array_equal(a[0], b[0])
-        assert a[1:5] == b[1:5]
-        assert np.array_equal(a[5], b[5])
+    ref = _run_moves(c, False)
+    for form in (True, "table"):
+        fast = _run_moves(c, form)
+        assert fast[1] == ref[1]
+        assert len(fast[0]) == len(ref[0])
+        for a, b in zip(fast[0], ref[0]):
+            if isinstance(a[0], str) or isinstance(b[0], str):
+                assert a == b
+                continue
+            assert np.array_equal(a[0], b[0])
+            assert a[1:5] == b[1:5]
+            assert np.array_equal(a[5], b[5])
+
+
+@pytest.mark.parametrize("fp16", [False, True])
+@pytest.mark.parametrize("flush", [False, True])
+def test_move16_table_matches_the_arithmetic_on_every_src_datum(fp16, flush):
+    """Every 19-bit Src datum (and datums with bits above 18 set, which both ignore)."""
+    x = np.arange(1 << 19, dtype=np.uint32)
+    want = move16_rows(x.copy(), fp16, flush).astype(np.uint16)
+    table = move16_table(fp16, flush)
+    assert np.array_equal(table.take(x, mode="wrap"), want)
+    assert np.array_equal(table.take(x | np.uint32(0xFFF80000), mode="wrap"),
+                          move16_rows(x | np.uint32(0xFFF80000), fp16, flush).astype(np.uint16))
+    assert not table.flags.writeable
+
+
+@settings(max_examples=150, deadline=None)
+@given(arch=st.sampled_from(ARCHES), seed=st.integers(0, 2**32 - 1), row=st.integers(0, 1100),
+       n=st.integers(1, 64), remap=st.integers(0, 1), aliased=st.booleans(), density=st.sampled_from([0.0, 0.02, 0.5]))
+def test_forget16_clears_the_rows_rows16_names(arch, seed, row, n, remap, aliased, density):
+    """_forget16's slice form clears exactly the DstBits rows _rows16 names (Adj16,
+    wrapping at 1024, no alias mapping), and leaves every other mark."""
+    tile, _ = make(arch)
+    cop = tile.tensix
+    m = cop.math
+    if remap and "DEST_ACCESS_CFG_remap_addrs" in cop.config.fields:
+        cop.config.set("DEST_ACCESS_CFG_remap_addrs", 1)
+    cop.dst.aliased16 = aliased
+    marks = np.random.default_rng(seed).random(1024) < density
+    m.undefined[:] = marks
+    m._marks = bool(marks.any())
+    want = marks.copy()
+    want[m._rows16(row, n, alias=False)] = False
+    m._forget16(row, n)
+    assert np.array_equal(m.undefined, want)
+    assert m._marks or not m.undefined.any()  # (False only when no row is marked)
 
 
 def test_mova2d_fast_form_is_taken_for_the_common_case():
@@ -276,6 +322,24 @@ def test_unbuffered_stores_write_what_the_buffer_writes(chunks):
     assert images[0] == images[1]
 
 
+@settings(max_examples=100, deadline=None)
+@given(st.integers(0, 1023), st.integers(1, 80), st.booleans(), st.integers(0, 2**32 - 1))
+def test_whole_row_spans_read_what_the_spans_read(row, k, remap, seed):
+    """dst16_spans of whole_rows' kept tuple (one view of Dst where the rows do not wrap)
+    reads the datums the same spans read one by one (a new tuple: the general form), and
+    the Dst rows numpy's reference names (Adj16 with remap, wrapping at 1024)."""
+    from ttemu.tensix.regs.dst import adj16
+    from ttemu.tensix.units.pack import dst16_spans, whole_rows
+    bits = np.random.default_rng(seed).integers(0, 1 << 16, size=(1024, 16), dtype=np.uint16)
+    spans = whole_rows(row, k)
+    assert spans is whole_rows(row, k)
+    fast = dst16_spans(bits, spans, remap)
+    general = dst16_spans(bits, tuple(list(spans)), remap)
+    rows = (row + np.arange(k)) & 0x3FF
+    want = bits[adj16(rows, 1) if remap else rows].reshape(-1)
+    assert np.array_equal(fast, general) and np.array_equal(fast, want)
+
+
 # -- unpack_convert: the 16-bit register layouts and FP32 -> Dst32 by table ---------------------
 def test_unpack_layout_tables_match_the_layout_functions_on_every_pattern():
     """Before and after the tables are built (TABLE_AFTER conversions of each)."""
@@ -354,6 +418,8 @@ def _run_kernel(path, arch, fast):
     tile = Tile(arch)
     cop = tile.tensix
     cop.math.fast_moves = cop.unpack.fast_rows = cop.pack.lazy_histogram = fast
+    if fast:  # MOVA2D by its table from the first move
+        cop.math.move16_uses = MOVE16_TABLE_AFTER
     manifest_mod.load_into(man, tile)
     tile.release(man.release if man.release is not None else tile.default_release())
     res = tile.run(max_steps=man.max_steps, until=[(a, v) for a, v, _ in man.until], idle_steps=man.idle_steps)

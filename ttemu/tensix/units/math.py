@@ -97,6 +97,36 @@ INT32_MAX = (1 << 31) - 1
 _U3 = U32(3)
 _BF16_HI, _BF16_LO, _FP16_HI, _FP16_LO = U32(0xFF00), U32(0xFF), U32(0xFFE0), U32(0x1F)
 
+
+def move16_rows(x, fp16, flush):
+    """The 16-bit Dst datums MOVA2D's fast path writes for Src datums ``x`` (uint32;
+    bits above 18 ignored), computed: RemoveHighExponent (``fp16``) or RemoveLowMantissa,
+    then, with ``flush``, 0 where the exponent byte (bits 7..0) is 0. The same bits as
+    ``_mov_to_dst``'s 16-bit path (tests compare them)."""
+    if fp16:
+        v = ((x >> _U3) & _FP16_HI) | (x & _FP16_LO)
+    else:
+        v = ((x >> _U3) & _BF16_HI) | (x & _BF16_LO)
+    if flush:
+        v[(x & _BF16_LO) == 0] = 0
+    return v
+
+
+#: move16_rows on every 19-bit Src datum, per (fp16, flush): uint16 [2**19], built once
+#: a MatrixUnit has made MOVE16_TABLE_AFTER fast moves (~10 ms to build, 1 MiB each)
+_MOVE16_TABLES: dict = {}
+MOVE16_TABLE_AFTER = 512
+
+
+def move16_table(fp16, flush):
+    t = _MOVE16_TABLES.get((fp16, flush))
+    if t is None:
+        t = move16_rows(np.arange(1 << 19, dtype=U32), fp16, flush).astype(np.uint16)
+        t.setflags(write=False)
+        _MOVE16_TABLES[(fp16, flush)] = t
+    return t
+
+
 # Config fields read by this unit: Config (per bank) and ThreadConfig (per thread).
 _CFG = ("ALU_FORMAT_SPEC_REG_SrcA_override", "ALU_FORMAT_SPEC_REG_SrcA_val",
         "ALU_FORMAT_SPEC_REG0_SrcA", "ALU_ACC_CTRL_Fp32_enabled", "ALU_ACC_CTRL_INT8_math_enabled",
@@ -193,6 +223,7 @@ class MatrixUnit(Unit):
         # its version, _move_view's answer), see _move_view.
         self._move_views = [None, None, None]
         self.fast_moves = True  # MOVA2D's common case through _move_view (tests compare both)
+        self.move16_uses = 0  # fast moves made by arithmetic (move16_rows) before the table
 
     def _view(self, ti, mnemonic):
         """``(bank, style, use32, dst_base, fid_base)`` of thread ``ti``: its Config bank,
@@ -360,8 +391,11 @@ class MatrixUnit(Unit):
 
     def _forget16(self, row, n):
         self._log_dst_write("16", row, n)
-        if self._marks and self._any_marked():
-            self.undefined[self._rows16(row, n, alias=False)] = False
+        if self._marks:
+            if 0 <= row and row + n <= 1024 and self._remap() is None:
+                self.undefined[row:row + n] = False  # (the rows _rows16 names, as a slice)
+            elif self._any_marked():
+                self.undefined[self._rows16(row, n, alias=False)] = False
 
     def _forget32(self, row, n):
         self._log_dst_write("32", row, n)
@@ -920,13 +954,12 @@ class MatrixUnit(Unit):
             else:
                 n, dst_row, src_row = 1, (dst + rwc.Dst + base) & 0x3FF, (src + rwc.SrcA) & 0x3F
             x = cop.src.math_view("A")[src_row:src_row + n]
-            if fp16:
-                v = ((x >> _U3) & _FP16_HI) | (x & _FP16_LO)
-            else:
-                v = ((x >> _U3) & _BF16_HI) | (x & _BF16_LO)
-            if flush:
-                v[(x & _BF16_LO) == 0] = 0
-            cop.dst.bits[dst_row:dst_row + n] = v
+            uses = self.move16_uses
+            if uses < MOVE16_TABLE_AFTER:
+                self.move16_uses = uses + 1
+                cop.dst.bits[dst_row:dst_row + n] = move16_rows(x, fp16, flush)
+            else:  # (mode "wrap": Src bits above 18 ignored, as move16_rows does)
+                cop.dst.bits[dst_row:dst_row + n] = move16_table(fp16, flush).take(x, mode="wrap")
             self._forget16(dst_row, n)
             if mnemonic == "MOVA2D":
                 self.last_srca_row = src_row

@@ -60,6 +60,7 @@ Model notes and decisions (where the pages leave a choice):
 from __future__ import annotations
 
 from collections import deque
+from functools import lru_cache
 
 import numpy as np
 
@@ -293,9 +294,22 @@ def fp32_row_bytes_ref(bits, span, remap=(0, 0)):
     return hb, out.tobytes()
 
 
+@lru_cache(maxsize=4096)
+def whole_rows(row, k):
+    """The row spans of ``k`` whole Dst rows from ``row`` on (row numbers wrap at 1024),
+    one tuple kept per (row, k): :func:`dst16_spans` knows it by identity."""
+    return tuple(((row + r) & 0x3FF, 0, 16) for r in range(k))
+
+
 def dst16_spans(bits, spans, remap=False):
     """The 16-bit Dst datums of row ``spans`` ((row, first column, count) each, in order),
-    end to end (uint16; a view when there is one span)."""
+    end to end (uint16; a view when there is one span, or whole rows made by
+    :func:`whole_rows` that do not wrap, without ``remap``)."""
+    k = len(spans)
+    if k > 1 and not remap:
+        row = spans[0][0]
+        if row + k <= 1024 and spans is whole_rows(row, k):
+            return bits[row:row + k].reshape(-1)
     parts = [bits[adj16_row(row, remap), c0:c0 + n] for row, c0, n in spans]
     return parts[0] if len(parts) == 1 else np.concatenate(parts)
 
@@ -846,8 +860,7 @@ class Packers(Unit):
             if n <= 16 - (src_addr & 15):
                 span = ((src_addr >> 4, src_addr & 15, n),)
             elif not (n | src_addr) & 15:
-                row = src_addr >> 4
-                span = tuple(((row + r) & 0x3FF, 0, 16) for r in range(n >> 4))
+                span = whole_rows(src_addr >> 4, n >> 4)
         elif from_dst and 0 < n and interfaces:
             starts = [(src_addr + 16 * intf_rows * k) & 0x3FFF for k in interfaces]
             if n <= 16 and all((start & 15) + n <= 16 for start in starts):
