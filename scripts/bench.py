@@ -530,7 +530,9 @@ def main(argv=None):
     ap.add_argument("manifests", nargs="*", help="with --vs-ttsim: these sets only")
     ap.add_argument("--baseline", default=None, metavar="CHECKOUT",
                     help="with --vs-ttsim or --scale: also time CHECKOUT's ttemu (run from there with PYTHON) on each set")
-    ap.add_argument("--baseline-python", default="python3", metavar="PYTHON")
+    ap.add_argument("--baseline-python", default=sys.executable, metavar="PYTHON",
+                    help="the interpreter for --baseline (default: this one; a pyenv shim such as python3 adds "
+                         "its own start-up to every timed run)")
     ap.add_argument("--arch", default=None, choices=("wormhole_b0", "blackhole"),
                     help="with --vs-ttsim: run the sets on this arch (its ttsim library; manifests' "
                          "[cores.<arch>] ELFs); the sfpu stream: on a tile of this arch; --scale: this "
@@ -548,7 +550,9 @@ def main(argv=None):
     baseline = None
     if args.baseline:
         env = {**os.environ, "PYTHONPATH": os.path.abspath(args.baseline)}
-        env["PYTHONPYCACHEPREFIX"] = os.path.join(tempfile.gettempdir(), "ttemu-bench-baseline-pyc")
+        # the other checkout's bytecode in a directory of this run's own (a shared one can be
+        # emptied by another run: every timed process would then compile every module)
+        env["PYTHONPYCACHEPREFIX"] = tempfile.mkdtemp(prefix="ttemu-bench-baseline-pyc-")
         baseline = (args.baseline_python, os.path.abspath(args.baseline), env)
         _precompile(pathlib.Path(args.baseline), args.baseline_python, env)
     if args.scale:

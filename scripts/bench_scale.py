@@ -1,8 +1,9 @@
 """The scaling benchmark's kernel sets (``scripts/bench.py --scale``): one family per
 kind of Tensix work, each a manifest generated at a given size.
 
-A family runs the shipped kernel's math thread (its ELF as committed) with the unpack
-and pack threads of ``firmware/scale_*`` (``firmware/llk/llk_scale.h``): step i works on
+A family runs the shipped kernel's math thread (its ELF as committed; untilize's, which
+only passes semaphores, drained as well: ``firmware/scale_untilize/trisc1.c``) with the
+unpack and pack threads of ``firmware/scale_*`` (``firmware/llk/llk_scale.h``): step i works on
 L1 tile i % wrap, so thousands of steps repeat over the same L1 tiles, and those two
 threads drain the Tensix FIFO after each step, which ttsim needs (its FIFO push has no
 back-pressure: a thread that runs ahead is refused with "inst fifo full"). Every
@@ -42,8 +43,9 @@ FAMILIES = {
                    what="row sums (MVMUL against a column scaler), BF16 in, FP32 out"),
     "tilize": dict(threads=("scale_tilize", "tilize", "scale_tilize"),
                    what="row-major BF16 bands of 4 tiles -> tiles (tilize unpack, MOVA2D, pack)"),
-    "untilize": dict(threads=("scale_untilize", "untilize", "scale_untilize"),
-                     what="FP32 tiles -> row-major bands of 4 tiles (one PACR per face row)"),
+    "untilize": dict(threads=("scale_untilize", "scale_untilize", "scale_untilize"),
+                     what="FP32 tiles -> row-major bands of 4 tiles (one PACR per face row); its math "
+                          "thread (semaphores only) drained too"),
 }
 
 #: sizes timed by default (the largest >= 2048 units), and the quick mode's (no timing:

@@ -16,6 +16,7 @@ from .codes import DataFormat, datum_bits
 from .l1 import _CLZ8, bfp_to_fp16, expand_exponents
 from .layout import (
     U32,
+    _by_table,
     dst16_from_bf16,
     dst16_from_fp16,
     dst32_from_fp32,
@@ -177,10 +178,26 @@ def unpack_convert(
     if kind in ("int32", "fp32"):
         if not to_dst:
             raise ub("32-bit data cannot be written to SrcA/SrcB")
-        return dst32_from_fp32(x)
-    if kind == "bf16":
-        return dst16_from_bf16(x) if to_dst else src_from_bf16(x)
-    return dst16_from_fp16(x) if to_dst else src_from_fp16(x)
+        # dst32_from_fp32, the high half's BF16 shuffle by table once used enough
+        return (_layout16(dst16_from_bf16, x >> 16) << 16) | (x & 0xFFFF)
+    return _layout16(_LAYOUTS_16[kind == "bf16"][to_dst], x)  # (x holds 16 bits here)
+
+
+# (FP16 layouts, BF16 layouts) x (to Src, to Dst)
+_LAYOUTS_16 = ((src_from_fp16, dst16_from_fp16), (src_from_bf16, dst16_from_bf16))
+_LAYOUT_USES: dict = {}  # layout function -> conversions made before its table was built
+TABLE_AFTER = 32  # (a short run converts by arithmetic: a table costs ~0.5 ms to build)
+
+
+def _layout16(fn, x):
+    """``fn(x)`` for 16-bit patterns ``x`` (dst16_from_bf16 / src_from_bf16 /
+    dst16_from_fp16 / src_from_fp16): one gather from ``fn`` on every 16-bit pattern once
+    ``fn`` has converted TABLE_AFTER arrays here."""
+    uses = _LAYOUT_USES.get(fn, 0)
+    if uses < TABLE_AFTER:
+        _LAYOUT_USES[fn] = uses + 1
+        return fn(x)
+    return _by_table(fn.__name__, fn)[x]
 
 
 def fp8_to_fp16(x, *, e4m3: bool = False, max_to_ones: bool = False) -> np.ndarray:

@@ -92,6 +92,41 @@ _GMPOOL_ORDER = np.array([4, 5, 6, 7, 0, 1, 2, 3, 8, 9, 10, 11, 12, 13, 14, 15])
 
 INT32_MAX = (1 << 31) - 1
 
+# MOVA2D's 16-bit fast path (_mova2d): Src bits 18..11 / 18..8 shifted down by three
+# over bits 7..0 / 4..0
+_U3 = U32(3)
+_BF16_HI, _BF16_LO, _FP16_HI, _FP16_LO = U32(0xFF00), U32(0xFF), U32(0xFFE0), U32(0x1F)
+
+
+def move16_rows(x, fp16, flush):
+    """The 16-bit Dst datums MOVA2D's fast path writes for Src datums ``x`` (uint32;
+    bits above 18 ignored), computed: RemoveHighExponent (``fp16``) or RemoveLowMantissa,
+    then, with ``flush``, 0 where the exponent byte (bits 7..0) is 0. The same bits as
+    ``_mov_to_dst``'s 16-bit path (tests compare them)."""
+    if fp16:
+        v = ((x >> _U3) & _FP16_HI) | (x & _FP16_LO)
+    else:
+        v = ((x >> _U3) & _BF16_HI) | (x & _BF16_LO)
+    if flush:
+        v[(x & _BF16_LO) == 0] = 0
+    return v
+
+
+#: move16_rows on every 19-bit Src datum, per (fp16, flush): uint16 [2**19], built once
+#: a MatrixUnit has made MOVE16_TABLE_AFTER fast moves (~10 ms to build, 1 MiB each)
+_MOVE16_TABLES: dict = {}
+MOVE16_TABLE_AFTER = 512
+
+
+def move16_table(fp16, flush):
+    t = _MOVE16_TABLES.get((fp16, flush))
+    if t is None:
+        t = move16_rows(np.arange(1 << 19, dtype=U32), fp16, flush).astype(np.uint16)
+        t.setflags(write=False)
+        _MOVE16_TABLES[(fp16, flush)] = t
+    return t
+
+
 # Config fields read by this unit: Config (per bank) and ThreadConfig (per thread).
 _CFG = ("ALU_FORMAT_SPEC_REG_SrcA_override", "ALU_FORMAT_SPEC_REG_SrcA_val",
         "ALU_FORMAT_SPEC_REG0_SrcA", "ALU_ACC_CTRL_Fp32_enabled", "ALU_ACC_CTRL_INT8_math_enabled",
@@ -183,6 +218,12 @@ class MatrixUnit(Unit):
         self._rm = (0, 0)
         self._rm_version = -1
         self._fused = FusedMvmul()  # holds the MVMULs waiting for the next access to Dst (_fused_mvmul)
+        self._blocked = (None, None, None)  # (LaneConfig array, its version, _blocked_columns' answer)
+        # Per thread: (config versions, SrcA format the unpacker recorded, LaneConfig and
+        # its version, _move_view's answer), see _move_view.
+        self._move_views = [None, None, None]
+        self.fast_moves = True  # MOVA2D's common case through _move_view (tests compare both)
+        self.move16_uses = 0  # fast moves made by arithmetic (move16_rows) before the table
 
     def _view(self, ti, mnemonic):
         """``(bank, style, use32, dst_base, fid_base)`` of thread ``ti``: its Config bank,
@@ -288,11 +329,16 @@ class MatrixUnit(Unit):
         lane_config = getattr(self.cop.sfpu, "lane_config", None)
         if lane_config is None:
             return None
+        version = getattr(lane_config, "version", None)  # a LaneConfig counts its writes
+        kept = self._blocked
+        if version is not None and kept[0] is lane_config and kept[1] == version:
+            return kept[2]
         lc = np.asarray(lane_config, dtype=np.int64)[:8]
         bits = (np.repeat(lc, 2) >> (9 + np.tile([0, 1], 8))) & 1
-        if not bits.any():
-            return None
-        return bits.astype(bool)
+        out = bits.astype(bool) if bits.any() else None
+        if version is not None:
+            self._blocked = (lane_config, version, out)
+        return out
 
     # -- Src ownership -------------------------------------------------------------------
     def _wait_src(self, *which):
@@ -345,8 +391,11 @@ class MatrixUnit(Unit):
 
     def _forget16(self, row, n):
         self._log_dst_write("16", row, n)
-        if self._marks and self._any_marked():
-            self.undefined[self._rows16(row, n, alias=False)] = False
+        if self._marks:
+            if 0 <= row and row + n <= 1024 and self._remap() is None:
+                self.undefined[row:row + n] = False  # (the rows _rows16 names, as a slice)
+            elif self._any_marked():
+                self.undefined[self._rows16(row, n, alias=False)] = False
 
     def _forget32(self, row, n):
         self._log_dst_write("32", row, n)
@@ -858,11 +907,65 @@ class MatrixUnit(Unit):
                 v16 = np.where(cols, self._read16(dst_row, nrows), v16)
             self._write16(dst_row, v16)
 
+    def _move_view(self, ti):
+        """What thread ``ti``'s MOVA2D needs when it writes a 16-bit Dst row by row with
+        no column blocked: ``(Dst row base, FP16 (else BF16) RemoveHighExponent /
+        RemoveLowMantissa, flush exponent-0 datums)``, or None when it takes the general
+        path (SrcA format TF32, blocked columns, a format ``_mov_to_dst`` refuses). Kept
+        until a Config or ThreadConfig write, a LaneConfig change or (Blackhole's implied
+        format) another SrcA format recorded by the unpacker."""
+        cop = self.cop
+        cfg = cop.config
+        src = cop.src
+        lane_config = getattr(cop.sfpu, "lane_config", None)
+        lane_version = getattr(lane_config, "version", None)
+        fmt_a = src.fmt["A"][src.math_bank["A"]]
+        kept = self._move_views[ti]
+        if (kept is not None and kept[0] == cfg.version and kept[1] == cfg.thread_version and kept[2] == fmt_a
+                and kept[3] is lane_config and kept[4] == lane_version and lane_version is not None):
+            return kept[5]
+        bank = self._tc(ti, "CFG_STATE_ID_StateID")
+        out = None
+        if self._blocked_columns() is None:
+            if self._c(bank, "ALU_FORMAT_SPEC_REG_SrcA_override"):
+                fmt = self._c(bank, "ALU_FORMAT_SPEC_REG_SrcA_val")
+            else:
+                fmt = self._implied_fmt(ti, "A")
+                if fmt is None:
+                    fmt = self._c(bank, "ALU_FORMAT_SPEC_REG0_SrcA")
+            if fmt not in (12, 13, _FMT_TF32):
+                fp16 = bool(self._tc(ti, "FP16A_FORCE_Enable")) or fmt not in _FMT_8B_EXP
+                out = (self._tc(ti, "DEST_TARGET_REG_CFG_MATH_Offset") + self._c(bank, "DEST_REGW_BASE_Base"),
+                       fp16, not self._c(bank, "ALU_ACC_CTRL_Zero_Flag_disabled_src"))
+        self._move_views[ti] = (cfg.version, cfg.thread_version, fmt_a, lane_config, lane_version, out)
+        return out
+
     def _mova2d(self, t, mnemonic, dest_32b_lo, src, addr_mode, instr_mod, dst):
         cop = self.cop
         ti = t.index
-        bank = self._tc(ti, "CFG_STATE_ID_StateID")
         rwc = cop.rwcs[ti]
+        mv = self._move_view(ti) if self.fast_moves and not dest_32b_lo else None
+        if mv is not None and not cop.dst.aliased16 and self._remap() is None:
+            # _mov_to_dst's 16-bit path, rows whole: RemoveLowMantissa keeps Src bits 18..11
+            # and 7..0 (RemoveHighExponent 18..8 and 4..0), the flush tests bits 7..0
+            base, fp16, flush = mv
+            if instr_mod & 2:  # Move8Rows
+                n, dst_row, src_row = 8, (dst + rwc.Dst + base) & 0x3F8, (src + rwc.SrcA) & 0x38
+            else:
+                n, dst_row, src_row = 1, (dst + rwc.Dst + base) & 0x3FF, (src + rwc.SrcA) & 0x3F
+            x = cop.src.math_view("A")[src_row:src_row + n]
+            uses = self.move16_uses
+            if uses < MOVE16_TABLE_AFTER:
+                self.move16_uses = uses + 1
+                cop.dst.bits[dst_row:dst_row + n] = move16_rows(x, fp16, flush)
+            else:  # (mode "wrap": Src bits above 18 ignored, as move16_rows does)
+                cop.dst.bits[dst_row:dst_row + n] = move16_table(fp16, flush).take(x, mode="wrap")
+            self._forget16(dst_row, n)
+            if mnemonic == "MOVA2D":
+                self.last_srca_row = src_row
+            cop.rwcs.apply_addr_mod(ti, addr_mode)
+            return None
+        bank = self._tc(ti, "CFG_STATE_ID_StateID")
         dst_row = self._dst_row(ti, bank, dst)
         src_row = src + rwc.SrcA
         if instr_mod & 2:  # Move8Rows

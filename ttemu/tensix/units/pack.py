@@ -60,6 +60,7 @@ Model notes and decisions (where the pages leave a choice):
 from __future__ import annotations
 
 from collections import deque
+from functools import lru_cache
 
 import numpy as np
 
@@ -180,6 +181,24 @@ class _Tables:
             cls.fp16_round = table.reshape(-1)
         return cls
 
+    bf16_of_fp32 = None  # [round up, IEEE BF16 high half] -> BF16 round_fp32_mantissa(., 7) leaves
+    bf16_of_fp32_uses = 0  # fp32_rows_bf16_bytes calls before the table was built
+    TABLE_AFTER = 32  # (a short run converts by arithmetic: the table costs ~1 ms)
+
+    @classmethod
+    def get_bf16_of_fp32(cls):
+        """round_fp32_mantissa(x, 7) >> 16 for every IEEE BF16 high half of x, with the
+        dropped low half below (row 0) or at least (row 1) 0x8000: the high half plus
+        the round-up bit (a carry moves into the exponent), a result with exponent 0
+        becomes +0, and exponent 255 (infinities, NaN) keeps its sign and exponent."""
+        if cls.bf16_of_fp32 is None:
+            hb = np.arange(1 << 16, dtype=U32)
+            r = np.stack([hb, hb + U32(1)])
+            r = np.where((r & U32(0x7F80)) == 0, U32(0), r)
+            r = np.where((hb & U32(0x7F80)) == U32(0x7F80), hb & U32(0xFF80), r)
+            cls.bf16_of_fp32 = r.astype("<u2")
+        return cls.bf16_of_fp32
+
 
 def fp32_row_bytes(bits, span, remap=(0, 0)):
     """FP32 values read from a 32-bit Dst (Dst.md's ``Dst32b``) through one row
@@ -223,7 +242,23 @@ def fp32_rows_bf16_bytes(bits, spans, remap=(0, 0)):
     """FP32 values read from a 32-bit Dst through row ``spans``, rounded to BF16 and
     packed as Float16_b: -> (the BF16 bits, uint16; the L1 bytes). What
     ``packer_early`` (DST32_FP32 -> BF16, round: ``round_fp32_mantissa``),
-    ``packer_late`` (BF16 -> Float16_b) and ``write_datums`` make of them."""
+    ``packer_late`` (BF16 -> Float16_b) and ``write_datums`` make of them: the rounding
+    looks at the high half and whether the dropped low half is at least 0x8000 (ties
+    away from zero), so it is one gather from a table of both (``_Tables.bf16_of_fp32``;
+    ``fp32_rows_bf16_bytes_ref`` is the arithmetic form)."""
+    table = _Tables.bf16_of_fp32
+    if table is None:
+        _Tables.bf16_of_fp32_uses += 1
+        if _Tables.bf16_of_fp32_uses < _Tables.TABLE_AFTER:
+            return fp32_rows_bf16_bytes_ref(bits, spans, remap)
+        table = _Tables.get_bf16_of_fp32()
+    hb, lo = _fp32_rows(bits, spans, remap)
+    out = table[lo >> 15, hb]
+    return out, out.tobytes()
+
+
+def fp32_rows_bf16_bytes_ref(bits, spans, remap=(0, 0)):
+    """:func:`fp32_rows_bf16_bytes` by arithmetic (the reference its table is tested against)."""
     hb, lo = _fp32_rows(bits, spans, remap)
     r = round_fp32_mantissa((hb.astype(U32) << 16) | lo, 7)
     out = (r >> 16).astype("<u2")
@@ -259,9 +294,22 @@ def fp32_row_bytes_ref(bits, span, remap=(0, 0)):
     return hb, out.tobytes()
 
 
+@lru_cache(maxsize=4096)
+def whole_rows(row, k):
+    """The row spans of ``k`` whole Dst rows from ``row`` on (row numbers wrap at 1024),
+    one tuple kept per (row, k): :func:`dst16_spans` knows it by identity."""
+    return tuple(((row + r) & 0x3FF, 0, 16) for r in range(k))
+
+
 def dst16_spans(bits, spans, remap=False):
     """The 16-bit Dst datums of row ``spans`` ((row, first column, count) each, in order),
-    end to end (uint16; a view when there is one span)."""
+    end to end (uint16; a view when there is one span, or whole rows made by
+    :func:`whole_rows` that do not wrap, without ``remap``)."""
+    k = len(spans)
+    if k > 1 and not remap:
+        row = spans[0][0]
+        if row + k <= 1024 and spans is whole_rows(row, k):
+            return bits[row:row + k].reshape(-1)
     parts = [bits[adj16_row(row, remap), c0:c0 + n] for row, c0, n in spans]
     return parts[0] if len(parts) == 1 else np.concatenate(parts)
 
@@ -375,6 +423,7 @@ def _rows_fast_form(read_32b, repr_, mode, inter, late_inter, out_fmt):
 
 
 _BFP_B = (_F.Bfp8_b, _F.Bfp4_b, _F.Bfp2_b)  # (pack_tables.BFP_TAIL_FORMATS)
+_FIRST = (0,)  # the Dst read interfaces of a PACR that reads through the first one only
 #: _rows_fast_form's answer for BF16 from a 16-bit Dst packed as BFP8 / BFP4 / BFP2
 #: (bf16_rows_bfp: it writes both streams, so the caller runs it itself)
 _BF16_BFP = "bf16_rows_bfp"
@@ -530,9 +579,10 @@ class _Plan:
 
     __slots__ = ("base0", "xstride", "ystride", "zstride", "wstride", "in_code", "bpd", "xmask", "l1_source",
                  "hdr", "base1", "ystride1", "zstride1", "wstride1", "add_offset", "limit", "fifo",
-                 "no_compress", "out_code", "out_fmt", "exp_section", "acc", "fast")
+                 "no_compress", "out_code", "out_fmt", "exp_section", "acc", "fast", "nm")
 
     def __init__(self, g, nm, spec, i):
+        self.nm = nm  # the packer's _PackerFields
         self.base0 = g("PCK0_ADDR_BASE_REG_0_Base")
         self.xstride = g("PCK0_ADDR_CTRL_XY_REG_0_Xstride") & 0xF
         self.ystride = g("PCK0_ADDR_CTRL_XY_REG_0_Ystride")
@@ -578,7 +628,13 @@ class Packers(Unit):
         self.metadata_fifo = [deque() for _ in range(4)]
         self.l1_dest_addr_offset = [0, 0, 0, 0]
         self.exponent_histogram = np.zeros((4, 32), dtype=np.uint8)
-        self.exponent_histogram_max = np.zeros(4, dtype=np.uint32)
+        self._hist_max = np.zeros(4, dtype=np.uint32)
+        # per packer: value arrays (BF16 / FP32 high halves) whose largest exponent
+        # ExponentHistogramMaxExponent has yet to take (_histogram; read through
+        # exponent_histogram_max)
+        self._hist_pending = [[], [], [], []]
+        self.lazy_histogram = True  # (tests compare it with the eager form)
+        self._whats = {}  # (thread, packer) -> "tN PACR (packer i)" for messages
         #: ``Packers.SetRegBase[2]`` / ``Packers.SetRegHiScaler[4]`` (set via TDMA-RISC).
         self.set_reg_base = [0, 0]
         self.set_reg_hi_scaler = [0, 0, 0, 0]
@@ -601,6 +657,23 @@ class Packers(Unit):
 
     # -- sideband interface ------------------------------------------------------------
     @property
+    def exponent_histogram_max(self):
+        """``ExponentHistogramMaxExponent`` per packer (uint32[4]; read it here, after the
+        values still pending are taken in)."""
+        for i, pending in enumerate(self._hist_pending):
+            if pending:
+                self._take_pending_max(i)
+        return self._hist_max
+
+    def _take_pending_max(self, i):
+        pending = self._hist_pending[i]
+        v = pending[0] if len(pending) == 1 else np.concatenate(pending)
+        pending.clear()
+        top = int((v & 0x7F80).max()) >> 7
+        if top > self._hist_max[i]:
+            self._hist_max[i] = top
+
+    @property
     def exponent_histogram_max_exponent(self) -> int:
         """Packer 0's ``ExponentHistogramMaxExponent`` (SETDMAREG mode 9)."""
         return int(self.exponent_histogram_max[0])
@@ -612,7 +685,9 @@ class Packers(Unit):
     def clear_exponent_histograms(self) -> None:
         """ExponentHistogram.md ``Reset`` for every packer (what CLREXPHIST does)."""
         self.exponent_histogram[:] = 0
-        self.exponent_histogram_max[:] = 0
+        for pending in self._hist_pending:
+            pending.clear()
+        self._hist_max[:] = 0
 
     def reset_acc_tile_size(self, i: int) -> None:
         """``Packers[i].ResetAccTileSize()`` (SETDMAREG_Special.md mode 8)."""
@@ -746,26 +821,31 @@ class Packers(Unit):
         thread = t.index
         st = self.state[i]
         spec = cop.arch.packers
-        nm = self._fields_of(i)
-        p = g.__self__.derived(("pack_plan", i), nm.plan_names, lambda: _Plan(g, nm, spec, i))
-        what = f"t{thread} PACR (packer {i})"
+        p = g.__self__.get(("pack_plan", i))  # (the derived value, without a lambda per PACR)
+        if p is None:
+            nm = self._fields_of(i)
+            p = g.__self__.derived(("pack_plan", i), nm.plan_names, lambda: _Plan(g, nm, spec, i))
+        nm = p.nm
+        what = self._whats.get((thread, i))
+        if what is None:
+            what = self._whats[(thread, i)] = f"t{thread} PACR (packer {i})"
 
         # ---- input address generator (Packers/InputAddressGenerator.md) ----
-        adc = cop.adcs.channel(which_adc, PACKERS, 0)
+        adc, oadc = cop.adcs.adc[which_adc][PACKERS].channel  # channels 0 and 1
         addr = p.base0 + adc.X * p.xstride + adc.Y * p.ystride + adc.Z * p.zstride + adc.W * p.wstride
         in_code = p.in_code
         xmask = p.xmask
         if flush:
             n = 0
         else:
-            n = cop.adcs.channel(which_adc, PACKERS, 1).X - adc.X + 1
+            n = oadc.X - adc.X + 1
             if n < 0:
                 raise GuestFault(f"{what}: InputNumDatums = Channel[1].X - Channel[0].X + 1 is negative (it wraps "
                                  "around 2**32: billions of datums)")
-        interfaces = [k for k in range(spec.read_interfaces) if (intf >> k) & 1] if intf != 1 else [0]
+        interfaces = [k for k in range(spec.read_interfaces) if (intf >> k) & 1] if intf != 1 else _FIRST
         if zero_special:
-            interfaces = [0]
-            n = cop.adcs.channel(which_adc, PACKERS, 1).X + 1
+            interfaces = _FIRST
+            n = oadc.X + 1
         from_dst = not (zero_write or flush)
         if from_dst and p.l1_source:
             raise Unimplemented(f"{what}: packer 0 reading from L1 (Source_interface_selection = 1) is not "
@@ -776,7 +856,12 @@ class Packers(Unit):
             src_addr += g(nm.Offset) << 4
             src_addr &= 0x3FFF
         span = None
-        if from_dst and 0 < n and interfaces:
+        if from_dst and 0 < n and interfaces is _FIRST:  # (one interface: the form below, shorter)
+            if n <= 16 - (src_addr & 15):
+                span = ((src_addr >> 4, src_addr & 15, n),)
+            elif not (n | src_addr) & 15:
+                span = whole_rows(src_addr >> 4, n >> 4)
+        elif from_dst and 0 < n and interfaces:
             starts = [(src_addr + 16 * intf_rows * k) & 0x3FFF for k in interfaces]
             if n <= 16 and all((start & 15) + n <= 16 for start in starts):
                 # each interface's datums sit in one Dst row, in order: (row, first column, count)
@@ -796,7 +881,6 @@ class Packers(Unit):
         out_addr = g(nm.L1_Dest_addr) + p.hdr
         if i and (p0_initial >> 31) & 1:
             out_addr += p0_initial
-        oadc = cop.adcs.channel(which_adc, PACKERS, 1)
         yzw = p.base1 + oadc.Y * p.ystride1 + oadc.Z * p.zstride1 + oadc.W * p.wstride1
         out_addr += (yzw & ~0xF) >> spec.out_yzw_shift
         if p.add_offset:
@@ -825,7 +909,8 @@ class Packers(Unit):
             fast = p.fast
             if fast is None:
                 fast = p.fast = self._span_choice(i, g, in_code, out_fmt, what)
-            if not (fast and self._span_fast(t, i, g, st, fast, span, remap, out_fmt, acc, what)):
+            if not (fast and self._span_fast(t, i, g, st, fast, span, remap, out_fmt, acc, what,
+                                             n * len(interfaces))):
                 self._pipeline(t, i, g, bank, what, from_dst, None, in_code, out_fmt, acc, remap, span)
         elif dst_addrs.size:
             self._pipeline(t, i, g, bank, what, from_dst, dst_addrs, in_code, out_fmt, acc, remap)
@@ -857,12 +942,11 @@ class Packers(Unit):
         return (_rows_fast_form(read_32b, repr_, mode, inter, late_inter, out_fmt), read_32b, repr_, inter, mode,
                 late_inter)
 
-    def _span_fast(self, t, i, g, st, fast, span, remap, out_fmt, acc, what):
-        """The pipeline for Dst row ``span`` without the conversion chain (see
-        :meth:`_span_choice`): -> False when neither fast form applies."""
+    def _span_fast(self, t, i, g, st, fast, span, remap, out_fmt, acc, what, n):
+        """The pipeline for Dst row ``span`` (``n`` datums) without the conversion chain
+        (see :meth:`_span_choice`): -> False when neither fast form applies."""
         rows_form, read_32b, repr_, inter, mode, late_inter = fast
         if rows_form is _BF16_BFP:
-            n = sum(k for _, _, k in span)
             if n & 15 or (st.pending is not None and st.pending.size):
                 return False
             self._tpg_advance(i, g, n)
@@ -877,7 +961,7 @@ class Packers(Unit):
             if done is None:
                 return False
             out, data = done
-            self._tpg_advance(i, g, sum(k for _, _, k in span))
+            self._tpg_advance(i, g, n)
             self._histogram(i, inter, out, high=rows_form is not _fp16_rows_form)  # (FP16: the values)
             self._emit(t, i, st.data, data, out_fmt, acc, what)
             return True
@@ -1243,9 +1327,17 @@ class Packers(Unit):
         tv = self.cop.config.thread_values  # ThreadConfig[k].ENABLE_ACC_STATS_Enable for any thread k
         stats = tv[0]["ENABLE_ACC_STATS_Enable"] or tv[1]["ENABLE_ACC_STATS_Enable"] or tv[2]["ENABLE_ACC_STATS_Enable"]
         if high and not stats:  # the largest exponent only: max(v & 0x7F80) >> 7 is max((v >> 7) & 0xFF)
+            pending = self._hist_pending[i]
+            if self.lazy_histogram and v.flags.owndata:  # (an array no one writes again)
+                pending.append(v)
+                if len(pending) >= 64:
+                    self._take_pending_max(i)
+                return
+            if pending:
+                self._take_pending_max(i)
             top = int((v & 0x7F80).max()) >> 7
-            if top > self.exponent_histogram_max[i]:
-                self.exponent_histogram_max[i] = top
+            if top > self._hist_max[i]:
+                self._hist_max[i] = top
             return
         self._hist_exponents(i, (v >> 7) & 0xFF if high else _hist_exps_of(inter, v), stats)
 
@@ -1264,14 +1356,25 @@ class Packers(Unit):
     # -- output --------------------------------------------------------------------------
     def _emit(self, t, i, stream, data, out_fmt, acc, what, exp_stream=False):
         """Append bytes to a stream's buffer; write out every complete 16 bytes."""
-        stream.buf.extend(data if type(data) is bytes else np.asarray(data, dtype=np.uint8).tobytes())
+        if type(data) is not bytes:
+            data = np.asarray(data, dtype=np.uint8).tobytes()
+        if not stream.buf and not len(data) & 15:  # whole 16-byte units: no buffering
+            if data:
+                self._store(t, i, stream, out_fmt, acc, what, exp_stream, data)
+            return
+        stream.buf.extend(data)
         if len(stream.buf) >= 16:
             self._store(t, i, stream, out_fmt, acc, what, exp_stream)
 
-    def _store(self, t, i, stream, out_fmt, acc, what, exp_stream=False):
-        full = (len(stream.buf) // 16) * 16
-        chunk = stream.buf[:full]
-        del stream.buf[:full]
+    def _store(self, t, i, stream, out_fmt, acc, what, exp_stream=False, chunk=None):
+        """Write the stream's complete 16-byte units (or ``chunk``, whole units, with the
+        buffer empty) at its address."""
+        if chunk is None:
+            full = (len(stream.buf) // 16) * 16
+            chunk = stream.buf[:full]
+            del stream.buf[:full]
+        else:
+            full = len(chunk)
         addr = stream.byte_address
         if addr < 0 or addr + full > self.cop.arch.l1_size:
             raise GuestFault(f"{what}: writes L1 bytes {addr:#x}..{addr + full - 1:#x}, beyond L1 (there is no "

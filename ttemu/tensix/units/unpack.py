@@ -87,6 +87,7 @@ _F = DataFormat
 
 
 _LE_UINT = {1: np.dtype("u1"), 2: np.dtype("<u2"), 4: np.dtype("<u4")}  # L1 datums of 1, 2, 4 bytes
+_MASK19, _U16, _LO16 = np.uint32(0x7FFFF), np.uint32(16), np.uint32(0xFFFF)
 
 
 def src_rows(src):
@@ -173,6 +174,8 @@ class Unpackers(Unit):
         #: a waiting attempt's inputs (thread, unpacker, context, counters, Src bank) -> (its
         #: configuration view, its Wait), for attempts that issued no warning (_regular)
         self._waits = {}
+        #: whole output rows written as slices (_write_rows; tests compare both forms)
+        self.fast_rows = True
 
     # -- UNPACR: form dispatch --------------------------------------------------------
     @op
@@ -437,6 +440,10 @@ class Unpackers(Unit):
         # rows of whole-byte datums back to back without FIFO wrapping: datum k at
         # dat_u + k * ds_u (read as one slice below)
         contiguous = not fifo and not ds_u & 15 and row_stride_u == ds_u << row_shift
+        # whole rows of whole-byte datums RowStride apart (Tileize_mode), from a byte
+        # address, without FIFO wrapping: read as one strided view of L1 below
+        strided = (not contiguous and not fifo and not bfp and self.fast_rows and not (ds_u | dat_u | row_stride_u) & 15
+                   and n and not n & ((1 << row_shift) - 1))
 
         # An UNPACR that will wait for its Src bank (below) is retried until the bank is
         # handed back; each attempt does what it did (warnings, checks that stop the run)
@@ -446,9 +453,9 @@ class Unpackers(Unit):
         # below without making them (_span_bounds)
         bounds_only = waiting and not fifo
 
-        idx = None if (contiguous and not bfp) or bounds_only else np.arange(n, dtype=np.int64)
+        idx = None if (contiguous and not bfp) or bounds_only or strided else np.arange(n, dtype=np.int64)
         nrows = (n + (1 << row_shift) - 1) >> row_shift
-        if contiguous or bounds_only:
+        if contiguous or bounds_only or strided:
             pass
         elif fifo:
             starts = np.empty(nrows, dtype=np.int64)
@@ -458,7 +465,7 @@ class Unpackers(Unit):
                 a = wrap(a + row_stride_u)
         else:
             starts = dat_u + np.arange(nrows, dtype=np.int64) * row_stride_u
-        if not contiguous and not bounds_only:
+        if not contiguous and not bounds_only and not strided:
             addr_u = starts[idx >> row_shift] + (idx & ((1 << row_shift) - 1)) * ds_u if n else idx
 
         # Exponent addresses: +1/16 byte per datum, Wrap at each 16-byte boundary.
@@ -487,6 +494,8 @@ class Unpackers(Unit):
         # Read and convert.
         if n and contiguous:  # whole bytes one after the other: one slice of L1
             raw = self._read_l1_run(t, u, dat_u >> 4, n, bits, check_only=waiting)
+        elif strided and not waiting:
+            raw = self._read_l1_rows(t, u, dat_u >> 4, nrows, 1 << row_shift, row_stride_u >> 4, bits)
         elif bounds_only:
             lo_u, hi_u = _span_bounds(dat_u, n, row_shift, row_stride_u, ds_u)
             nbytes = max(bits // 8, 1)
@@ -528,7 +537,7 @@ class Unpackers(Unit):
         per = ups + 1
         if per == 1:
             slot_vals = values if values.dtype == np.uint32 else values.astype(np.uint32)
-            oaddr = out_addr + np.arange(n, dtype=np.int64)
+            oaddr = out_addr  # n slots from out_addr on (_write)
         else:
             slot = np.arange(n * per, dtype=np.int64)
             keep = (slot % per == 0) if interleave else np.ones(n * per, dtype=bool)
@@ -702,8 +711,24 @@ class Unpackers(Unit):
             return np.zeros(0, dtype=np.uint32)
         return np.frombuffer(self.cop.tile.l1, dtype=_LE_UINT[nbytes], count=n, offset=start).astype(np.uint32)
 
+    def _read_l1_rows(self, t, u, start, nrows, per_row, stride, bits):
+        """:meth:`_read_l1` of ``nrows`` rows of ``per_row`` whole-byte datums, row r from
+        byte ``start + r * stride`` (>= 0): one strided view of L1, read little-endian."""
+        nbytes = bits // 8
+        end = start + (nrows - 1) * stride + per_row * nbytes
+        self._check_l1(t, u, start, end, nbytes)
+        region = np.frombuffer(self.cop.tile.l1, dtype=np.uint8, count=end - start, offset=start)
+        rows = np.ndarray((nrows, per_row), dtype=_LE_UINT[nbytes], buffer=region, strides=(stride, nbytes))
+        return rows.reshape(-1).astype(np.uint32)
+
     def _write(self, t, u, oaddr, vals, to_dst, transpose, col_shift, out_fmt, src_row):
-        """The writes of the main loop of UNPACR_Regular.md into SrcB / SrcA / Dst."""
+        """The writes of the main loop of UNPACR_Regular.md into SrcB / SrcA / Dst: datum k
+        to output slot ``oaddr[k]``, or (``oaddr`` an int) to slot ``oaddr + k``."""
+        if type(oaddr) is int:
+            if self.fast_rows and not (oaddr | vals.size) & 15 and self._write_rows(
+                    t, u, oaddr >> 4, vals.reshape(-1, 16), to_dst, transpose, col_shift, out_fmt, src_row):
+                return
+            oaddr = oaddr + np.arange(vals.size, dtype=np.int64)
         cop = self.cop
         thread = t.index
         row = oaddr >> 4
@@ -746,6 +771,55 @@ class Unpackers(Unit):
             bits[adj + 8, col] = (vals & 0xFFFF).astype(np.uint16)
         else:
             bits[cop.dst.map16(adj16(row, remap[0]), write=True), col] = (vals & 0xFFFF).astype(np.uint16)
+
+    def _write_rows(self, t, u, row0, vals, to_dst, transpose, col_shift, out_fmt, src_row):
+        """:meth:`_write` of whole output rows ``row0``.. (``vals``: one row of 16 per
+        row) as slices of rows where they do not wrap: -> False (nothing written) where
+        this form does not apply (a column shift, a transposed or partly dropped or
+        wrapping block, a remapped or aliased Dst)."""
+        cop = self.cop
+        nrows = vals.shape[0]
+        if u == 1:
+            first = (row0 + src_row) & 0x3F
+            if first + nrows > 64:
+                return False
+            cop.src.data["B"][cop.src.unpack_bank["B"]][first:first + nrows] = vals & _MASK19
+            return True
+        if col_shift or row0 < 4:
+            return False
+        ovrd = cop.config.thread_get(t.index, "SRCA_SET_SetOvrdWithAddr")
+        row = row0 - 4
+        if not to_dst:
+            last = row + nrows - 1
+            if last >= (64 if ovrd else 16):
+                return False  # (undefined: the general form warns)
+            if not ovrd:
+                row += src_row
+            row &= 63
+            if row + nrows > 64:
+                return False
+            data = cop.src.data["A"][cop.src.unpack_bank["A"]]
+            if not transpose:
+                data[row:row + nrows] = vals & _MASK19
+                return True
+            if row & 15 or nrows & 15:
+                return False
+            # Haloize_mode: row r, column c of a face lands in row c, column r
+            data[row:row + nrows] = (vals & _MASK19).reshape(-1, 16, 16).transpose(0, 2, 1).reshape(-1, 16)
+            return True
+        if ovrd or (row & 0x3FF) + nrows > 1024 or self._dst_remap() != (0, 0):
+            return False
+        row &= 0x3FF
+        bits = cop.dst.bits
+        if unpack_writes_dst32(out_fmt):
+            adj = adj_rows(np.arange(row, row + nrows))
+            bits[adj] = vals >> _U16
+            bits[adj + 8] = vals & _LO16
+        else:
+            if cop.dst.aliased16:
+                return False
+            bits[row:row + nrows] = vals & _LO16
+        return True
 
     def _dst_remap(self):
         """(remap_addrs, swizzle_32b) of Config DEST_ACCESS_CFG: BlackholeA0 Dst.md's
