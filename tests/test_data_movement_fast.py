@@ -422,7 +422,7 @@ def _run_kernel(path, arch, fast):
         cop.math.move16_uses = MOVE16_TABLE_AFTER
     manifest_mod.load_into(man, tile)
     tile.release(man.release if man.release is not None else tile.default_release())
-    res = tile.run(max_steps=man.max_steps, until=[(a, v) for a, v, _ in man.until], idle_steps=man.idle_steps)
+    res = tile.run(max_steps=man.max_steps, until=list(man.until), idle_steps=man.idle_steps)
     return (res.outcome, res.steps, bytes(tile.l1), cop.dst.bits.tobytes(), cop.src.data["A"].tobytes(),
             cop.src.data["B"].tobytes(), cop.pack.exponent_histogram_max.tobytes(), _diag(tile),
             {k: (v.issued, v.held_steps) for k, v in enumerate(cop.threads)})
