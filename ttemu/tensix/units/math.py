@@ -54,6 +54,7 @@ from ..formats import layout as L
 from ..regs.dst import adj16, adj_rows
 from . import Unit, Wait, op
 from . import fpu_datapath as FD
+from . import math_batch
 from .fpu_fused import FusedMvmul
 from .fpu_native import MODULE as _NATIVE
 
@@ -187,8 +188,18 @@ class MatrixUnit(Unit):
         self._rm = (0, 0)
         self._rm_version = -1
         self._fused = FusedMvmul()  # holds the MVMULs waiting for the next access to Dst (_fused_mvmul)
+        self._batch_addr_mods = [None, None, None]  # per thread: (ThreadConfig version, slots) (math_batch)
         # the compiled datapath (fpu_native), or None: the pure-Python one (fpu_fused)
         self.native = _NATIVE
+
+    # -- runs executed together (math_batch.py) ----------------------------------------
+    def batch_runs(self, words, entries):
+        """Runs of a compiled expansion's steps this unit executes together (math_batch)."""
+        return math_batch.batch_runs(self, words, entries)
+
+    def run_batch(self, t, body, start, end):
+        """Execute steps ``start``.. of ``body`` together, as one at a time would; -> how many."""
+        return math_batch.run_batch(self, t, body, start, end)
 
     def _view(self, ti, mnemonic):
         """``(bank, style, use32, dst_base, fid_base)`` of thread ``ti``: its Config bank,
