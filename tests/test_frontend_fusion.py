@@ -1,7 +1,8 @@
 """Compiled expansions (ttemu/tensix/frontend/body.py) and the runs a unit executes
 together (the Matrix Unit's, ttemu/tensix/units/math_batch.py) against the reference
 form, the MOP and replay generators issuing one instruction at a time
-(``TensixThread.compile_expansions = False``): random Matrix Unit programs recorded into
+(``TensixThread.compile_expansions = False``, and a held instruction asked again on every
+pass, whatever its ``Wait.src_key``): random Matrix Unit programs recorded into
 the replay buffer and played back by MOPs (both templates, MopCfg and masks random) and
 by REPLAYs, with counters moving, Src banks flipping, FP16 / INT8 styles, remapped Dst
 (Blackhole) and SrcA rows past 63 taking the one-at-a-time paths inside runs; other
@@ -116,6 +117,8 @@ def _play(arch, seed, compiled, native, script_seed=None, tracer=False):
     cop.math.native = native
     for th in cop.threads:
         th.compile_expansions = compiled
+    if not compiled:  # the reference also asks a held instruction again whatever changed (Wait.src_key)
+        cop.src.ownership = object
     if tracer:
         tile.tracer = Tracer(io.StringIO(), tile, ("issue",))
     error = None

@@ -52,6 +52,9 @@ class TensixThread:
         # the epoch moves on (an instruction issues, a kick starts, a RISC-V semaphore
         # access), evaluating the gate again gives the same answer, so pump skips it
         self._gate_epoch = None
+        # a held instruction a unit refused with a Wait depending on Src ownership alone: that
+        # state (Wait.src_key); while ownership is the same, asking again gives the same Wait
+        self._src_key = None
         self.word = 0  # the word being executed (for bits the table does not decode)
         self.origin = None  # where it was pushed ('.ttinsn pc 0x...', 'mmio 0x...', 'mop'), for reports
         # Issue count just after this thread's latest STALLWAIT with block bit B8 (SFPU)
@@ -153,7 +156,9 @@ class TensixThread:
         gate holds one, the input runs dry or a re-entrant kick asks for another pass.
         Each further one is what the coprocessor's next pass (``kick``) would issue:
         another thread is given input only by a push (a push from inside a pump sets
-        ``cop._again``), and a held one is released only as an issue moves the epoch on.
+        ``cop._again``), and a held one is released only as an issue moves the epoch on
+        (one a unit holds until Src ownership changes, ``Wait.src_key``, only as that
+        changes: asking it again before would give the same Wait, so it is not asked).
 
         A MOP or REPLAY taken from the queue runs as its compiled expansion (``body.py``:
         the steps and their dispatch entries worked out once, the expanders' state
@@ -171,6 +176,8 @@ class TensixThread:
                 return False
         elif self._gate_epoch == cop.epoch:
             return False  # held at the gate, evaluated since anything last changed: it still holds
+        elif self._src_key is not None and self._src_key == cop.src.ownership():
+            return False  # held by its unit until Src ownership changes, which it has not
         moved = False
         replay = self.replay
         mop = self.mop
@@ -263,6 +270,7 @@ class TensixThread:
                         self._hold(item, (word, gate.hold_state(cop), None))
                         # a STREAMWAIT reads NoC overlay registers RISC-V cores write: always asked again
                         self._gate_epoch = cop.epoch if gate.opcode != "STREAMWAIT" else None
+                        self._src_key = None
                         return moved
                 if handler is None:
                     if spec.unit == "frontend":
@@ -300,12 +308,14 @@ class TensixThread:
                 if result is not None:
                     self._hold(item, (word, spec.unit, result.reason))
                     self._gate_epoch = None
+                    self._src_key = result.src_key
                     return moved
                 if self.held is not None:
                     self.held_steps += tile.steps - self.held_since
                     self.held = None
                     self._held_why = None
                     self._gate_epoch = None
+                    self._src_key = None
                 quiet_unit = spec.unit != "sync"
             else:  # a unit's batch (run_batch): that many instructions issued, none of the Sync Unit
                 spec = fence = None
@@ -358,12 +368,12 @@ class TensixThread:
                 if a.held is None:
                     if a.fed:
                         return True
-                elif a._gate_epoch != epoch:
+                elif a._gate_epoch != epoch and (a._src_key is None or a._src_key != cop.src.ownership()):
                     return True
                 if b.held is None:
                     if b.fed:
                         return True
-                elif b._gate_epoch != epoch:
+                elif b._gate_epoch != epoch and (b._src_key is None or b._src_key != cop.src.ownership()):
                     return True
                 # both with nothing to do stay so (only a push gives them work, and sets _again)
                 idle_others = a.held is None and b.held is None
@@ -376,7 +386,8 @@ class TensixThread:
         the same pump (kick's passes would skip the other threads in between): no trace is
         being written; no re-entrant kick or changed pass order is pending; each other
         thread has nothing to do or holds at its gate as evaluated since the epoch last
-        moved (the run changes no wait condition before its last instruction); this
+        moved, or in a unit until Src ownership changes (the run changes no wait condition
+        and no ownership before its last instruction); this
         thread's latched wait blocks none of them."""
         cop = self.cop
         if cop._again or (cop.prefer_after_release or 0) != cop.pass_start or cop.one_per_pass:
@@ -386,7 +397,7 @@ class TensixThread:
             if o.held is None:
                 if o.fed:
                     return False
-            elif o._gate_epoch != epoch:
+            elif o._gate_epoch != epoch and (o._src_key is None or o._src_key != cop.src.ownership()):
                 return False
         gate = self.gate
         if gate.opcode is not None:

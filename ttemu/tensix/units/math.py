@@ -316,7 +316,7 @@ class MatrixUnit(Unit):
         src = self.cop.src
         for w in which:
             if not src.owned_by(w, MATH):
-                return Wait(f"Src{w} bank {src.math_bank[w]} to be given to the Matrix Unit")
+                return Wait(f"Src{w} bank {src.math_bank[w]} to be given to the Matrix Unit", src.ownership())
         return None
 
     def _flip(self, ti, clear_dvalid):
