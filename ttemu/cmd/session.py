@@ -404,7 +404,7 @@ class Session:
                 "cores": {n: {"state": c.state, "pc": c.pc, "steps": c.steps, "symbol": c.symbol,
                               "waiting_on": c.waiting_on}
                           for n, c in result.cores.items() if c.state != "reset" or n in tile.images},
-                "blocked": result.blocked, "tensix": result.tensix, "dumps": dumped,
+                "blocked": result.blocked, "tensix": result.tensix, "kernels": _kernels(tile), "dumps": dumped,
                 "warning_count": len(tile.diagnostics.sites),
                 "warnings": tile.diagnostics.as_json(),
                 "expect": [{"name": n, "ok": c.ok, "mismatched": c.mismatched, "total": c.total,
@@ -453,3 +453,14 @@ class Session:
             trows = [(t, *vals.values()) for t, vals in result.tensix.items()]
             heads = ("thread",) + tuple(next(iter(result.tensix.values())).keys())
             print_table(heads, trows, self.out)
+
+
+def _kernels(tile):
+    """Which form of each compiled kernel ran (``--json``'s ``kernels``): ``compiled``, or
+    ``python`` when the extension is not built or ``TTEMU_NATIVE=off`` (the same results)."""
+    cop = tile._tensix
+    if cop is not None:
+        native = cop.math.native
+    else:
+        from ..tensix.units.fpu_native import MODULE as native
+    return {"matrix_unit": "python" if native is None else "compiled"}

@@ -283,8 +283,9 @@ class Coprocessor:
                     if t.held is None:
                         if not t.fed:
                             continue
-                    elif t._gate_epoch == self.epoch:
-                        live = True
+                    elif t._gate_epoch == self.epoch or (t._src_key is not None
+                                                         and t._src_key == self.src.ownership()):
+                        live = True  # (held: pump would find it still held)
                         continue
                     if t.pump():
                         moved = True
