@@ -240,7 +240,7 @@ class TensixThread:
                     word = next(mop.active, None)
                     if word is None:
                         mop.active = None
-                        item = self._next()
+                        continue  # (the queue's next word, as above: a MOP there runs compiled too)
                     else:
                         item = (word, "mop")
                         if replay.record_left or word >> 24 == REPLAY_OPCODE:
