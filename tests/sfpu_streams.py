@@ -35,6 +35,11 @@ WEIGHTS = {"SFPLOAD": 6, "SFPSTORE": 5, "SFPLOADI": 3, "SFPMAD": 8, "SFPADD": 3,
            "SFPDIVP2": 1, "SFPMOV": 2, "SFPSETCC": 3, "SFPENCC": 3, "SFPPUSHC": 1, "SFPPOPC": 1, "SFPCOMPC": 1,
            "SFPCAST": 1, "SFP_STOCH_RND": 1, "SFPLUT": 1, "SFPLUTFP32": 1, "SFPSWAP": 1, "SFPTRANSP": 1,
            "SFPSHFT2": 1, "SFPCONFIG": 1, "SFPGT": 1, "SFPLE": 1, "SFPMUL24": 1, "SFPARECIP": 1, "INCRWC": 4}
+#: the instructions the compiled form of runs covers (ttemu/tensix/units/sfpu/native.py)
+NATIVE_KINDS = frozenset({"SFPLOAD", "SFPSTORE", "SFPLOADI", "SFPMAD", "SFPADD", "SFPMUL", "SFPADDI", "SFPMULI",
+                          "SFPNOP", "SFPIADD", "SFPSETEXP", "SFPSETMAN", "SFPSETSGN", "SFPEXEXP", "SFPEXMAN", "SFPABS",
+                          "SFPAND", "SFPOR", "SFPXOR", "SFPNOT", "SFPLZ", "SFPSHFT", "SFPDIVP2", "SFPMOV", "SFPSETCC",
+                          "SFPENCC", "INCRWC"})
 #: SFPLOAD / SFPSTORE Mod0 values drawn (the table forms and others; 0: MOD0_FMT_SRCB)
 LS_MODES = (0, 1, 2, 3, 3, 3, 2, 2, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)
 

@@ -10,7 +10,8 @@ remap and swizzle), with other threads idle, holding at a SEMWAIT or given work 
 between (which stops runs), on Wormhole and Blackhole. Both forms must leave the same
 state: Dst, LRegs, lane flags and stack, LaneConfig, LoadMacroConfig, the PRNG, the
 counters, the cycle bookkeeping and the rules a later instruction may consult,
-warnings, every thread's statistics, held instructions and expander state."""
+warnings, every thread's statistics, held instructions and expander state. Runs here
+take the Python form; tests/test_sfpu_native.py compares the compiled form."""
 
 from __future__ import annotations
 
@@ -88,16 +89,18 @@ def _script(arch, rng, n_ops=8, body=None):
     return acts
 
 
-def play(arch, seed, form, body=None, lanes=True):
+def play(arch, seed, form, body=None, lanes=True, native=None):
     """Run seed's script in ``form``: "reference" (generators, one at a time), "single"
-    (compiled expansions, no runs), "batch" (runs executed together). -> (state, tile,
-    instructions executed in runs)."""
+    (compiled expansions, no runs), "batch" (runs executed together, by ``native``: the
+    compiled form, or None: the Python form). -> (state, tile, instructions executed in
+    runs)."""
     rng = np.random.default_rng(seed)
     tile = Tile(arch)
     SS.prepare(tile, rng, lanes=lanes)
     cop = tile.tensix
     u = cop.sfpu
     u.batching = form == "batch"
+    u.native = native
     for th in cop.threads:
         th.compile_expansions = form != "reference"
     counted = [0]

@@ -460,7 +460,9 @@ def _kernels(tile):
     ``python`` when the extension is not built or ``TTEMU_NATIVE=off`` (the same results)."""
     cop = tile._tensix
     if cop is not None:
-        native = cop.math.native
+        native, vector = cop.math.native, cop.sfpu.native
     else:
         from ..tensix.units.fpu_native import MODULE as native
-    return {"matrix_unit": "python" if native is None else "compiled"}
+        from ..tensix.units.sfpu.native import MODULE as vector
+    return {"matrix_unit": "python" if native is None else "compiled",
+            "vector_unit": "python" if vector is None else "compiled"}

@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import native as NV
 from .hazards import MAD_LATENCY, PRODUCERS, lreg_access, undetected_reads
 from .state import ALL_LANES
 
@@ -54,9 +55,12 @@ class Program:
     """A run's steps for one thread (see the module docstring): ``first`` / ``last`` the
     offsets of the first and last Vector Unit instruction (SFPNOP included); ``first_load``
     the first SFPLOAD's (None: none); ``calls`` the Python form, [(offset, function,
-    argument, word, origin)]."""
+    argument, word, origin)]; the compiled form (native.py), when every step has one:
+    ``ops`` (int32 [n, 8]), ``ls`` [(SFPLOAD / SFPSTORE Insn, store?)] the LS slots it
+    refers to, ``binding`` (the thread's fast-form context and the LS slots' tables in it,
+    or None where one takes its general path), ``rwc`` (int64 [6]: the counters)."""
 
-    __slots__ = ("first", "last", "first_load", "calls")
+    __slots__ = ("first", "last", "first_load", "calls", "ops", "ls", "binding", "rwc")
 
 
 def eligible(unit, mnemonic: str, ins) -> bool:
@@ -164,6 +168,8 @@ class BatchOps:
 
     #: take runs together (False: every instruction goes one at a time; tests compare)
     batching = True
+    #: the compiled form (native.MODULE, or None: the Python form; tests compare)
+    native = NV.MODULE
 
     def batch_runs(self, words, entries):
         """Runs of a compiled expansion's steps this unit executes together."""
@@ -188,7 +194,8 @@ class BatchOps:
             return 0
         issued0 = t.issued
         if prog.first is None:  # (INCRWCs only: a run's tail)
-            self._run_python(t, prog, issued0)
+            if prog.ops is None or not self._run_native(t, prog):
+                self._run_python(t, prog, issued0)
             return end - start
         # the cycle of the run's first Vector Unit instruction, as issue_word would find it
         u = ti
@@ -200,7 +207,8 @@ class BatchOps:
             return 0  # a rule from before the run concerns its first step: one at a time
         if prog.first_load is not None and self.cop.math.dst_log and not self._dst_quiet(t, issued0 + prog.first_load):
             return 0
-        self._run_python(t, prog, issued0)
+        if prog.ops is None or not self._run_native(t, prog):
+            self._run_python(t, prog, issued0)
         last = prog.last
         counts[u] = issued0 + last
         self.hz_now = cycle + (last - prog.first)
@@ -223,9 +231,12 @@ class BatchOps:
         """The Program of steps ``start`` .. ``end`` of ``body`` for thread ``t``."""
         prog = Program()
         calls = []
+        ops = [] if self.native is not None else None
+        ls = {}  # Insn -> (LS slot, store?)
         first = last = first_load = None
         for off, p in enumerate(range(start, end)):
             kind, what = _kind(self, body.entries[p])
+            op = None
             if kind == SFPU:
                 hit = what[t.index]
                 if hit is None:  # (MacroOps.issue_word builds it the same way)
@@ -236,15 +247,63 @@ class BatchOps:
                 calls.append((off, self._python_step(ins, hit), ins) + body.items[p])
                 if ins.mnemonic == "SFPLOAD" and first_load is None:
                     first_load = off
-            elif kind == RWC:
+                if ops is not None:
+                    op = NV.operation(self, ins, hit[1])
+                    if type(op) is tuple:  # an SFPLOAD / SFPSTORE: its LS slot
+                        slot = ls.setdefault(ins, (len(ls), op[1]))[0]
+                        op = [NV.OP_STORE if op[1] else NV.OP_LOAD, ins.vd, slot, 0, 0, 0, 0, 0]
+            elif kind == NOP:
+                op = [NV.OP_NOP, 0, 0, 0, 0, 0, 0, 0]
+            else:
                 calls.append((off, self._rwc_step(t), what) + body.items[p])
+                rwc_cr, rwc_d, rwc_b, rwc_a = what
+                op = [NV.OP_RWC, 0, rwc_cr, rwc_d, rwc_b, 0, rwc_a, 0]
+            if ops is not None:
+                if op is None or len(ls) > 16:
+                    ops = None
+                else:
+                    ops.append(op)
             if kind != RWC:
                 if first is None:
                     first = off
                 last = off
         prog.calls = calls
         prog.first, prog.last, prog.first_load = first, last, first_load
+        prog.ops = None if ops is None else np.array(ops, dtype=np.int32)
+        prog.ls = [(ins, store) for ins, (_, store) in sorted(ls.items(), key=lambda kv: kv[1][0])]
+        prog.binding = None
+        prog.rwc = np.zeros(6, dtype=np.int64)
         return prog
+
+    def _run_native(self, t, prog) -> bool:
+        """The run through the compiled form (native.py), when its SFPLOAD / SFPSTOREs take
+        their fast forms' table paths now (else False: nothing done)."""
+        ti = t.index
+        cop = self.cop
+        rwc = cop.rwcs.rwc[ti]
+        if rwc.ExtraAddrModBit:
+            return False  # (SFPLOAD / SFPSTORE would apply their AddrMod)
+        if prog.ls:
+            ctx = self.ls_context(ti)  # (rebuilt when its configuration changed)
+            binding = prog.binding
+            if binding is None or binding[0] is not ctx:
+                slots = tuple(NV.ls_slot(self, ins, store) for ins, store in prog.ls)
+                binding = prog.binding = (ctx, None if None in slots else slots)
+            slots = binding[1]
+            if slots is None:
+                return False
+            sp = (rwc.Sp + ctx.sp_base) & ctx.sp_mask
+        else:
+            slots, sp = (), 0
+        r = prog.rwc
+        r[0], r[1], r[2], r[3], r[4], r[5] = rwc.Dst, rwc.Dst_Cr, rwc.SrcA, rwc.SrcA_Cr, rwc.SrcB, rwc.SrcB_Cr
+        flags = np.array(self.flags, dtype=bool)
+        use = np.array(self.use_flags, dtype=bool)
+        self.native.run(prog.ops, self.lreg, flags, use, cop.dst.flat_bits, r, self.row_unmasked(), slots, sp)
+        self.flags, self.use_flags = flags, use
+        rwc.Dst, rwc.Dst_Cr, rwc.SrcA, rwc.SrcA_Cr, rwc.SrcB, rwc.SrcB_Cr = (int(r[0]), int(r[1]), int(r[2]),
+                                                                             int(r[3]), int(r[4]), int(r[5]))
+        return True
 
     def _python_step(self, ins, hit):
         """How step ``ins`` executes in a run: its issue slot's executor, or for a
