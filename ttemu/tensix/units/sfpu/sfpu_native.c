@@ -269,8 +269,10 @@ static int get_buf(PyObject *obj, Py_buffer *view, int writable, Py_ssize_t size
 }
 
 #define MAX_SLOTS 16
+#define DST_MASK (1024 * 16 - 1)
 
-/* one SFPLOAD / SFPSTORE's tables (batch.py LSBinding) */
+/* one SFPLOAD / SFPSTORE's tables (native.py ls_slot); its index tables address DstBits
+ * (uint16 [1024 * 16]): every index is masked to that range (they are in it) */
 typedef struct {
     Py_buffer table, high, low, open, keep;
     int has_low, has_keep, store;
@@ -313,16 +315,6 @@ static int get_slot(PyObject *t, ls_slot *s)
     s->has_keep = PyTuple_GET_ITEM(t, 6) != Py_None;
     if (s->has_keep && get_buf(PyTuple_GET_ITEM(t, 6), &s->keep, 0, 65536 * 2, "keep") < 0)
         goto f_open;
-    /* the index tables address DstBits: check them once per call */
-    const int64_t *h = (const int64_t *)s->high.buf;
-    const int64_t *l = s->has_low ? (const int64_t *)s->low.buf : NULL;
-    for (int i = 0; i < 1024 * LANES; ++i)
-        if ((uint64_t)h[i] >= 1024 * 16 || (l && (uint64_t)l[i] >= 1024 * 16)) {
-            PyErr_SetString(PyExc_ValueError, "LS slot: Dst index out of range");
-            if (s->has_keep)
-                PyBuffer_Release(&s->keep);
-            goto f_open;
-        }
     return 0;
 f_open:
     PyBuffer_Release(&s->open);
@@ -439,9 +431,9 @@ static PyObject *py_run(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
             const uint8_t *open = (const uint8_t *)s->open.buf;
             for (int l = 0; l < LANES; ++l)
                 if (open[l] && (!use[l] || flags[l])) {
-                    uint32_t v = table[dst[hi[l]]];
+                    uint32_t v = table[dst[hi[l] & DST_MASK]];
                     if (lo)
-                        v |= dst[lo[l]];
+                        v |= dst[lo[l] & DST_MASK];
                     L[vd][l] = v;
                 }
             break;
@@ -462,12 +454,12 @@ static PyObject *py_run(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
             }
             for (int l = 0; l < LANES; ++l) /* every high half, then every low half (lsfast.py) */
                 if (act[l])
-                    dst[hi[l]] = table[x[l] >> 16];
+                    dst[hi[l] & DST_MASK] = table[x[l] >> 16];
             if (lo)
                 for (int l = 0; l < LANES; ++l)
                     if (act[l]) {
                         uint16_t v = (uint16_t)x[l];
-                        dst[lo[l]] = keep ? (uint16_t)(v & keep[x[l] >> 16]) : v;
+                        dst[lo[l] & DST_MASK] = keep ? (uint16_t)(v & keep[x[l] >> 16]) : v;
                     }
             break;
         }
