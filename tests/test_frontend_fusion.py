@@ -6,7 +6,8 @@ pass, whatever its ``Wait.src_key``): random Matrix Unit programs recorded into
 the replay buffer and played back by MOPs (both templates, MopCfg and masks random) and
 by REPLAYs, with counters moving, Src banks flipping, FP16 / INT8 styles, remapped Dst
 (Blackhole) and SrcA rows past 63 taking the one-at-a-time paths inside runs; other
-threads idle, holding at a SEMWAIT, or given work in between (which stops runs); on
+ADDR_MOD slots and the Dst offset rewritten in between (SETC16); other threads idle,
+holding at a SEMWAIT, or given work in between (which stops runs); on
 Wormhole and Blackhole, with the compiled datapath and with the pure-Python one. Both
 forms must leave the same state: Dst, ZEROACC marks, the Dst write log (with issue
 counts), counters, Src ownership, warnings, every thread's statistics, held
@@ -96,6 +97,11 @@ def _script(arch, rng, n_ops=12):
                 acts.append(("push", 2, MS.program(arch, rng, 1, kinds=("MVMUL",), flips=False)[0], True))
             else:
                 acts.append(("push", 0, t.encode("SETDVALID", setvalid=int(rng.integers(1, 4))), True))
+        elif r < 0.95:  # a ThreadConfig word of an ADDR_MOD slot, or the Dst offset, rewritten (SETC16)
+            acts.append(("setc16", 1, str(rng.choice(["ADDR_MOD_AB_SEC1_SrcAIncr", "ADDR_MOD_DST_SEC2_DestIncr",
+                                                      "ADDR_MOD_AB_SEC3_SrcBIncr",
+                                                      "DEST_TARGET_REG_CFG_MATH_Offset"])),
+                         int(rng.integers(0, 1 << 16))))
         else:
             acts.append(("kick",))
         if others < 0.3 and rng.random() < 0.15:  # release thread 2 now and then
@@ -128,6 +134,11 @@ def _play(arch, seed, compiled, native, script_seed=None, tracer=False):
                 cop.kick()
             elif act[0] == "cfg":
                 cop.threads[act[1]].mop.cfg[:] = act[2]
+            elif act[0] == "setc16":
+                index = cop.config.thread_fields[act[2]][0]
+                w = get_table(arch).encode("SETC16", setc16_reg=index, setc16_value=act[3])
+                cop.threads[act[1]].push(w, "test", after_mop=False)
+                cop.kick()
             else:
                 _, ti, w, after = act
                 th = cop.threads[ti]
@@ -215,3 +226,45 @@ def test_no_expansion_is_compiled_while_tracing():
 
 def test_reference_form_is_the_class_default_switch():
     assert TensixThread.compile_expansions is True
+
+
+def test_held_step_starts_a_run():
+    """A MOP whose first MVMUL waits for the Src banks (not yet handed to the Matrix
+    Unit), released by another thread's SETDVALID: the held MVMUL and the rest of the
+    expansion go to the unit in one run, with the reference's result and statistics."""
+    arch = "wormhole_b0"
+    t = get_table(arch)
+    out = []
+    for compiled in (True, False):
+        rng = np.random.default_rng(4)
+        tile = Tile(arch)
+        MS.prepare(tile, rng, fmt=MS.FMT_BF16, fp32=True)
+        cop = tile.tensix
+        if not compiled:
+            cop.src.ownership = object
+        for w in "AB":  # the Matrix Unit's banks go back to the unpackers
+            cop.src.allowed[w] = ["unpack", "unpack"]
+        th = cop.threads[1]
+        th.compile_expansions = compiled
+        n = [0]
+        real = cop.math.run_batch
+
+        def counted(*a, real=real, n=n):
+            k = real(*a)
+            n[0] += k
+            return k
+
+        cop.math.run_batch = counted
+        mv = [t.encode("MVMUL", dst=8 * (q % 8), addr_mode=0, instr_mod19=0, clear_dvalid=0) for q in range(8)]
+        nop = t.encode("NOP")
+        th.mop.cfg[:] = [1, 4, nop, nop, nop, mv[0], mv[1], mv[2], mv[3]]
+        th.push(t.encode("MOP", mop_type=1), "test", after_mop=False)
+        cop.kick()
+        assert th.held is not None and th.issued == 0
+        tile.steps += 5
+        cop.threads[0].push(t.encode("SETDVALID", setvalid=3), "test", after_mop=True)
+        cop.kick()
+        out.append((n[0], cop.dst.bits.copy(), th.issued, th.held_steps, th.held, MS.state(tile)["log"]))
+    (n_c, dst_c, *rest_c), (n_r, dst_r, *rest_r) = out
+    assert n_r == 0 and n_c == 8 and rest_c == rest_r
+    np.testing.assert_array_equal(dst_c, dst_r)

@@ -202,19 +202,37 @@ class TensixThread:
                             count = batch[0].run_batch(self, run, pos, batch[1])
                         if count:
                             item = run.items[pos + count - 1]
-                            pos += count
+                            self._step_to(run, pos + count, cur)
                         else:
                             item = run.items[pos]
                             entry = run.entries[pos]
-                            pos += 1
-                        self._pos = pos
-                        if cur is not None:
-                            cur.i = run.mop_i[pos]
-                        replay.play_left = run.play_left[pos]
-                        replay.play_index = run.play_index[pos]
+                            self._step_to(run, pos + 1, cur)
                         moved = True
                     else:
                         self._run = self._cursor = None
+            elif self._run is not None and item is self.held:
+                # a held step of the compiled expansion may start a run of the unit's (the
+                # expanders are where they were when it was taken)
+                run = self._run
+                pos = self._pos - 1
+                cur = self._cursor
+                batch = run.batch[pos] if pos >= 0 else None
+                if (batch is not None and run.items[pos] is item and tile.tracer is None and mop.active is cur
+                        and (cur is None or cur.i == run.mop_i[pos + 1])
+                        and replay.play_left == run.play_left[pos + 1] and replay.play_index == run.play_index[pos + 1]
+                        and self._may_batch(batch[2])):
+                    cop.issuing = self
+                    epoch = cop.epoch
+                    count = batch[0].run_batch(self, run, pos, batch[1])
+                    if count:
+                        self.held_steps += tile.steps - self.held_since
+                        self.held = None
+                        self._held_why = None
+                        self._gate_epoch = None
+                        self._src_key = None
+                        item = run.items[pos + count - 1]
+                        self._step_to(run, pos + count, cur)
+                        moved = True
             if item is None:
                 # what _next() returns (the general form, which traces), without its calls
                 if tile.tracer is not None:
@@ -379,6 +397,16 @@ class TensixThread:
                 idle_others = a.held is None and b.held is None
             cop.prefer_after_release = None  # (read and forgotten by every pass)
             item = None
+
+    def _step_to(self, run, pos, cur):
+        """The compiled expansion ``run`` is at step ``pos``: the expanders as the
+        generators would be there (``cur``: the MOP word stream, or None)."""
+        self._pos = pos
+        if cur is not None:
+            cur.i = run.mop_i[pos]
+        replay = self.replay
+        replay.play_left = run.play_left[pos]
+        replay.play_index = run.play_index[pos]
 
     def _may_batch(self, specs) -> bool:
         """May a unit execute a run of instructions (of ``specs``) together now? Issued one

@@ -188,7 +188,6 @@ class MatrixUnit(Unit):
         self._rm = (0, 0)
         self._rm_version = -1
         self._fused = FusedMvmul()  # holds the MVMULs waiting for the next access to Dst (_fused_mvmul)
-        self._batch_addr_mods = [None, None, None]  # per thread: (ThreadConfig version, slots) (math_batch)
         # the compiled datapath (fpu_native), or None: the pure-Python one (fpu_fused)
         self.native = _NATIVE
 

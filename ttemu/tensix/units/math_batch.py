@@ -126,20 +126,27 @@ def run_batch(unit, t, body, start, end):
 
 
 def _addr_mods(unit, ti):
-    """The thread's ADDR_MOD slots as ApplyAddrMod reads them (and ADDR_MOD_SET_Base),
-    kept per ThreadConfig version (a plan depends on them, not on the other fields: the
-    Dst offset a kernel moves per tile is in the view)."""
+    """The thread's ADDR_MOD slots as ApplyAddrMod reads them (and ADDR_MOD_SET_Base), kept
+    until a ThreadConfig word holding one of them is written (a plan depends on them, not
+    on the other fields: the Dst offset a kernel moves per tile is in the view)."""
     cop = unit.cop
-    version = cop.config.thread_version
-    kept = unit._batch_addr_mods[ti]
-    if kept is not None and kept[0] == version:
-        return kept[1]
-    rwcs = cop.rwcs
-    slots = tuple(rwcs.slot_fields(ti, i) for i in range(8))
-    if "ADDR_MOD_SET_Base" in cop.config.thread_fields:
-        slots += (cop.config.thread_values[ti]["ADDR_MOD_SET_Base"],)
-    unit._batch_addr_mods[ti] = (version, slots)
+    values = cop.config.thread_values[ti]
+    slots = values.get(_ADDR_MODS_KEY)
+    if slots is None:
+        rwcs = cop.rwcs
+        slots = tuple(rwcs.slot_fields(ti, i) for i in range(8))
+        names = [f"ADDR_MOD_{kind}_SEC{i}_{f}" for i in range(8) for kind, f in _SLOT_FIELDS]
+        if "ADDR_MOD_SET_Base" in cop.config.thread_fields:
+            slots += (values["ADDR_MOD_SET_Base"],)
+            names.append("ADDR_MOD_SET_Base")
+        values.keep(_ADDR_MODS_KEY, slots, names)
     return slots
+
+
+_ADDR_MODS_KEY = ("math_batch", "addr_mods")
+_SLOT_FIELDS = [("AB", f) for f in ("SrcAClear", "SrcACR", "SrcAIncr", "SrcBClear", "SrcBCR", "SrcBIncr")] + [
+    ("DST", f) for f in ("DestClear", "DestCToCR", "DestCR", "DestIncr", "FidelityClear", "FidelityIncr")] + [
+    ("BIAS", f) for f in ("BiasClear", "BiasIncr")]
 
 
 def _queue(unit, plan, a_bank, b_bank):
