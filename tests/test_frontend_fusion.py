@@ -115,21 +115,12 @@ def _lo(arch):
     return "zmask_lo16_or_loop_count" if arch == "blackhole" else "zmask_lo16"
 
 
-def _play(arch, seed, compiled, native, script_seed=None, tracer=False):
-    rng = np.random.default_rng(seed)
-    tile = Tile(arch)
-    MS.prepare(tile, rng)
-    cop = tile.tensix
-    cop.math.native = native
-    for th in cop.threads:
-        th.compile_expansions = compiled
-    if not compiled:  # the reference also asks a held instruction again whatever changed (Wait.src_key)
-        cop.src.ownership = object
-    if tracer:
-        tile.tracer = Tracer(io.StringIO(), tile, ("issue",))
-    error = None
+def play_acts(cop, arch, acts):
+    """Play a script's actions on ``cop`` (``("kick",)``, ``("cfg", thread, MopCfg)``,
+    ``("setc16", thread, field, value)``, ``("push", thread, word, after_mop)``), then
+    kick it. -> the error that stopped it (the same stop in every form), or None."""
     try:
-        for act in _script(arch, np.random.default_rng(seed + 1 if script_seed is None else script_seed)):
+        for act in acts:
             if act[0] == "kick":
                 cop.kick()
             elif act[0] == "cfg":
@@ -147,12 +138,28 @@ def _play(arch, seed, compiled, native, script_seed=None, tracer=False):
                         break
                     cop.kick()
                 else:
-                    break  # (stuck: both forms stop at the same place)
+                    break  # (stuck: every form stops at the same place)
                 if ti != 1 or w >> 24 not in (0x01, 0x04, 0x03):  # (a MOP, a REPLAY: sometimes queued a while)
                     cop.kick()
         cop.kick()
-    except TtemuError as e:  # (the same stop in both forms)
-        error = f"{type(e).__name__}: {e}"
+    except TtemuError as e:
+        return f"{type(e).__name__}: {e}"
+    return None
+
+
+def _play(arch, seed, compiled, native, script_seed=None, tracer=False):
+    rng = np.random.default_rng(seed)
+    tile = Tile(arch)
+    MS.prepare(tile, rng)
+    cop = tile.tensix
+    cop.math.native = native
+    for th in cop.threads:
+        th.compile_expansions = compiled
+    if not compiled:  # the reference also asks a held instruction again whatever changed (Wait.src_key)
+        cop.src.ownership = object
+    if tracer:
+        tile.tracer = Tracer(io.StringIO(), tile, ("issue",))
+    error = play_acts(cop, arch, _script(arch, np.random.default_rng(seed + 1 if script_seed is None else script_seed)))
     out = MS.state(tile)
     out["error"] = error
     out["frontend"] = [_frontend(th) for th in cop.threads]

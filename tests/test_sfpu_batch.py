@@ -21,9 +21,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import sfpu_streams as SS
-from test_frontend_fusion import _frontend
+from test_frontend_fusion import _frontend, play_acts
 from ttemu import Tile
-from ttemu.errors import TtemuError
 from ttemu.isa.table import get_table
 from ttemu.tensix.units.sfpu import VectorUnit
 
@@ -112,27 +111,7 @@ def play(arch, seed, form, body=None, lanes=True, native=None):
         return n
 
     u.run_batch = run_batch
-    error = None
-    try:
-        for act in _script(arch, np.random.default_rng(seed + 1), body=body(arch, rng) if body else None):
-            if act[0] == "kick":
-                cop.kick()
-            elif act[0] == "cfg":
-                cop.threads[act[1]].mop.cfg[:] = act[2]
-            else:
-                _, ti, w, after = act
-                th = cop.threads[ti]
-                for _ in range(3):
-                    if th.push(w, "test", after_mop=after):
-                        break
-                    cop.kick()
-                else:
-                    break
-                if ti != 1 or w >> 24 not in (0x01, 0x04, 0x03):
-                    cop.kick()
-        cop.kick()
-    except TtemuError as e:  # (the same stop in every form)
-        error = f"{type(e).__name__}: {e}"
+    error = play_acts(cop, arch, _script(arch, np.random.default_rng(seed + 1), body=body(arch, rng) if body else None))
     out = SS.state(tile)
     out["error"] = error
     out["frontend"] = [_frontend(th) for th in cop.threads]
