@@ -180,3 +180,13 @@ def test_kernels_say_which_form_ran(name):
     assert got.pop("kernels")["vector_unit"] == "compiled"
     assert want.pop("kernels")["vector_unit"] == "python"
     assert got == want
+
+
+def test_built_finds_what_load_gives():
+    """fpu_native.built (what ``--json``'s ``kernels`` says for a run that made no
+    coprocessor) agrees with load, without importing the Vector Unit's package."""
+    from ttemu.tensix.units import fpu_native
+
+    assert fpu_native.built("_sfpu_native", "sfpu") == (NATIVE is not None)
+    assert fpu_native.built("_fpu_native") == (fpu_native.MODULE is not None)
+    assert not fpu_native.built("_no_such_extension")

@@ -460,9 +460,9 @@ def _kernels(tile):
     ``python`` when the extension is not built or ``TTEMU_NATIVE=off`` (the same results)."""
     cop = tile._tensix
     if cop is not None:
-        native, vector = cop.math.native, cop.sfpu.native
-    else:
-        from ..tensix.units.fpu_native import MODULE as native
-        from ..tensix.units.sfpu.native import MODULE as vector
-    return {"matrix_unit": "python" if native is None else "compiled",
-            "vector_unit": "python" if vector is None else "compiled"}
+        native, vector = cop.math.native is not None, cop.sfpu.native is not None
+    else:  # (no coprocessor made: what it would take, without importing the units)
+        from ..tensix.units import fpu_native
+
+        native, vector = fpu_native.MODULE is not None, fpu_native.built("_sfpu_native", "sfpu")
+    return {"matrix_unit": "compiled" if native else "python", "vector_unit": "compiled" if vector else "python"}

@@ -55,6 +55,7 @@ from ..regs.dst import adj16, adj_rows
 from . import Unit, Wait, op
 from . import fpu_datapath as FD
 from . import math_batch
+from .fpu_datapath import BF16, FP16, INT8, TF32
 from .fpu_fused import FusedMvmul
 from .fpu_native import MODULE as _NATIVE
 
@@ -76,8 +77,7 @@ _MASK19 = U32(0x7FFFF)
 MATH = "math"
 UNPACK = "unpack"
 
-# SrcAStyle values (MVMUL.md "Determine the data formats").
-BF16, FP16, TF32, INT8 = "BF16", "FP16", "TF32", "INT8"
+# SrcAStyle values (MVMUL.md "Determine the data formats"): BF16, FP16, TF32, INT8 (fpu_datapath.py)
 # GMPOOL DstStyle adds INT32.
 INT32 = "INT32"
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...errors import TtemuError
+from .fpu_datapath import BF16, TF32
 
 _MM = {"MVMUL": 8, "DOTPV": 8, "GAPOOL": 4}  # mnemonic -> NumRows
 _ELW = {"ELWADD": 0, "ELWSUB": 1, "ELWMUL": 2}  # mnemonic -> fpu_native's ELW kind
@@ -176,8 +177,6 @@ def _queue(unit, plan, a_bank, b_bank):
 def _plan(unit, t, body, start, end):
     """Walk the run from the thread's current state (nothing changed: the counters are
     stepped on a copy)."""
-    from .math import BF16, TF32  # (math imports this module)
-
     cop = unit.cop
     rwcs = cop.rwcs
     ti = t.index
