@@ -14,10 +14,11 @@ the fast forms' context when the run starts (:func:`ls_slot`).
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from ..fpu_native import load
-from .blackhole import BlackholeOps
 from .insn import sext
 from .loadstore import LOADI_CONSTANT, LoadStoreOps, loadi_value
 from .mad import MadOps
@@ -36,8 +37,17 @@ _SIMPLE = {m: (getattr(SimpleOps, "x_" + m), op) for m, op in (
     ("SFPEXEXP", OP_EXEXP), ("SFPEXMAN", OP_EXMAN), ("SFPABS", OP_ABS), ("SFPNOT", OP_NOT), ("SFPAND", OP_AND),
     ("SFPOR", OP_OR), ("SFPXOR", OP_XOR), ("SFPDIVP2", OP_DIVP2), ("SFPSETCC", OP_SETCC), ("SFPENCC", OP_ENCC),
     ("SFPMOV", OP_MOV), ("SFPLZ", OP_LZ), ("SFPSHFT", OP_SHFT))}
-_BH_SIMPLE = {"SFPAND": (BlackholeOps.bh_SFPAND, OP_AND), "SFPOR": (BlackholeOps.bh_SFPOR, OP_OR),
-              "SFPSHFT": (BlackholeOps.bh_SFPSHFT, OP_SHFT)}
+
+
+@functools.cache
+def _blackhole():
+    """Blackhole's executors (:class:`.blackhole.BlackholeOps`) and mnemonic -> (the method
+    the C form repeats, its operation) for its own simple instructions; imported only for
+    a Blackhole tile's unit (a Wormhole tile never imports that module)."""
+    from .blackhole import BlackholeOps
+
+    return BlackholeOps, {"SFPAND": (BlackholeOps.bh_SFPAND, OP_AND), "SFPOR": (BlackholeOps.bh_SFPOR, OP_OR),
+                          "SFPSHFT": (BlackholeOps.bh_SFPSHFT, OP_SHFT)}
 
 
 def _rec(op, vd=0, a=0, b=0, c=0, mod=0, imm=0, arg=0):
@@ -64,7 +74,7 @@ def operation(unit, ins, run):
             return None  # (what the MAD runners compute: no indirect operand, VD < 8)
         if fn is getattr(MadOps, "x_" + m):
             bh, neg = 0, 0  # (Wormhole: Mod1 bits 0, 1 unused)
-        elif fn is getattr(BlackholeOps, "bh_" + m):
+        elif hasattr(unit, "bh_" + m) and fn is getattr(_blackhole()[0], "bh_" + m):
             bh, neg = 1, mod & 3
         else:
             return None
@@ -83,7 +93,7 @@ def operation(unit, ins, run):
         if mod in (8, 10):
             return _rec(OP_LOADI, vd, mod=1 if mod == 8 else 2, imm=imm & 0xFFFF)
         return None  # (an undefined mode: the executor warns)
-    hit = _BH_SIMPLE.get(m)
+    hit = _blackhole()[1].get(m) if hasattr(unit, "bh_" + m) else None
     bh = hit is not None and fn is hit[0]
     if not bh:
         hit = _SIMPLE.get(m)
