@@ -519,6 +519,9 @@ def _precompile(checkout, python=sys.executable, env=None):
     again, about 70 ms that a user's second run does not pay."""
     subprocess.run([python, "-m", "compileall", "-q", str(checkout / "ttemu")], env=env,
                    stdout=subprocess.DEVNULL, check=False)
+    if env is not None and "PYTHONPYCACHEPREFIX" in env:  # (and what a run imports, into the prefix)
+        subprocess.run([python, "-c", "import numpy, ttemu.cmd.cli, ttemu.tensix.coprocessor"], env=env,
+                       cwd=str(checkout), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
 
 
 def main(argv=None):
@@ -551,8 +554,12 @@ def main(argv=None):
     if args.baseline:
         env = {**os.environ, "PYTHONPATH": os.path.abspath(args.baseline)}
         # the other checkout's bytecode in a directory of this run's own (a shared one can be
-        # emptied by another run: every timed process would then compile every module)
+        # emptied by another run: every timed process would then compile every module); the
+        # prefix holds every module's bytecode, numpy's and the standard library's too: let
+        # its processes write what is missing there (else each would compile numpy again,
+        # ~1 s that the other side does not pay)
         env["PYTHONPYCACHEPREFIX"] = tempfile.mkdtemp(prefix="ttemu-bench-baseline-pyc-")
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
         baseline = (args.baseline_python, os.path.abspath(args.baseline), env)
         _precompile(pathlib.Path(args.baseline), args.baseline_python, env)
     if args.scale:

@@ -225,3 +225,20 @@ def test_deferred_elw_matches_one_by_one(seed, count, blocks, use32, consecutive
             queued.flush(bits)
     queued.flush(bits)
     np.testing.assert_array_equal(bits, want)
+
+
+def test_deferred_four_rows_at_the_end_of_dst32():
+    """A GAPOOL-sized block (4 rows) in the upper half of Dst32's last group of 8 rows
+    (Dst32 row 508: DstBits rows 1012..1015 and 1020..1023) ends 12 rows past its first:
+    the deferred run takes it row by row, as dot_accumulate does (it once sliced 16 rows
+    past it and stopped the run)."""
+    rng = np.random.default_rng(5)
+    bits = _mix(rng, (1024, 16), 1 << 16, np.array([0, 0x8000, 0x3F80]), np.uint16)
+    a = _mix(rng, (16, 16), 1 << 19, SRC_SPECIAL, np.uint32)
+    b = _mix(rng, (4, 16), 1 << 19, SRC_SPECIAL, np.uint32)
+    r = ((508 & 0x1F8) << 1) | (508 & 0x207)
+    assert r == 1012
+    want = bits.copy()
+    FusedMvmul().dot_accumulate(a, b, True, 0, want[r:r + 4], want[r + 8:r + 12])
+    FusedMvmul().run([(a, b, True, 0, r, True)], bits)
+    np.testing.assert_array_equal(bits, want)

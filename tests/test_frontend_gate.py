@@ -159,3 +159,29 @@ def test_held_reason_words_the_state_at_the_hold():
     assert t1.held_reason == ("held at SEMWAIT sem1 STALL_ON_ZERO (value 0, max 2): "
                               f"{WH.disasm(t1.held[0])} waits")
     assert "ttsempost" in t1.held_reason
+
+
+def test_busy_conditions_ask_only_units_that_can_be_busy():
+    """Coprocessor.condition / any_unit_busy skip units that answer busy as Unit does
+    (always False, doing nothing): the answers are those of asking every unit, with the
+    Vector Unit busy while an SFPLOADMACRO's scheduled work is outstanding (STALLWAIT C14
+    holds) and not after."""
+    from test_unit_sfpu_macro import loadmacro, mad_store_setup, nop
+    from test_unit_sfpu import setup as sfpu_setup
+
+    tile, issue, u = sfpu_setup()
+    cop = tile.tensix
+    mad_store_setup(tile, issue, mad_delay=0, store_delay=3, delay_kind=0b1000)
+    loadmacro(issue, 0, vd=1)
+
+    def every(thread, name=None):
+        return any(v.busy(thread) for v in cop.units if name is None or v.name == name)
+
+    for thread in range(3):
+        for name in sorted({v.name for v in cop.units}):
+            assert cop.condition(thread, "busy", name) == every(thread, name), (thread, name)
+        assert cop.any_unit_busy(thread) == every(thread)
+    assert cop.condition(0, "busy", "sfpu") and not cop.condition(1, "busy", "sfpu")
+    assert not cop.condition(0, "busy", "math")
+    nop(issue, 3)
+    assert not cop.condition(0, "busy", "sfpu") and not cop.any_unit_busy(0)

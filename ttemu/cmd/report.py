@@ -59,7 +59,7 @@ def print_summary(session, tile, result, dumped, checks=(), exit_code=None, orac
             "cores": {n: {"state": c.state, "pc": c.pc, "steps": c.steps, "symbol": c.symbol,
                           "waiting_on": c.waiting_on}
                       for n, c in result.cores.items() if c.state != "reset" or n in tile.images},
-            "blocked": result.blocked, "tensix": result.tensix, "dumps": dumped,
+            "blocked": result.blocked, "tensix": result.tensix, "kernels": _kernels(tile), "dumps": dumped,
             "warning_count": len(tile.diagnostics.sites),
             "warnings": tile.diagnostics.as_json(),
             "expect": [{"name": n, "ok": c.ok, "mismatched": c.mismatched, "total": c.total,
@@ -117,3 +117,16 @@ def print_summary(session, tile, result, dumped, checks=(), exit_code=None, orac
         trows = [(t, *vals.values()) for t, vals in result.tensix.items()]
         heads = ("thread",) + tuple(next(iter(result.tensix.values())).keys())
         print_table(heads, trows, out)
+
+
+def _kernels(tile):
+    """Which form of each compiled kernel ran (``--json``'s ``kernels``): ``compiled``, or
+    ``python`` when the extension is not built or ``TTEMU_NATIVE=off`` (the same results)."""
+    cop = tile._tensix
+    if cop is not None:
+        native, vector = cop.math.native is not None, cop.sfpu.native is not None
+    else:  # (no coprocessor made: what it would take, without importing the units)
+        from ..tensix.units import fpu_native
+
+        native, vector = fpu_native.MODULE is not None, fpu_native.built("_sfpu_native", "sfpu")
+    return {"matrix_unit": "compiled" if native else "python", "vector_unit": "compiled" if vector else "python"}

@@ -25,6 +25,7 @@ from .regs.gpr import GPRs
 from .regs.rwc import RWCs
 from .regs.src import SrcState
 from .units.cfg import ConfigUnit
+from .units import Unit
 from .units.math import MatrixUnit
 from .units.misc import MiscUnit
 from .units.mover import Mover, TdmaRisc
@@ -134,7 +135,8 @@ class Coprocessor:
         # TensixThread.pump): a thread held at its wait gate is evaluated again only after
         # it moved
         self.epoch = 0
-        self._by_name = None  # unit name -> units (see _units_named)
+        self._by_name = None  # unit name -> units that can be busy (see _units_named)
+        self._busy_units = None  # the units that can be busy (see any_unit_busy)
         self.debug_port = TensixDebugPort(self)  # the debug registers' view (debug_port.py)
 
     def undefined(self, key: str, text: str) -> None:
@@ -291,8 +293,9 @@ class Coprocessor:
                     if t.held is None:
                         if not t.fed:
                             continue
-                    elif t._gate_epoch == self.epoch:
-                        live = True
+                    elif t._gate_epoch == self.epoch or (t._src_key is not None
+                                                         and t._src_key == self.src.ownership()):
+                        live = True  # (held: pump would find it still held)
                         continue
                     if t.pump():
                         moved = True
@@ -365,12 +368,16 @@ class Coprocessor:
         raise ValueError(kind)
 
     def _units_named(self, name):
-        """The backend units named ``name``, in ``self.units`` order."""
+        """The backend units named ``name`` that can be busy (that answer ``busy`` other than
+        as :class:`~.units.Unit` does, always False without doing anything), in
+        ``self.units`` order."""
         by_name = self._by_name
         if by_name is None:
             by_name = self._by_name = {}
             for u in self.units:
-                by_name.setdefault(u.name, []).append(u)
+                units = by_name.setdefault(u.name, [])
+                if type(u).busy is not Unit.busy:
+                    units.append(u)
         return by_name.get(name, ())
 
     def stream_reg(self, thread, stream_select, index) -> int:
@@ -387,7 +394,13 @@ class Coprocessor:
         return entry[1].read(None, addr, 4)
 
     def any_unit_busy(self, thread) -> bool:
-        return any(u.busy(thread) for u in self.units)
+        busy = self._busy_units
+        if busy is None:  # (the units that can be busy: see _units_named)
+            busy = self._busy_units = [u for u in self.units if type(u).busy is not Unit.busy]
+        for u in busy:
+            if u.busy(thread):
+                return True
+        return False
 
     # -- reporting -------------------------------------------------------------------------
     def trace(self, thread, stage, word, detail):

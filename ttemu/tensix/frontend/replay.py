@@ -20,6 +20,7 @@ class ReplayExpander:
         self.record_exec = False
         self.play_left = 0
         self.play_index = 0
+        self.version = 0  # moved on by every write into the buffer (for compiled expansions)
 
     @property
     def busy(self) -> bool:
@@ -40,6 +41,7 @@ class ReplayExpander:
         word = item[0]
         if self.record_left:
             self.buffer[self.record_index % 32] = item
+            self.version += 1
             self.record_index += 1
             self.record_left -= 1
             return item if self.record_exec else None

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections import deque
 
 from ...errors import GuestFault, Unimplemented
+from .body import MAX_BODIES, Cursor, compile_mop, compile_replay
 from .gate import WaitGate, describe_state
 from .mop import MOP_CFG_OPCODE, MOP_OPCODE, MopExpander
 from .replay import REPLAY_OPCODE, ReplayExpander
@@ -26,6 +27,10 @@ _EXPANDER_OPCODES = frozenset((MOP_CFG_OPCODE, MOP_OPCODE, REPLAY_OPCODE))
 
 
 class TensixThread:
+    #: run MOPs and REPLAY playbacks as compiled expansions (body.py); False: the
+    #: generators, one instruction at a time (the reference form, for tests)
+    compile_expansions = True
+
     def __init__(self, cop, index: int):
         self.cop = cop
         self.index = index
@@ -47,6 +52,9 @@ class TensixThread:
         # the epoch moves on (an instruction issues, a kick starts, a RISC-V semaphore
         # access), evaluating the gate again gives the same answer, so pump skips it
         self._gate_epoch = None
+        # a held instruction a unit refused with a Wait depending on Src ownership alone: that
+        # state (Wait.src_key); while ownership is the same, asking again gives the same Wait
+        self._src_key = None
         self.word = 0  # the word being executed (for bits the table does not decode)
         self.origin = None  # where it was pushed ('.ttinsn pc 0x...', 'mmio 0x...', 'mop'), for reports
         # Issue count just after this thread's latest STALLWAIT with block bit B8 (SFPU)
@@ -57,6 +65,16 @@ class TensixThread:
         self.pushed = 0
         self.issued = 0
         self.held_steps = 0
+        # compiled expansions (body.py): key -> Body (or None: not compiled), the one running
+        # (_run, at step _pos; _cursor its MOP word stream, the MOP expander's active
+        # iterator), and the replay buffer contents' number (_replay_id)
+        self._bodies = {}
+        self._run = None
+        self._pos = 0
+        self._cursor = None
+        self._replay_ids = {}
+        self._replay_version = -1
+        self._replay_key = 0
 
     # -- state queries -------------------------------------------------------------
     def idle(self) -> bool:
@@ -138,7 +156,18 @@ class TensixThread:
         gate holds one, the input runs dry or a re-entrant kick asks for another pass.
         Each further one is what the coprocessor's next pass (``kick``) would issue:
         another thread is given input only by a push (a push from inside a pump sets
-        ``cop._again``), and a held one is released only as an issue moves the epoch on.
+        ``cop._again``), and a held one is released only as an issue moves the epoch on
+        (one a unit holds until Src ownership changes, ``Wait.src_key``, only as that
+        changes: asking it again before would give the same Wait, so it is not asked).
+
+        A MOP or REPLAY taken from the queue runs as its compiled expansion (``body.py``:
+        the steps and their dispatch entries worked out once, the expanders' state
+        written back step by step), and a run of its steps that a backend unit executes
+        together (``Body.batch``) goes to the unit in one call (``run_batch``) where
+        issuing them one at a time would change nothing else in between: the other
+        threads as above, this thread's wait gate holding none of them, no trace being
+        written; the unit executes them only as it would one by one (or none, and they
+        go one at a time), and the batch then counts as that many issued instructions.
         Returns True if anything moved."""
         cop = self.cop
         item = self.held
@@ -147,12 +176,63 @@ class TensixThread:
                 return False
         elif self._gate_epoch == cop.epoch:
             return False  # held at the gate, evaluated since anything last changed: it still holds
+        elif self._src_key is not None and self._src_key == cop.src.ownership():
+            return False  # held by its unit until Src ownership changes, which it has not
         moved = False
         replay = self.replay
         mop = self.mop
         tile = self._tile
         idle_others = False  # both other threads found with nothing to do (see below)
+        entry = None
         while True:
+            count = 0  # instructions a unit executed together (run_batch), 0 for one issued below
+            if item is None:
+                run = self._run
+                if run is not None:
+                    # the compiled expansion's next step, while the expanders are as it left them
+                    pos = self._pos
+                    cur = self._cursor
+                    if (tile.tracer is None and mop.active is cur and (cur is None or cur.i == run.mop_i[pos])
+                            and replay.play_left == run.play_left[pos] and replay.play_index == run.play_index[pos]
+                            and pos < len(run.items)):
+                        batch = run.batch[pos]
+                        if batch is not None and self._may_batch(batch[2]):
+                            cop.issuing = self
+                            epoch = cop.epoch
+                            count = batch[0].run_batch(self, run, pos, batch[1])
+                        if count:
+                            item = run.items[pos + count - 1]
+                            self._step_to(run, pos + count, cur)
+                        else:
+                            item = run.items[pos]
+                            entry = run.entries[pos]
+                            self._step_to(run, pos + 1, cur)
+                        moved = True
+                    else:
+                        self._run = self._cursor = None
+            elif self._run is not None and item is self.held:
+                # a held step of the compiled expansion may start a run of the unit's (the
+                # expanders are where they were when it was taken)
+                run = self._run
+                pos = self._pos - 1
+                cur = self._cursor
+                batch = run.batch[pos] if pos >= 0 else None
+                if (batch is not None and run.items[pos] is item and tile.tracer is None and mop.active is cur
+                        and (cur is None or cur.i == run.mop_i[pos + 1])
+                        and replay.play_left == run.play_left[pos + 1] and replay.play_index == run.play_index[pos + 1]
+                        and self._may_batch(batch[2])):
+                    cop.issuing = self
+                    epoch = cop.epoch
+                    count = batch[0].run_batch(self, run, pos, batch[1])
+                    if count:
+                        self.held_steps += tile.steps - self.held_since
+                        self.held = None
+                        self._held_why = None
+                        self._gate_epoch = None
+                        self._src_key = None
+                        item = run.items[pos + count - 1]
+                        self._step_to(run, pos + count, cur)
+                        moved = True
             if item is None:
                 # what _next() returns (the general form, which traces), without its calls
                 if tile.tracer is not None:
@@ -169,6 +249,8 @@ class TensixThread:
                         self.fed = False
                         return moved
                     if replay.record_left or (queue[0][0] >> 24) in _EXPANDER_OPCODES:
+                        if not replay.record_left and self._start_body(queue):
+                            continue  # (its first step, above)
                         item = self._next()  # (a MOP word in mid is passed on: the gate refuses it)
                     else:
                         item = queue.popleft()
@@ -176,7 +258,7 @@ class TensixThread:
                     word = next(mop.active, None)
                     if word is None:
                         mop.active = None
-                        item = self._next()
+                        continue  # (the queue's next word, as above: a MOP there runs compiled too)
                     else:
                         item = (word, "mop")
                         if replay.record_left or word >> 24 == REPLAY_OPCODE:
@@ -188,65 +270,78 @@ class TensixThread:
                     return moved
                 moved = True
             word = item[0]
-            entry = cop.dispatch.get(word)
-            if entry is None:
-                entry = cop.dispatch_entry(word)
-            spec, handler, args, kwargs, fence = entry
-            if spec is None:
-                raise GuestFault(f"t{self.index}: 0x{word:08x} (pushed by {item[1]}) is not a Tensix instruction")
-            gate = self.gate
-            if gate.opcode is not None and spec.blocked_by(gate.block_mask):
-                if not gate.fresh(cop):
-                    gate.refresh(cop, self.index, blocked=True)
-                if gate.opcode is not None:
-                    self._hold(item, (word, gate.hold_state(cop), None))
-                    # a STREAMWAIT reads NoC overlay registers RISC-V cores write: always asked again
-                    self._gate_epoch = cop.epoch if gate.opcode != "STREAMWAIT" else None
-                    return moved
-            if handler is None:
-                if spec.unit == "frontend":
-                    raise GuestFault(f"t{self.index}: {spec.mnemonic} 0x{word:08x} reached the wait gate "
-                                     f"(from {item[1]}): MOP and MOP_CFG must pass the MOP expander, which sits "
-                                     "before the replay expander and before RISCV B's pushes (REPLAY.md); there is "
-                                     "no backend unit for them")
-                raise Unimplemented(f"t{self.index}: {cop.table.disasm(word)} (pushed by {item[1]}): "
-                                    f"{spec.mnemonic} is not implemented by the {spec.unit} unit yet")
-            self.word = word
-            self.origin = item[1]
-            cop.issuing = self
-            epoch = cop.epoch
-            if kwargs is None:
-                # handler(self, *args), spelled out for the usual counts (a call through *
-                # builds a tuple: it costs more than the call itself)
-                n = len(args)
-                if n == 1:  # (the Vector Unit's issue_word(t, slot))
-                    result = handler(self, args[0])
-                elif n == 0:
-                    result = handler(self)
-                elif n == 4:
-                    a0, a1, a2, a3 = args
-                    result = handler(self, a0, a1, a2, a3)
-                elif n == 3:
-                    a0, a1, a2 = args
-                    result = handler(self, a0, a1, a2)
-                elif n == 2:
-                    a0, a1 = args
-                    result = handler(self, a0, a1)
+            if not count:
+                count = 1
+                if entry is None:
+                    entry = cop.dispatch.get(word)
+                    if entry is None:
+                        entry = cop.dispatch_entry(word)
+                spec, handler, args, kwargs, fence = entry
+                entry = None
+                if spec is None:
+                    raise GuestFault(f"t{self.index}: 0x{word:08x} (pushed by {item[1]}) is not a Tensix instruction")
+                gate = self.gate
+                if gate.opcode is not None and spec.blocked_by(gate.block_mask):
+                    if not gate.fresh(cop):
+                        gate.refresh(cop, self.index, blocked=True)
+                    if gate.opcode is not None:
+                        self._hold(item, (word, gate.hold_state(cop), None))
+                        # a STREAMWAIT reads NoC overlay registers RISC-V cores write: always asked again
+                        self._gate_epoch = cop.epoch if gate.opcode != "STREAMWAIT" else None
+                        self._src_key = None
+                        return moved
+                if handler is None:
+                    if spec.unit == "frontend":
+                        raise GuestFault(f"t{self.index}: {spec.mnemonic} 0x{word:08x} reached the wait gate "
+                                         f"(from {item[1]}): MOP and MOP_CFG must pass the MOP expander, which sits "
+                                         "before the replay expander and before RISCV B's pushes (REPLAY.md); there "
+                                         "is no backend unit for them")
+                    raise Unimplemented(f"t{self.index}: {cop.table.disasm(word)} (pushed by {item[1]}): "
+                                        f"{spec.mnemonic} is not implemented by the {spec.unit} unit yet")
+                self.word = word
+                self.origin = item[1]
+                cop.issuing = self
+                epoch = cop.epoch
+                if kwargs is None:
+                    # handler(self, *args), spelled out for the usual counts (a call through *
+                    # builds a tuple: it costs more than the call itself)
+                    n = len(args)
+                    if n == 1:  # (the Vector Unit's issue_word(t, slot))
+                        result = handler(self, args[0])
+                    elif n == 0:
+                        result = handler(self)
+                    elif n == 4:
+                        a0, a1, a2, a3 = args
+                        result = handler(self, a0, a1, a2, a3)
+                    elif n == 3:
+                        a0, a1, a2 = args
+                        result = handler(self, a0, a1, a2)
+                    elif n == 2:
+                        a0, a1 = args
+                        result = handler(self, a0, a1)
+                    else:
+                        result = handler(self, *args)
                 else:
-                    result = handler(self, *args)
-            else:
-                result = handler(self, **kwargs)
-            if result is not None:
-                self._hold(item, (word, spec.unit, result.reason))
-                self._gate_epoch = None
-                return moved
-            if self.held is not None:
-                self.held_steps += tile.steps - self.held_since
-                self.held = None
-                self._held_why = None
-                self._gate_epoch = None
-            self.issued += 1
-            cop.epoch += 1
+                    result = handler(self, **kwargs)
+                if result is not None:
+                    self._hold(item, (word, spec.unit, result.reason))
+                    self._gate_epoch = None
+                    self._src_key = result.src_key
+                    return moved
+                if self.held is not None:
+                    self.held_steps += tile.steps - self.held_since
+                    self.held = None
+                    self._held_why = None
+                    self._gate_epoch = None
+                    self._src_key = None
+                quiet_unit = spec.unit != "sync"
+            else:  # a unit's batch (run_batch): that many instructions issued, none of the Sync Unit
+                spec = fence = None
+                self.word = word
+                self.origin = item[1]
+                quiet_unit = True
+            self.issued += count
+            cop.epoch += count
             if tile.tracer is not None:
                 cop.trace(self.index, "issue", word, f"-> {spec.unit}")
             if fence:
@@ -256,7 +351,7 @@ class TensixThread:
             if g0.opcode is not None or g1.opcode is not None or g2.opcode is not None:
                 # only the Sync Unit's instructions change semaphores here (a RISC-V access moves
                 # the epoch on): otherwise a SEMWAIT found holding just before this one still holds
-                quiet = cop.epoch == epoch + 1 and spec.unit != "sync"
+                quiet = cop.epoch == epoch + count and quiet_unit
                 for t in cop.threads:  # cop.after_issue(): latched waits may be met now
                     tgate = t.gate
                     if tgate.opcode is not None:
@@ -291,17 +386,121 @@ class TensixThread:
                 if a.held is None:
                     if a.fed:
                         return True
-                elif a._gate_epoch != epoch:
+                elif a._gate_epoch != epoch and (a._src_key is None or a._src_key != cop.src.ownership()):
                     return True
                 if b.held is None:
                     if b.fed:
                         return True
-                elif b._gate_epoch != epoch:
+                elif b._gate_epoch != epoch and (b._src_key is None or b._src_key != cop.src.ownership()):
                     return True
                 # both with nothing to do stay so (only a push gives them work, and sets _again)
                 idle_others = a.held is None and b.held is None
             cop.prefer_after_release = None  # (read and forgotten by every pass)
             item = None
+
+    def _step_to(self, run, pos, cur):
+        """The compiled expansion ``run`` is at step ``pos``: the expanders as the
+        generators would be there (``cur``: the MOP word stream, or None)."""
+        self._pos = pos
+        if cur is not None:
+            cur.i = run.mop_i[pos]
+        replay = self.replay
+        replay.play_left = run.play_left[pos]
+        replay.play_index = run.play_index[pos]
+
+    def _may_batch(self, specs) -> bool:
+        """May a unit execute a run of instructions (of ``specs``) together now? Issued one
+        at a time, each would pass this thread's wait gate and be followed by the next in
+        the same pump (kick's passes would skip the other threads in between): no trace is
+        being written; no re-entrant kick or changed pass order is pending; each other
+        thread has nothing to do or holds at its gate as evaluated since the epoch last
+        moved, or in a unit until Src ownership changes (the run changes no wait condition
+        and no ownership before its last instruction); this
+        thread's latched wait blocks none of them."""
+        cop = self.cop
+        if cop._again or (cop.prefer_after_release or 0) != cop.pass_start or cop.one_per_pass:
+            return False
+        epoch = cop.epoch
+        for o in self._others:
+            if o.held is None:
+                if o.fed:
+                    return False
+            elif o._gate_epoch != epoch and (o._src_key is None or o._src_key != cop.src.ownership()):
+                return False
+        gate = self.gate
+        if gate.opcode is not None:
+            mask = gate.block_mask
+            for spec in specs:
+                if spec.blocked_by(mask):
+                    return False
+        return True
+
+    def _start_body(self, queue) -> bool:
+        """The word at the head of ``queue`` is a MOP (from the FIFO) or a REPLAY playback:
+        take it and start its compiled expansion (``body.py``), when it has one (False:
+        nothing taken, the generators expand it)."""
+        word = queue[0][0]
+        opcode = word >> 24
+        mop = self.mop
+        replay = self.replay
+        if replay.play_left or mop.active is not None or not self.compile_expansions:
+            return False
+        if opcode == MOP_OPCODE:
+            if queue is not self.fifo:
+                return False  # (a MOP pushed after the expander reaches the gate, which refuses it)
+            cfg = tuple(mop.cfg)
+            key = (word, cfg, mop.mask_hi if not (word >> 23) & 1 else 0, replay.play_index, self._replay_id())
+        elif opcode == REPLAY_OPCODE and not word & 1:
+            cfg = None
+            key = (word, self._replay_id())
+        else:
+            return False
+        bodies = self._bodies
+        body = bodies.get(key, False)
+        if body is False:
+            cop = self.cop
+            dispatch = cop.dispatch
+
+            def entry(w):
+                e = dispatch.get(w)
+                return e if e is not None else cop.dispatch_entry(w)
+
+            if cfg is not None:
+                body = compile_mop(word, cfg, mop.mask_hi, replay, entry)
+            else:
+                body = compile_replay(word, replay, entry)
+            if body is not None:
+                body.plan_batches(cop.units)
+            if len(bodies) >= MAX_BODIES:
+                bodies.clear()
+            bodies[key] = body
+        if body is None:
+            return False
+        queue.popleft()
+        self._run = body
+        self._pos = 0
+        if cfg is not None:
+            cur = self._cursor = Cursor(body.mop_words)
+            mop.active = cur
+        else:
+            self._cursor = None
+        replay.play_left = body.play_left[0]
+        replay.play_index = body.play_index[0]
+        self.fed = True
+        return True
+
+    def _replay_id(self) -> int:
+        """A number for the replay buffer's contents (the same contents, the same number)."""
+        replay = self.replay
+        if replay.version != self._replay_version:
+            contents = tuple(replay.buffer)
+            ids = self._replay_ids
+            if len(ids) >= MAX_BODIES:
+                ids.clear()
+                self._bodies.clear()
+            self._replay_key = ids.setdefault(contents, len(ids))
+            self._replay_version = replay.version
+        return self._replay_key
 
     def _hold(self, item, why):
         if self.held is None:

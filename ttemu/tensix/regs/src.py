@@ -32,6 +32,13 @@ class SrcState:
         # with, by UNPACR / UNPACR_NOP (Blackhole's Matrix Unit reads a bank's format here)
         self.fmt = {"A": [0, 0], "B": [0, 0]}
 
+    def ownership(self) -> tuple:
+        """Every bank's AllowedClient and the banks each side uses, as one value (equal
+        values: the same ownership)."""
+        a, b = self.allowed["A"], self.allowed["B"]
+        return (a[0], a[1], b[0], b[1], self.math_bank["A"], self.math_bank["B"], self.unpack_bank["A"],
+                self.unpack_bank["B"])
+
     def owned_by(self, which: str, client: str) -> bool:
         """Does the bank ``client`` currently uses for Src``which`` allow ``client``?"""
         bank = self.unpack_bank[which] if client == UNPACK else self.math_bank[which]

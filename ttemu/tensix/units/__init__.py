@@ -18,10 +18,17 @@ from ...record import Record
 
 
 class Wait(Record, frozen=True):
-    reason: str
+    """An instruction cannot start yet: ``reason`` words why. ``src_key``, when given, is
+    the Src ownership state (``SrcState.ownership()``) the decision depended on alone:
+    while that state is the same, asking again would give the same Wait, so the frontend
+    does not ask (nor stop other threads' runs to let it ask)."""
 
-    def __init__(self, reason):
+    reason: str
+    src_key: object = None
+
+    def __init__(self, reason, src_key=None):
         object.__setattr__(self, "reason", reason)
+        object.__setattr__(self, "src_key", src_key)
 
 
 def raw_word(t) -> int:

@@ -47,6 +47,10 @@ _POW2 = _ONE << np.arange(64, dtype=I64)  # 2**d by lookup (faster than a shift)
 _POW2H = np.concatenate([[0], _POW2[:63]])  # 2**(d - 1)
 _U32 = np.uint32
 
+# SrcAStyle values (MVMUL.md "Determine the data formats"): the Matrix Unit's (math.py)
+# and its runs' (math_batch.py) names for the Src number styles
+BF16, FP16, TF32, INT8 = "BF16", "FP16", "TF32", "INT8"
+
 
 def src_parts(x, fp16):
     """19-bit Src values (sign[18] man[17:8] exp[7:0]; FP16 exp[4:0]) -> (sign, exp,

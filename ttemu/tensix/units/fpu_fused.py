@@ -404,7 +404,9 @@ class FusedMvmul:
                 wp[1:] = powers[:, wave]
             k0 = wave[0]
             r0 = jobs[k0][2]
-            if all(jobs[k][2] == r0 + step * c for c, k in enumerate(wave)):  # consecutive blocks: views of Dst
+            if r0 + step * m <= len(bits) and all(jobs[k][2] == r0 + step * c for c, k in enumerate(wave)):
+                # consecutive blocks: views of Dst (a 4-row block in the upper half of Dst32's last
+                # group of 8 rows ends 12 rows further, not 16: the rows below take the gather)
                 if use32:
                     blk = bits[r0:r0 + 16 * m].reshape(m, 16, 16)
                     self._accumulate(wx, wp, wc, blk[:, :n], blk[:, 8:8 + n], add_dst, scaled)

@@ -54,7 +54,10 @@ from ..formats import layout as L
 from ..regs.dst import adj16, adj_rows
 from . import Unit, Wait, op
 from . import fpu_datapath as FD
+from . import math_batch
+from .fpu_datapath import BF16, FP16, INT8, TF32
 from .fpu_fused import FusedMvmul
+from .fpu_native import MODULE as _NATIVE
 
 #: Instructions of this unit not implemented (each stops a run as unimplemented).
 #: The legacy instructions have no page with a functional model (MatrixUnit.md,
@@ -74,8 +77,7 @@ _MASK19 = U32(0x7FFFF)
 MATH = "math"
 UNPACK = "unpack"
 
-# SrcAStyle values (MVMUL.md "Determine the data formats").
-BF16, FP16, TF32, INT8 = "BF16", "FP16", "TF32", "INT8"
+# SrcAStyle values (MVMUL.md "Determine the data formats"): BF16, FP16, TF32, INT8 (fpu_datapath.py)
 # GMPOOL DstStyle adds INT32.
 INT32 = "INT32"
 
@@ -126,6 +128,8 @@ def move16_table(fp16, flush):
         _MOVE16_TABLES[(fp16, flush)] = t
     return t
 
+# fpu_native's ELW* kinds
+_ELW_KIND = {"add": 0, "sub": 1, "mul": 2}
 
 # Config fields read by this unit: Config (per bank) and ThreadConfig (per thread).
 _CFG = ("ALU_FORMAT_SPEC_REG_SrcA_override", "ALU_FORMAT_SPEC_REG_SrcA_val",
@@ -224,6 +228,17 @@ class MatrixUnit(Unit):
         self._move_views = [None, None, None]
         self.fast_moves = True  # MOVA2D's common case through _move_view (tests compare both)
         self.move16_uses = 0  # fast moves made by arithmetic (move16_rows) before the table
+        # the compiled datapath (fpu_native), or None: the pure-Python one (fpu_fused)
+        self.native = _NATIVE
+
+    # -- runs executed together (math_batch.py) ----------------------------------------
+    def batch_runs(self, words, entries):
+        """Runs of a compiled expansion's steps this unit executes together (math_batch)."""
+        return math_batch.batch_runs(self, words, entries)
+
+    def run_batch(self, t, body, start, end):
+        """Execute steps ``start``.. of ``body`` together, as one at a time would; -> how many."""
+        return math_batch.run_batch(self, t, body, start, end)
 
     def _view(self, ti, mnemonic):
         """``(bank, style, use32, dst_base, fid_base)`` of thread ``ti``: its Config bank,
@@ -345,7 +360,7 @@ class MatrixUnit(Unit):
         src = self.cop.src
         for w in which:
             if not src.owned_by(w, MATH):
-                return Wait(f"Src{w} bank {src.math_bank[w]} to be given to the Matrix Unit")
+                return Wait(f"Src{w} bank {src.math_bank[w]} to be given to the Matrix Unit", src.ownership())
         return None
 
     def _flip(self, ti, clear_dvalid):
@@ -549,7 +564,12 @@ class MatrixUnit(Unit):
         b_rows = 1 if broadcast else min(nrows, 8)
         b = src.data["B"][bank_b][srcb_row:srcb_row + b_rows]
         self.last_srca_row = srca_row
-        if not broadcast and (style == BF16 or style == TF32) and self._fused_mvmul(
+        native = self.native
+        if (native is not None and not broadcast and (style == BF16 or style == TF32) and srca_row + 16 <= 64
+                and self._native_mvmul(native, src, bank_a, bank_b, srca_row, srcb_row, style == BF16, phase,
+                                       dst_row, nrows, use32)):
+            pass
+        elif not broadcast and (style == BF16 or style == TF32) and self._fused_mvmul(
                 a, b, style == BF16, phase, dst_row, nrows, use32):
             pass  # the operands' 19-bit mask is applied by the fused path
         elif style == INT8:
@@ -573,6 +593,33 @@ class MatrixUnit(Unit):
         cop.rwcs.apply_addr_mod(ti, addr_mode)
         return None
 
+    def _plain_block(self, row, n, use32):
+        """The first DstBits row of the ``n`` Dst rows at ``row`` (Dst32 rows with
+        ``use32``: their high halves; the low halves are 8 rows further) when they are
+        plain slices of DstBits (no Blackhole remapping, no aliased Dst16, within one
+        aligned group of 8 Dst32 rows), else None."""
+        if self._has_remap and self._remap() is not None:
+            return None
+        if use32:
+            if (row & 7) + n > 8:
+                return None
+            return ((row & 0x1F8) << 1) | (row & 0x207)
+        if row + n > 1024 or self.cop.dst.aliased16:
+            return None
+        return row
+
+    def _native_mvmul(self, native, src, bank_a, bank_b, srca_row, srcb_row, bf16, phase, row, n, use32):
+        """Dst rows ``row``.. += SrcB rows @ SrcA rows through the compiled datapath
+        (fpu_native: the numbers of FD.dot + _fpu_accumulate) when the rows are plain
+        slices of DstBits; False (and nothing done) when they are not."""
+        r = self._plain_block(row, n, use32)
+        if r is None:
+            return False
+        self._log_defer(row, n, r, use32)
+        native.mvmul1(self.cop.dst.bits, src.data["A"][bank_a], src.data["B"][bank_b], srca_row, srcb_row, n, r,
+                      phase, bf16, use32)
+        return True
+
     def _fused_mvmul(self, a, b, bf16, phase, row, n, use32):
         """Dst rows ``row``.. += ``b`` @ ``a`` through fpu_fused (the numbers of
         FD.dot + _fpu_accumulate) when the rows are plain slices of DstBits, deferred: the
@@ -580,18 +627,10 @@ class MatrixUnit(Unit):
         (``flush``) on the next access to ``cop.dst.bits`` (regs/dst.py) or once
         ``FusedMvmul.CAPACITY`` are waiting. False (and nothing done) when the rows are
         not plain slices."""
-        if self._has_remap and self._remap() is not None:
+        r = self._plain_block(row, n, use32)
+        if r is None:
             return False
-        cop = self.cop
-        dst = cop.dst
-        if use32:
-            if (row & 7) + n > 8:
-                return False
-            r = ((row & 0x1F8) << 1) | (row & 0x207)
-        elif row + n > 1024 or dst.aliased16:
-            return False
-        else:
-            r = row
+        dst = self.cop.dst
         self._log_defer(row, n, r, use32)
         if dst.pending is None:
             dst.pending = self._apply_deferred
@@ -655,8 +694,12 @@ class MatrixUnit(Unit):
         dst_row = (dst + dst_base + rwc.Dst) & 0x3F8  # _dst_row
         phase = (rwc.FidelityPhase + fid_base) & 3  # _phase
         a, b = self._elw_operands(ti, instr_mod19)
-        if (style == BF16 or style == TF32) and (kind == "mul" or phase == 0) and self._fused_elw(
-                a, b, kind, style == BF16, phase, dst_row, use32, add_dst):
+        native = self.native
+        fused = (style == BF16 or style == TF32) and (kind == "mul" or phase == 0)
+        if fused and native is not None and self._native_elw(native, ti, instr_mod19, kind, style == BF16, phase,
+                                                              dst_row, use32, add_dst):
+            pass
+        elif fused and self._fused_elw(a, b, kind, style == BF16, phase, dst_row, use32, add_dst):
             pass  # the operands' 19-bit mask and SrcB's broadcast are applied by the fused path
         else:
             a = a & _MASK19
@@ -682,21 +725,33 @@ class MatrixUnit(Unit):
         cop.rwcs.apply_addr_mod(ti, addr_mode)
         return None
 
+    def _native_elw(self, native, ti, instr_mod19, kind, bf16, phase, row, use32, add_dst):
+        """ELWMUL / ELWADD / ELWSUB through the compiled datapath (fpu_native: the numbers
+        of FD.elw_mul / FD.elw_add + _fpu_accumulate) on the operands ``_elw_operands``
+        reads, when the 8 Dst rows are plain slices of DstBits; False (and nothing done)
+        otherwise."""
+        r = self._plain_block(row, 8, use32)
+        if r is None:
+            return False
+        self._log_defer(row, 8, r, use32)
+        cop = self.cop
+        rwc = cop.rwcs.rwc[ti]
+        src = cop.src
+        bcast_row = (instr_mod19 >> 1) & 1
+        flags = _ELW_KIND[kind] | add_dst << 2 | bcast_row << 3 | (instr_mod19 & 1) << 4
+        native.elw1(cop.dst.bits, src.data["A"][src.math_bank["A"]], src.data["B"][src.math_bank["B"]],
+                    rwc.SrcA & 0x38, rwc.SrcB & (0x3F if bcast_row else 0x38), r, phase, flags, bf16, use32)
+        return True
+
     def _fused_elw(self, a, b, kind, bf16, phase, row, use32, add_dst):
         """ELWMUL / ELWADD / ELWSUB through fpu_fused (the numbers of FD.elw_mul /
         FD.elw_add + _fpu_accumulate) when the 8 Dst rows are plain slices of DstBits,
         deferred as MVMULs are (``_fused_mvmul``: FusedMvmul.defer_elw); False (and
         nothing done) otherwise."""
-        if self._has_remap and self._remap() is not None:
+        r = self._plain_block(row, 8, use32)
+        if r is None:
             return False
-        cop = self.cop
-        dst = cop.dst
-        if use32:
-            r = ((row & 0x1F8) << 1) | (row & 0x207)
-        elif dst.aliased16:
-            return False
-        else:
-            r = row
+        dst = self.cop.dst
         self._log_defer(row, 8, r, use32)
         if dst.pending is None:
             dst.pending = self._apply_deferred

@@ -9,7 +9,8 @@ Modules: :mod:`.state` (registers, lane enables, PRNG), :mod:`.fma` (both arches
 multiply-add), :mod:`.fp` (other numerics), :mod:`.insn` (operand roles, sub-units),
 :mod:`.simple`, :mod:`.mad`, :mod:`.rounding`, :mod:`.loadstore` (the sub-units' instructions),
 :mod:`.macro` (issue path, SFPCONFIG, SFPLOADMACRO and its time model), :mod:`.hazards`
-(the pages' "on the next cycle" scheduling rules and the LReg access table they use).
+(the pages' "on the next cycle" scheduling rules and the LReg access table they use),
+:mod:`.batch` (runs of a compiled MOP / REPLAY expansion executed together).
 
 The ``@op`` methods below are what threads issue: each hands its decoded field values
 (in the order :attr:`VectorUnit.issue_fields` names them) to :meth:`MacroOps.issue`,
@@ -29,6 +30,7 @@ from __future__ import annotations
 import functools
 
 from .. import Unit, op
+from .batch import BatchOps
 from .hazards import HazardOps
 from .loadstore import WORMHOLE, LoadStoreOps
 from .lsfast import FastLoadStoreOps
@@ -45,7 +47,7 @@ PENDING_BLACKHOLE = frozenset()
 
 
 class VectorUnit(VectorState, SimpleOps, MadOps, RoundOps, LoadStoreOps, FastLoadStoreOps, MacroOps, HazardOps,
-                 Unit):
+                 BatchOps, Unit):
     name = "sfpu"
 
     def __new__(cls, cop):

@@ -427,8 +427,14 @@ class HazardOps:
         earlier than two cycles after the SFPSWAP)."""
         threads = self.cop.threads
         counts = (threads[0].issued, threads[1].issued, threads[2].issued)
+        cycle = self.hz_cycle_of(t.index, counts, stalled)
+        self.hz_last = (cycle, t.index, counts)
+        return cycle
+
+    def hz_cycle_of(self, u: int, counts: tuple, stalled: bool) -> int:
+        """:meth:`hz_cycle` of thread ``u`` with the threads' issue counts ``counts``,
+        without recording it."""
         last = self.hz_last
-        u = t.index
         cycle = None
         if last is not None:
             c, x, seen = last
@@ -440,7 +446,6 @@ class HazardOps:
                 cycle = max(cycle, c + 2)
         if cycle is None:
             cycle = max(self.hz_now, last[0] if last else 0) + UNRELATED
-        self.hz_last = (cycle, u, counts)
         return cycle
 
     # -- running one instruction ------------------------------------------------------------

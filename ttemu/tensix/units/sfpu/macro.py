@@ -153,14 +153,7 @@ class MacroOps:
         (hz_run without rules to check) for the others, else None; and whether anything
         follows its run: a backdoor write (VD >= 12), SFPSWAP's stall, or the work an
         SFPLOADMACRO schedules, the only instruction that adds any)."""
-        fields = dict(zip(self.issue_fields[mnemonic], values))
-        masks = self.field_masks.get(mnemonic)
-        if masks:
-            for name, mask in masks.items():
-                fields[name] &= mask
-        ins = Insn(mnemonic, fields, t.index, own=True)
-        if type(word) is int and word >> 24 == self.cop.table.by_mnemonic[mnemonic].opcode:
-            ins.word = word
+        ins = self.make_insn(t.index, mnemonic, values, word)
         tail = (ins.vd is not None and ins.vd >= 12) or mnemonic in ("SFPSWAP", "SFPLOADMACRO")
         if mnemonic == "SFPNOP":
             return ins, None, None, False
@@ -174,6 +167,20 @@ class MacroOps:
             if mnemonic == "SFPSTORE":
                 return ins, self.fast_SFPSTORE, None, tail
         return ins, self._executor(mnemonic), None, tail
+
+    def make_insn(self, thread: int, mnemonic: str, values: tuple, word) -> Insn:
+        """The Insn of ``mnemonic`` with field ``values`` (``issue_fields`` order) issued by
+        ``thread`` (this arch's field masks applied; ``word`` kept when it is the
+        instruction's)."""
+        fields = dict(zip(self.issue_fields[mnemonic], values))
+        masks = self.field_masks.get(mnemonic)
+        if masks:
+            for name, mask in masks.items():
+                fields[name] &= mask
+        ins = Insn(mnemonic, fields, thread, own=True)
+        if type(word) is int and word >> 24 == self.cop.table.by_mnemonic[mnemonic].opcode:
+            ins.word = word
+        return ins
 
     def _issue_timed(self, t, ins: Insn) -> None:
         """The issue path with SFPLOADMACRO-scheduled work or an SFPSWAP stall (module doc)."""

@@ -131,15 +131,24 @@ class VectorState:
         view = self._lane_views if of is not None and of[0] is lc and of[1] == lc.version else self._lane_view()
         unmasked = view.get("unmasked")
         if unmasked is None:
+            unmasked = self.row_unmasked()
+        if not _count_nonzero(self.use_flags):
+            return unmasked  # (read-only)
+        return unmasked & (~self.use_flags | self.flags)
+
+    def row_unmasked(self) -> np.ndarray:
+        """The lanes ROW_MASK of LaneConfig[Lane & 7] leaves enabled (read-only; kept with
+        the LaneConfig masks)."""
+        view = self._lane_view()
+        unmasked = view.get("unmasked")
+        if unmasked is None:
             row_mask = (np.asarray(self.lane_config)[COL] >> ROW_MASK_SHIFT) & 0xF
             unmasked = ~(((row_mask >> ROW.astype(U32)) & 1) != 0)
             if unmasked.all():
                 unmasked = ALL_LANES  # (callers may test for it by identity)
             unmasked.setflags(write=False)
             view["unmasked"] = unmasked
-        if not _count_nonzero(self.use_flags):
-            return unmasked  # (read-only)
-        return unmasked & (~self.use_flags | self.flags)
+        return unmasked
 
     def lanes_open(self, block_bit: int, all_lanes: bool = False) -> np.ndarray:
         """``!LaneConfig[Lane].block_bit && (IsLaneEnabled(Lane) || all_lanes)`` per lane
