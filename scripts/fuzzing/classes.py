@@ -1,0 +1,83 @@
+"""Known ttemu / ttsim differences, by name.
+
+Each class names the *feature* of a program that shows it: generators tag the groups
+they emit (``Program.group_features``) or the whole program (``Program.tags``). A
+class is *kept out* unless allowed (``--allow NAME``): the generators do not emit its
+feature, so a campaign sees past it. A minimised difference whose kept features include
+a class's feature is that class; anything else is a new class, named by the
+instructions the minimised program keeps (:func:`signature`).
+
+The table below is the source of docs/ttsim-differences.md's fuzzer rows (every class
+with its page and resolution); tests/test_fuzz.py checks they agree.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Known:
+    name: str
+    arches: tuple
+    what: str
+    page: str
+    resolution: str
+    kept_out: bool = True  # the generators leave the feature out unless allowed
+
+
+WH, BH = "wormhole_b0", "blackhole"
+
+KNOWN = [
+    Known("wh-mad", (WH,),
+          "Wormhole multiply-add family (SFPMAD/ADD/MUL/ADDI/MULI/LUT/LUTFP32): the last bit of finite "
+          "results, NaN payloads",
+          "SFPMAD.md (product kept in higher precision than FP32, not fully fused)",
+          "being fixed by engineer wmad (issue 22 item 2)"),
+    Known("sfplz-alias", (WH, BH),
+          "SFPLZ with a flag update (Mod1 & 2) and VC == VD: flags taken from the result, not the input",
+          "SFPLZ.md", "ttemu bug, being fixed by engineer wmad (issue 22 item 3)"),
+    Known("lreg-const-reset", (WH, BH),
+          "LReg[12] read before any SFPCONFIG writes it: 1/65536 (ttemu) vs 0x3b000000 (ttsim)",
+          "SoftReset.md (LReg[12] = 1.0/65536 on leaving reset)", "pinned to the page (engineer wmad)"),
+    Known("sfpu-lanes-reset", (WH, BH),
+          "Vector Unit predication after reset: unconditional (ttemu) vs condition codes enabled (ttsim)",
+          "SoftReset.md (conditional execution mode set to unconditional)", "pinned to the page (engineer wmad)"),
+    Known("wh-sfpstore-fp32-denormal", (WH,),
+          "Wormhole SFPSTORE MOD0_FMT_FP32 of a denormal: kept (ttemu) vs flushed to zero (ttsim)",
+          "SFPSTORE.md (Wormhole: no flush)", "pinned to the page (engineer wmad)"),
+    Known("sfpload16-after-zeroacc", (WH, BH),
+          "SFPLOAD of a 16-bit view of a Dst row written as 32-bit after ZEROACC: both halves written "
+          "(ttemu) vs zero low half (ttsim)",
+          "Dst.md (a 32-bit write writes both DstBits rows)", "pinned to the page (engineer wmad)"),
+    Known("pack-relu-fp32", (WH, BH),
+          "Packer ReLU with an FP32 intermediate: compares full FP32 values (ttemu) vs the top 19 bits, "
+          "NaNs changed (ttsim)",
+          "Packers/ReLU.md (ReLUStage compares FP32 values)", "pinned (tests/test_pack_formats_ttsim.py)"),
+    Known("sfpabs-float", (WH, BH),
+          "SFPABS float mode (Mod1 1) of -Inf: +Inf (ttemu) vs -Inf (ttsim)",
+          "SFPABS.md: its code says >= 0xff800000 (ttemu), its comment says -NaN (ttsim)",
+          "unresolved: the page contradicts itself (engineer wmad records it)", kept_out=False),
+]
+
+BY_NAME = {k.name: k for k in KNOWN}
+
+
+def kept_out(allow) -> frozenset:
+    """The names whose features generators must not emit."""
+    return frozenset(k.name for k in KNOWN if k.kept_out and k.name not in allow)
+
+
+def classify(program) -> tuple:
+    """(class name, known?) of a minimised differing program."""
+    feats = program.features()
+    for k in KNOWN:
+        if k.name in feats and program.arch in k.arches:
+            return k.name, True
+    return signature(program), False
+
+
+def signature(program) -> str:
+    """A new class's name: the family and the sorted distinct group kinds kept."""
+    kinds = sorted({program.groups[g] for g in program.kept_groups})
+    return f"{program.family}:" + "+".join(kinds) if kinds else f"{program.family}:scaffolding"

@@ -1,0 +1,462 @@
+"""Vector Unit (SFPU) programs: every SFP* instruction in the forms the pages define
+and ttsim's model accepts, on both arches.
+
+Layout of a program (one Tensix thread, T1 as tt-llk's math thread):
+
+- prologue (scaffolding): the predication state made known (SFPENCC: lanes
+  unconditional); LReg[11..14] given values with SFPCONFIG (unless the reset-value
+  classes are let in); LReg[0..7] filled lane by lane with edge-case data (each lane
+  enabled alone: SFPIADD of LReg[15], the lane index times 2, SFPSETCC); every Dst row
+  the program reads written whole (no ZEROACC: ZEROACC.md makes an SFPLOAD of an
+  undefined row, and an SFPSTORE to some columns of one, undefined behaviour): the
+  result slots with zeros, the scratch area with the filled registers.
+- body: 4..40 random instructions, each its own droppable group, with the SFPNOPs the
+  pages' "Instruction scheduling" sections require right after the producer (so that
+  dropping groups never breaks a rule): MAD-latency results (SFPMAD.md ...), SFPSHFT2,
+  SFPCONFIG. SFPLOAD / SFPSTORE use a scratch area of Dst (32-bit rows 64..127).
+- epilogue (scaffolding): the lanes enabled at the end (LReg[10], 1.0, stored under the
+  body's predication), then LReg[0..7] (and the programmable constants) stored with all
+  lanes enabled, raw (SFPSTORE MOD0_FMT_INT32), and Dst rows 0..127 packed as FP32.
+
+What ttsim refuses (its tensix.cpp ``TTSIM_VERIFY``s) is kept out: VD >= 12 outside
+SFPCONFIG (instruction-template loads), SFPLOADMACRO, SFPSETCC / SFPCOMPC without
+condition codes enabled, SFPCONFIG with lanes disabled or a non-uniform LReg[0], modes
+it does not model (e.g. stochastic rounding, SFPSHFT2 Mod1 0-2, SFPLUT Mod0 != 4).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import data, scaffold
+from .program import OUTPUT_BASE, Builder
+
+WH = "wormhole_b0"
+MAD = ("SFPMAD", "SFPADD", "SFPMUL", "SFPADDI", "SFPMULI", "SFPLUT", "SFPLUTFP32")
+SCRATCH_ROW = 64  # first 32-bit Dst row of the scratch area (tile 1)
+SLOT_LANES = 8  # epilogue slot of the lane-enable capture
+CONST_SLOTS = {11: 9, 12: 10, 13: 11, 14: 12}
+STACK_DEPTH = 8
+LOAD32 = (3, 4, 12)  # FP32, INT32, INT32_SM (SFPLOAD.md) reading 32-bit Dst rows
+LOAD16 = (2, 6, 14, 15)  # BF16, UINT16, LO16_ONLY, HI16_ONLY
+STORE32 = (3, 4, 7, 9, 12)
+STORE16 = (2, 6, 14, 15)
+
+
+def slot_addr(slot: int) -> int:
+    """Dst address of result slot ``slot``: rows 4 * (slot // 2), even / odd columns."""
+    return 4 * (slot // 2) + 2 * (slot & 1)
+
+
+class SfpuGen:
+    def __init__(self, b: Builder, rng, allow: frozenset):
+        self.b = b
+        self.rng = rng
+        self.arch = b.arch
+        self.wh = b.arch == WH
+        self.allow = allow
+        self.cc_en = None  # condition codes enabled (None: not known, after reset)
+        self.stack = []  # cc_en of each SFPPUSHC
+        self.consts_set = False  # LReg[11..14] written by SFPCONFIG
+        self.view = rng.choice(["32", "16", "mixed"])
+
+    # -- helpers -----------------------------------------------------------------------
+    def r(self, *choices):
+        return choices[int(self.rng.integers(len(choices)))]
+
+    def dst(self):
+        return int(self.rng.integers(0, 8))
+
+    def src(self):
+        """A source LReg: 0..7 mostly, the constants sometimes (11..14 once written)."""
+        k = self.rng.random()
+        if k < 0.85:
+            return int(self.rng.integers(0, 8))
+        consts = [8, 9, 10, 15]
+        if self.consts_set or "lreg-const-reset" in self.allow:
+            consts += [11, 12, 13, 14]
+        return int(self.r(*consts))
+
+    def features_of_reads(self, regs):
+        if not self.consts_set and 12 in regs:
+            return {"lreg-const-reset"}
+        return set()
+
+    def emit(self, mnemonic, nop_after=False, features=(), extra_bits=0, **fields):
+        b = self.b
+        mod = fields.get("instr_mod1", fields.get("instr_mod0"))
+        with b.unit(mnemonic if mod is None else f"{mnemonic}/{mod}") as g:
+            word = b.table.encode(mnemonic, **fields) | extra_bits
+            args = " ".join(f"{k}={v}" for k, v in fields.items())
+            b.push_word(word, f"{mnemonic} {args}".rstrip())
+            if nop_after:
+                b.push("SFPNOP")
+        b.prog.group_features[g] = set(features)
+        return g
+
+    # -- prologue / epilogue -----------------------------------------------------------
+    def prologue(self):
+        b = self.b
+        if "sfpu-lanes-reset" not in self.allow or self.rng.random() < 0.8:
+            b.push("SFPENCC", instr_mod1=10, imm12_math=0)  # lanes unconditional, flags clear
+            self.cc_en = False
+        else:
+            b.prog.tags.add("sfpu-lanes-reset")
+        if "lreg-const-reset" not in self.allow or self.rng.random() < 0.7:
+            if self.cc_en is None:
+                b.push("SFPENCC", instr_mod1=10, imm12_math=0)
+                self.cc_en = False
+            for k in (11, 12, 13, 14):
+                v = data.uniform_value(self.rng)
+                b.push("SFPLOADI", lreg_ind=0, instr_mod0=8, imm16=v >> 16)
+                b.push("SFPLOADI", lreg_ind=0, instr_mod0=10, imm16=v & 0xFFFF)
+                b.push("SFPCONFIG", config_dest=k, instr_mod1=0)
+                b.push("SFPNOP")
+            self.consts_set = True
+        self.fill()
+        for k in range(32):  # result slots: zero; scratch rows: the data
+            b.push("SFPSTORE", lreg_ind=9, instr_mod0=4, dest_reg_addr=2 * k)
+            b.push("SFPSTORE", lreg_ind=k % 8, instr_mod0=4, dest_reg_addr=SCRATCH_ROW + 2 * k)
+
+    def fill(self):
+        """LReg[0..7] lane by lane (then the predication state as it was)."""
+        b = self.b
+        regs = []
+        for r in range(8):
+            kind = self.rng.random()
+            regs.append(data.integers(self.rng, 32) if kind < 0.2 else data.mixed(self.rng, 32)
+                        if kind < 0.4 else data.floats(self.rng, 32))
+        self.regs = regs
+        b.push("SFPPUSHC")
+        # LReg[7] selects the lane (and is overwritten in every lane each time), so its
+        # data goes through LReg[0] and a Dst row first
+        self._fill_lanes({0: regs[7]})
+        b.push("SFPENCC", instr_mod1=10, imm12_math=0)
+        b.push("SFPSTORE", lreg_ind=0, instr_mod0=4, dest_reg_addr=slot_addr(30))
+        b.push("SFPSTORE", lreg_ind=0, instr_mod0=4, dest_reg_addr=slot_addr(31))
+        self._fill_lanes({r: regs[r] for r in range(7)})
+        b.push("SFPENCC", instr_mod1=10, imm12_math=0)
+        b.push("SFPLOAD", lreg_ind=7, instr_mod0=4, dest_reg_addr=slot_addr(30))
+        b.push("SFPPOPC")
+
+    def _fill_lanes(self, values: dict):
+        b = self.b
+        for lane in range(32):
+            b.push("SFPENCC", instr_mod1=10, imm12_math=3)  # enabled, flags set
+            b.push("SFPIADD", instr_mod1=5, lreg_dest=7, lreg_c=15, imm12_math=(-2 * lane) & 0xFFF)
+            b.push("SFPSETCC", instr_mod1=6, lreg_c=7)
+            for r, v in values.items():
+                v = int(v[lane])
+                b.push("SFPLOADI", lreg_ind=r, instr_mod0=8, imm16=v >> 16)
+                b.push("SFPLOADI", lreg_ind=r, instr_mod0=10, imm16=v & 0xFFFF)
+
+    def epilogue(self):
+        b = self.b
+        b.push("SFPSTORE", lreg_ind=10, instr_mod0=4, dest_reg_addr=slot_addr(SLOT_LANES))
+        b.push("SFPENCC", instr_mod1=10, imm12_math=0)
+        for r in range(8):
+            b.push("SFPSTORE", lreg_ind=r, instr_mod0=4, dest_reg_addr=slot_addr(r))
+        if self.consts_set:
+            b.push("SFPSTORE", lreg_ind=11, instr_mod0=4, dest_reg_addr=slot_addr(CONST_SLOTS[11]))
+            for k in (12, 13, 14):
+                b.push("SFPMOV", lreg_c=k, lreg_dest=0, instr_mod1=0)
+                b.push("SFPSTORE", lreg_ind=0, instr_mod0=4, dest_reg_addr=slot_addr(CONST_SLOTS[k]))
+        scaffold.pack_setup(b)
+        scaffold.pack_tiles(b, OUTPUT_BASE, 2)
+
+        def label(i):
+            tile, k = divmod(i, 1024)
+            face, rc = divmod(k, 256)
+            dst_row = 64 * tile + 16 * face + rc // 16
+            col = rc % 16
+            if tile == 0:
+                slot = 2 * (dst_row // 4) + (col & 1)
+                lane = 8 * (dst_row % 4) + col // 2
+                what = {SLOT_LANES: "lanes enabled"}.get(slot)
+                if what is None:
+                    what = f"LReg[{slot}]" if slot < 8 else next(
+                        (f"LReg[{k}]" for k, s in CONST_SLOTS.items() if s == slot), f"slot {slot}")
+                return f"{what} lane {lane}"
+            return f"Dst row {dst_row} col {col}"
+
+        b.output("dst", OUTPUT_BASE, 2 * scaffold.TILE_BYTES, 4, label)
+        regs = self.regs
+
+        def explain(region, i):
+            text = label(i)
+            if " lane " not in text:
+                return ""
+            lane = int(text.rsplit(" ", 1)[1])
+            return "inputs " + " ".join(f"L{r}=0x{int(regs[r][lane]):08x}" for r in range(8))
+
+        b.prog.explain = explain
+
+    # -- the body ------------------------------------------------------------------------
+    def body(self, n):
+        forms = self.forms()
+        names = list(forms)
+        weights = np.array([forms[k][1] for k in names], dtype=float)
+        weights /= weights.sum()
+        for _ in range(n):
+            name = names[int(self.rng.choice(len(names), p=weights))]
+            forms[name][0]()
+        while self.stack:
+            self.popc()
+
+    def forms(self) -> dict:
+        f = {
+            "mad": (self.mad, 6), "lut": (self.lut, 1), "imm_mad": (self.imm_mad, 2),
+            "iadd": (self.iadd, 3), "shft": (self.shft, 2), "bitwise": (self.bitwise, 3),
+            "simple": (self.simple, 5), "exp_man": (self.exp_man, 4), "lz": (self.lz, 2),
+            "cast": (self.cast, 2), "stoch": (self.stoch, 2), "swap": (self.swap, 2),
+            "transp": (self.transp, 1), "shft2": (self.shft2, 2), "loadi": (self.loadi, 2),
+            "cc": (self.cc, 6), "config": (self.config, 1), "ldst": (self.ldst, 4), "nop": (self.nop, 1),
+        }
+        if not self.wh:
+            f.update({"cmp": (self.cmp_bh, 2), "mul24": (self.mul24, 1), "arecip": (self.arecip, 1)})
+        if self.wh and "wh-mad" not in self.allow:
+            for k in ("mad", "lut", "imm_mad"):
+                del f[k]
+        return f
+
+    def mad(self):
+        m = self.r("SFPMAD", "SFPADD", "SFPMUL")
+        mod = 0 if self.wh else int(self.rng.integers(0, 4 if m != "SFPMUL" else 2))
+        a, bb, c = self.src(), self.src(), self.src()
+        if m == "SFPADD":
+            if self.rng.random() < 0.5:
+                a = 10
+            else:
+                bb = 10
+        elif m == "SFPMUL":
+            c = 9
+        self.emit(m, True, self.mad_features(m) | self.features_of_reads({a, bb, c}),
+                  lreg_src_a=a, lreg_src_b=bb, lreg_src_c=c, lreg_dest=self.dst(), instr_mod1=mod)
+
+    def mad_features(self, m):
+        return {"wh-mad"} if self.wh else set()
+
+    def lut(self):
+        if self.rng.random() < 0.5:
+            self.emit("SFPLUT", True, self.mad_features("SFPLUT"), lreg_ind=self.dst(), instr_mod0=4)
+        else:
+            self.emit("SFPLUTFP32", True, self.mad_features("SFPLUTFP32"), lreg_dest=self.dst(), instr_mod1=2)
+
+    def imm_mad(self):
+        m = self.r("SFPADDI", "SFPMULI")
+        imm = int(data.floats(self.rng, 1)[0]) >> 16
+        self.emit(m, True, self.mad_features(m), lreg_dest=self.dst(), imm16_math=imm, instr_mod1=0)
+
+    def iadd(self):
+        mod = self.r(0, 1, 2, 4, 5, 6, 8, 9, 10)
+        imm = int(self.rng.integers(-2048, 2048)) & 0xFFF if mod & 1 else 0
+        c = self.src()
+        self.emit("SFPIADD", False, self.features_of_reads({c}), lreg_c=c, lreg_dest=self.dst(), instr_mod1=mod,
+                  imm12_math=imm)
+
+    def shft(self):
+        mods = (0, 1) if self.wh else (0, 1, 2, 3, 5, 7)
+        mod = self.r(*mods)
+        imm = int(self.rng.integers(-40, 41)) & 0xFFF if mod & 1 else 0
+        c = self.src()
+        self.emit("SFPSHFT", False, self.features_of_reads({c}), lreg_c=c, lreg_dest=self.dst(), instr_mod1=mod,
+                  imm12_math=imm)
+
+    def bitwise(self):
+        m = self.r("SFPAND", "SFPOR", "SFPXOR", "SFPNOT")
+        mod, imm = 0, 0
+        if not self.wh and m in ("SFPAND", "SFPOR") and self.rng.random() < 0.4:
+            mod, imm = 1, self.src()  # Blackhole: VB from Imm12
+        c = self.src()
+        self.emit(m, False, self.features_of_reads({c, imm}), lreg_c=c, lreg_dest=self.dst(), instr_mod1=mod,
+                  imm12_math=imm)
+
+    def simple(self):
+        m = self.r("SFPMOV", "SFPABS", "SFPSETSGN", "SFPDIVP2")
+        c = self.src()
+        feats = self.features_of_reads({c})
+        extra = 0
+        if m == "SFPMOV":
+            mod, imm = self.r(0, 1, 2), 0
+        elif m == "SFPABS":
+            mod, imm = self.r(0, 1), 0
+            if mod == 1:
+                feats.add("sfpabs-float")
+        elif m == "SFPSETSGN":
+            mod = self.r(0, 1)
+            imm = self.r(0, 1) if mod else 0
+        else:
+            mod = self.r(0, 1)
+            v = int(self.rng.integers(-128, 128))
+            imm = v & 0xFF
+            extra = ((v & 0xFFF) >> 8) << 20  # Imm12's top bits: the sign, as ttsim and the page read it
+        self.emit(m, False, feats, extra_bits=extra, lreg_c=c, lreg_dest=self.dst(), instr_mod1=mod, imm12_math=imm)
+
+    def exp_man(self):
+        m = self.r("SFPEXEXP", "SFPEXMAN", "SFPSETEXP", "SFPSETMAN")
+        c = self.src()
+        imm = 0
+        if m == "SFPEXEXP":
+            mod = self.r(0, 1, 2, 10)
+        elif m == "SFPEXMAN":
+            mod = self.r(0, 1)
+        elif m == "SFPSETEXP":
+            mod = self.r(0, 1, 2)
+            imm = int(self.rng.integers(0, 256)) if mod == 1 else 0
+        else:
+            mod = self.r(0, 1)
+        self.emit(m, False, self.features_of_reads({c}), lreg_c=c, lreg_dest=self.dst(), instr_mod1=mod,
+                  imm12_math=imm)
+
+    def lz(self):
+        mod = self.r(0, 2, 4)
+        c, d = self.src(), self.dst()
+        if self.rng.random() < 0.3 and c < 8:
+            d = c
+        feats = self.features_of_reads({c})
+        if mod & 2 and c == d:
+            if "sfplz-alias" not in self.allow:
+                d = (c + 1) % 8
+            else:
+                feats.add("sfplz-alias")
+        self.emit("SFPLZ", False, feats, lreg_c=c, lreg_dest=d, instr_mod1=mod)
+
+    def cast(self):
+        mod = 0 if self.wh else self.r(0, 3)
+        c = self.src()
+        self.emit("SFPCAST", False, self.features_of_reads({c}), lreg_src_c=c, lreg_dest=self.dst(), instr_mod1=mod)
+
+    def stoch(self):
+        mod = self.r(1, 2, 3, 6, 7)
+        c = self.src()
+        self.emit("SFP_STOCH_RND", False, self.features_of_reads({c}), lreg_src_c=c, lreg_src_b=self.src(),
+                  lreg_dest=self.dst(), instr_mod1=mod, rnd_mode=0, imm8_math=0)
+
+    def swap(self):
+        mod = self.r(0, 1, 2, 3)  # 9: no page defines it
+        self.emit("SFPSWAP", False, (), lreg_src_c=self.dst(), lreg_dest=self.dst(), instr_mod1=mod)
+
+    def transp(self):
+        self.emit("SFPTRANSP", False, (), lreg_dest=0, lreg_c=0)
+
+    def shft2(self):
+        mods = (3, 5) if self.wh else (3, 4, 5)
+        mod = self.r(*mods)
+        c = self.src()
+        imm = self.src() if mod == 5 else 0
+        self.emit("SFPSHFT2", mod != 5, self.features_of_reads({c, imm}), lreg_src_c=c, lreg_dest=self.dst(),
+                  instr_mod1=mod, imm12_math=imm)
+
+    def loadi(self):
+        mod = self.r(0, 1, 2, 4, 8, 10)
+        v = data.uniform_value(self.rng)
+        imm = v >> 16 if mod in (0, 1, 8) else v & 0xFFFF
+        self.emit("SFPLOADI", False, (), lreg_ind=self.dst(), instr_mod0=mod, imm16=imm)
+
+    def nop(self):
+        self.emit("SFPNOP")
+
+    # -- predication ---------------------------------------------------------------------
+    def cc(self):
+        k = self.rng.random()
+        if k < 0.2:
+            imm = int(self.rng.integers(0, 4))
+            if self.rng.random() < 0.2:
+                self.emit("SFPENCC", False, (), instr_mod1=0, imm12_math=0)  # flags set, use unchanged
+            else:
+                self.emit("SFPENCC", False, (), instr_mod1=10, imm12_math=imm)
+                self.cc_en = bool(imm & 1)
+        elif k < 0.45:
+            if self.cc_en:
+                c = self.src()
+                self.emit("SFPSETCC", False, self.features_of_reads({c}), lreg_c=c, instr_mod1=self.r(0, 2, 4, 6))
+            else:
+                self.emit("SFPENCC", False, (), instr_mod1=10, imm12_math=3)
+                self.cc_en = True
+        elif k < 0.65:
+            if len(self.stack) < STACK_DEPTH - 1 and self.cc_en is not None:
+                self.emit("SFPPUSHC")
+                self.stack.append(self.cc_en)
+            elif self.stack:
+                self.popc()
+        elif k < 0.8:
+            if self.stack:
+                self.popc()
+        elif self.cc_en and (not self.stack or self.stack[-1]):
+            self.emit("SFPCOMPC")
+
+    def popc(self):
+        self.emit("SFPPOPC")
+        self.cc_en = self.stack.pop()
+
+    def config(self):
+        """SFPCONFIG of a programmable constant (LReg[11..14]) from a uniform LReg[0], all
+        lanes enabled (ttsim requires both); the predication state is kept around it."""
+        if len(self.stack) >= STACK_DEPTH - 1 or self.cc_en is None:
+            return
+        b = self.b
+        k = int(self.rng.integers(11, 15))
+        v = data.uniform_value(self.rng)
+        with b.unit(f"SFPCONFIG LReg[{k}]") as g:
+            b.push("SFPPUSHC")
+            b.push("SFPENCC", instr_mod1=10, imm12_math=0)
+            b.push("SFPLOADI", lreg_ind=0, instr_mod0=8, imm16=v >> 16)
+            b.push("SFPLOADI", lreg_ind=0, instr_mod0=10, imm16=v & 0xFFFF)
+            b.push("SFPCONFIG", config_dest=k, instr_mod1=0)
+            b.push("SFPNOP")
+            b.push("SFPPOPC")
+        b.prog.group_features[g] = set()
+
+    # -- Dst -------------------------------------------------------------------------------
+    def ldst(self):
+        view = self.view if self.view != "mixed" else self.r("32", "16")
+        store = self.rng.random() < 0.5
+        feats = set()
+        if view == "32":
+            row = SCRATCH_ROW + 2 * int(self.rng.integers(0, 32))
+            if store:
+                mod = self.r(*STORE32)
+                if mod == 3 and self.wh:
+                    if "wh-sfpstore-fp32-denormal" not in self.allow:
+                        mod = 4
+                    else:
+                        feats.add("wh-sfpstore-fp32-denormal")
+            else:
+                mod = self.r(*LOAD32)
+        else:
+            # 16-bit rows 128..255 hold 32-bit rows 64..127 (Dst.md's Adj16 layout)
+            row = 2 * SCRATCH_ROW + 2 * int(self.rng.integers(0, 64))
+            mod = self.r(*(STORE16 if store else LOAD16))
+        if store:
+            r = self.src() if self.rng.random() < 0.5 else self.dst()
+            if r > 11:
+                r = self.dst()
+            self.emit("SFPSTORE", False, feats | self.features_of_reads({r}), lreg_ind=r, instr_mod0=mod,
+                      dest_reg_addr=row)
+        else:
+            self.emit("SFPLOAD", False, feats, lreg_ind=self.dst(), instr_mod0=mod, dest_reg_addr=row)
+
+    # -- Blackhole only --------------------------------------------------------------------
+    def cmp_bh(self):
+        m = self.r("SFPLE", "SFPGT")
+        c = self.src()
+        self.emit(m, False, self.features_of_reads({c}), lreg_c=c, lreg_dest=self.dst(), instr_mod1=self.r(1, 8))
+
+    def mul24(self):
+        self.emit("SFPMUL24", True, (), lreg_src_a=self.src(), lreg_src_b=self.src(), lreg_src_c=9,
+                  lreg_dest=self.dst(), instr_mod1=self.r(0, 1))
+
+    def arecip(self):
+        c = self.src()
+        self.emit("SFPARECIP", False, self.features_of_reads({c}), lreg_c=c, lreg_dest=self.dst())
+
+
+def generate(arch: str, seed: int, allow: frozenset = frozenset()):
+    rng = np.random.default_rng([seed, 1])
+    b = Builder(arch, "sfpu", seed)
+    with b.on(1):
+        g = SfpuGen(b, rng, allow)
+        g.prologue()
+        g.body(int(rng.integers(4, 41)))
+        g.epilogue()
+    return b.prog

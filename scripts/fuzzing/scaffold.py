@@ -1,0 +1,86 @@
+"""Scaffolding shared by the generators: reading Dst back through the packer, and the
+Tensix-side 32-bit Config write.
+
+Dst is not visible to the host, so results in Dst reach L1 through packer 0 with the
+configuration tt-llk writes for a 32-bit Dst packed as Float32 (FP32 intermediate,
+Read_32b_data; FormatConversion.md: FP32 -> FP32 is the identity, so raw bits arrive),
+one tile (64 rows of 16 datums) at a time:
+
+- Wormhole (firmware/llk/llk_pack.h, tt-llk cpack_common.h configure_pack): all four
+  packers' REG1 words alike, channel-0 strides of a 4-byte datum, one PACR per face
+  (256 datums, SETADCXX 0..255), ADDR_MOD_PACK 2 steps Z (next face), 3 clears Y and Z.
+- Blackhole (tt-llk tt_llk_blackhole configure_pack, llk_pack.h): one packer, four
+  PACRs of four rows per face (SETADCXX 0..15), ADDR_MOD_PACK 0 steps Y by 4, 2 clears
+  Y and steps Z, 1 clears Y and Z.
+"""
+
+from __future__ import annotations
+
+FP32, FP16, BF16, INT32 = 0, 1, 5, 8
+PACK_ADC = 0b100
+TILE_ROWS = 64  # 32-bit Dst rows in one 32 x 32 tile
+TILE_BYTES = 4096
+
+
+def pack_setup(b, in_fmt=FP32, out_fmt=FP32, dst32=True, *, relu=0, l1_acc=0, edge_mask=0xFFFF):
+    """Configure packer 0 (and on Wormhole its three siblings alike) for Dst tiles."""
+    bpd = 4 if in_fmt in (FP32, INT32) else 2
+    wh = b.arch == "wormhole_b0"
+    regs = ("THCON_SEC0_REG1", "THCON_SEC0_REG8", "THCON_SEC1_REG1", "THCON_SEC1_REG8") if wh else ("THCON_SEC0_REG1",)
+    fields = {
+        "PCK0_ADDR_CTRL_XY_REG_0_Xstride": bpd if wh else 0,
+        "PCK0_ADDR_CTRL_XY_REG_0_Ystride": 16 * bpd,
+        "PCK0_ADDR_CTRL_ZW_REG_0_Zstride": 256 * bpd,
+        "PCK0_ADDR_CTRL_ZW_REG_0_Wstride": 1024 * bpd,
+        "PCK_DEST_RD_CTRL_Read_32b_data": int(dst32),
+        "PCK_EDGE_OFFSET_SEC0_mask": edge_mask,
+        "ALU_FORMAT_SPEC_REG2_Dstacc": in_fmt,
+    }
+    if not wh:
+        del fields["PCK0_ADDR_CTRL_XY_REG_0_Xstride"]
+    for r in regs:
+        fields[f"{r}_Exp_section_size"] = 4
+        fields[f"{r}_Disable_zero_compress"] = 1
+        fields[f"{r}_Out_data_format"] = out_fmt
+        fields[f"{r}_In_data_format"] = in_fmt
+        fields[f"{r}_Pack_L1_Acc"] = l1_acc
+    for i in range(len(regs)):
+        fields[f"PACK_COUNTERS_SEC{i}_pack_reads_per_xy_plane"] = 1
+    if relu:
+        fields.update(relu_fields(b, relu))
+    b.cfg(**fields)
+    ymod = b.thread_fields["ADDR_MOD_PACK_SEC0_YsrcIncr"][0]
+    if wh:
+        mods = {2: 1 << 12, 3: (1 << 5) | (1 << 13)}  # Z += 1; clear Y and Z
+    else:
+        mods = {0: 4, 1: (1 << 5) | (1 << 13), 2: (1 << 5) | (1 << 12)}
+    for slot, value in mods.items():
+        b.push("SETC16", setc16_reg=ymod + slot, setc16_value=value)
+    b.push("SETADCXY", CntSetMask=PACK_ADC, BitMask=0xF if wh else 0b1011)
+    b.push("SETADCZW", CntSetMask=PACK_ADC, BitMask=0xF)
+    b.push("SETADCXX", CntSetMask=PACK_ADC, x_start=0, x_end2=255 if wh else 15)
+
+
+def relu_fields(b, relu):
+    """``relu``: the STACC_RELU word's value as tt-llk builds it (mode | threshold << 4)."""
+    return {"STACC_RELU_ApplyRelu": relu & 0xF, "STACC_RELU_ReluThreshold": relu >> 4}
+
+
+def pack_tiles(b, l1_addr: int, ntiles: int = 1, first_row: int = 0, *, last_only=False):
+    """Pack ``ntiles`` tiles of Dst from 32-bit row ``first_row`` to ``l1_addr``
+    (consecutive). The Dst offset and L1 address are RISC-V Config writes, so the
+    builder waits for the thread to drain first."""
+    wh = b.arch == "wormhole_b0"
+    for k in range(ntiles):
+        addr = l1_addr + k * TILE_BYTES
+        b.cfg(DEST_TARGET_REG_CFG_PACK_SEC0_Offset=first_row + k * TILE_ROWS,
+              THCON_SEC0_REG1_L1_Dest_addr=(addr >> 4) - 1 if wh else (1 << 31) | ((addr >> 4) - 1))
+        if wh:
+            for f in range(4):
+                b.push("PACR", AddrMode=2 if f < 3 else 3, PackSel=1, Last=int(f == 3))
+        else:
+            for f in range(4):
+                for r in range(4):
+                    last = r == 3
+                    mode = (1 if f == 3 else 2) if last else 0
+                    b.push("PACR", ReadIntfSel=0, AddrMode=mode, Last=int(last and f == 3))
