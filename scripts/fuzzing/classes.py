@@ -54,6 +54,11 @@ KNOWN = [
           "Packer ReLU with an FP32 intermediate: compares full FP32 values (ttemu) vs the top 19 bits, "
           "NaNs changed (ttsim)",
           "Packers/ReLU.md (ReLUStage compares FP32 values)", "pinned (tests/test_pack_formats_ttsim.py)"),
+    Known("cfg-undefined-bits", (WH, BH),
+          "Config bits outside every field: kept and read back (ttemu) vs dropped on write (ttsim keeps "
+          "only its CFG<i>_REG_MASK bits)",
+          "BackendConfiguration.md, WRCFG.md, RMWCIB.md: Config is uint32_t words, written and read whole",
+          "pinned to the pages (tests/test_fuzz.py)"),
     Known("sfpabs-float", (WH, BH),
           "SFPABS float mode (Mod1 1) of -Inf: +Inf (ttemu) vs -Inf (ttsim)",
           "SFPABS.md: its code says >= 0xff800000 (ttemu), its comment says -NaN (ttsim)",

@@ -1,0 +1,21 @@
+"""The unit families and their generators: ``generate(arch, family, seed, allow)``."""
+
+from __future__ import annotations
+
+import importlib
+
+from . import classes
+
+#: family -> module (each has ``generate(arch, seed, allow) -> Program``)
+FAMILIES = {
+    "sfpu": "gen_sfpu",
+    "cfg": "gen_cfg",
+}
+
+
+def generate(arch: str, family: str, seed: int, allow=frozenset()):
+    """Program ``seed`` of ``family`` on ``arch``. ``allow``: names of known classes let
+    in (the rest of the kept-out classes are left out)."""
+    allow = frozenset(allow) | frozenset(k.name for k in classes.KNOWN if not k.kept_out)
+    mod = importlib.import_module(f"{__package__}.{FAMILIES[family]}")
+    return mod.generate(arch, seed, allow)
