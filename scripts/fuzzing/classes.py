@@ -59,6 +59,11 @@ KNOWN = [
           "only its CFG<i>_REG_MASK bits)",
           "BackendConfiguration.md, WRCFG.md, RMWCIB.md: Config is uint32_t words, written and read whole",
           "pinned to the pages (tests/test_fuzz.py)"),
+    Known("semwait-blockmask", (WH, BH),
+          "SEMWAIT / STALLWAIT block mask: only the selected units' instructions wait (ttemu) vs the whole "
+          "thread stops at the wait (ttsim: 'stall_res ignored for now')",
+          "SEMWAIT.md, STALLWAIT.md (Block mask: B1 blocks new Sync Unit instructions only)",
+          "pinned to the pages (tests/test_fuzz.py)"),
     Known("sfpabs-float", (WH, BH),
           "SFPABS float mode (Mod1 1) of -Inf: +Inf (ttemu) vs -Inf (ttsim)",
           "SFPABS.md: its code says >= 0xff800000 (ttemu), its comment says -NaN (ttsim)",

@@ -10,6 +10,8 @@ from . import classes
 FAMILIES = {
     "sfpu": "gen_sfpu",
     "cfg": "gen_cfg",
+    "sync": "gen_sync",
+    "counters": "gen_counters",
 }
 
 
