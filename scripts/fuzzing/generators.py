@@ -12,6 +12,7 @@ FAMILIES = {
     "cfg": "gen_cfg",
     "sync": "gen_sync",
     "counters": "gen_counters",
+    "mop": "gen_mop",
 }
 
 
