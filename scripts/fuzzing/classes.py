@@ -50,6 +50,17 @@ KNOWN = [
           "SFPLOAD of a 16-bit view of a Dst row written as 32-bit after ZEROACC: both halves written "
           "(ttemu) vs zero low half (ttsim)",
           "Dst.md (a 32-bit write writes both DstBits rows)", "pinned to the page (engineer wmad)"),
+    Known("dst-undefined-halves", (WH, BH),
+          "Dst16b rows written (MOVA2D / MOVB2D of 16-bit data, ZEROACC of 16 Dst16b rows) in a program "
+          "that reads Dst32b, after ZEROACC: each DstBits row keeps its own value or reads as zero (ttemu) "
+          "vs the 32-bit datum's validity taken from its high row alone, and the storage kept (ttsim)",
+          "ZEROACC.md (undefined rows read as zero by packers), Dst.md (a Dst32b datum is two DstBits rows)",
+          "pinned to the pages (tests/test_fuzz.py)"),
+    Known("fpu-mixed-src-styles", (WH, BH),
+          "Matrix Unit with SrcA and SrcB in different styles (BF16 and TF32): both read in SrcA's style "
+          "(ttemu) vs each in its own format (ttsim keeps SrcB's TF32 mantissa bits)",
+          "ELWADD.md, ELWMUL.md, MVMUL.md (SrcAStyle, from SrcA's format, reads both operands)",
+          "pinned to the pages (tests/test_fuzz.py)"),
     Known("pack-relu-fp32", (WH, BH),
           "Packer ReLU with an FP32 intermediate: compares full FP32 values (ttemu) vs the top 19 bits, "
           "NaNs changed (ttsim)",

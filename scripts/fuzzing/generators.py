@@ -9,6 +9,7 @@ from . import classes
 #: family -> module (each has ``generate(arch, seed, allow) -> Program``)
 FAMILIES = {
     "sfpu": "gen_sfpu",
+    "fpu": "gen_fpu",
     "cfg": "gen_cfg",
     "sync": "gen_sync",
     "counters": "gen_counters",

@@ -61,18 +61,73 @@ def pack_setup(b, in_fmt=FP32, out_fmt=FP32, dst32=True, *, relu=0, l1_acc=0, ed
     b.push("SETADCXX", CntSetMask=PACK_ADC, x_start=0, x_end2=255 if wh else 15)
 
 
+TF32, BFP8_B, UINT16 = 4, 6, 9
+UNPACK_ADC = (0b001, 0b010)
+
+
+def out_unit(fmt) -> int:
+    """Bytes per unit of the unpacker's output address for output format ``fmt``."""
+    return 4 if fmt in (FP32, TF32, INT32) else 2 if fmt in (FP16, BF16, UINT16) else 1
+
+
+def alu_config(b, srca, srcb, dst32, dstacc):
+    """Config word 1 as firmware/llk/llk_unpack.h (tt-llk _llk_math_hw_configure_ and
+    configure_pack) writes it: the Src formats, Dstacc (the packer's intermediate),
+    32-bit Dst for the FPU and the SFPU."""
+    b.cfg(ALU_FORMAT_SPEC_REG0_SrcA=srca, ALU_FORMAT_SPEC_REG1_SrcB=srcb, ALU_FORMAT_SPEC_REG2_Dstacc=dstacc,
+          ALU_ACC_CTRL_Fp32_enabled=int(dst32), ALU_ACC_CTRL_SFPU_Fp32_enabled=int(dst32))
+
+
+def unpack_setup(b, u, in_fmt, out_fmt, to_dst=False):
+    """Unpacker ``u`` for whole 32 x 32 tiles of ``in_fmt`` into SrcA (u = 0) / SrcB
+    (u = 1) or Dst (u = 0, ``to_dst``) as ``out_fmt``: the words tt-llk's
+    configure_unpack_AB writes (firmware/llk/llk_unpack.h llk_unpack_config): the
+    tile descriptor (XDim from Tile_x_dim_cntx0 for unpacker 0, YDim 1, ZDim 4 faces,
+    uncompressed), REG2 (Throttle_mode 2, contexts 0..7 uncompressed), the channel-1
+    strides, Dest_cntx0/1_address 64 and Tile_x_dim 256 for unpacker 0,
+    SRCA_SET_SetOvrdWithAddr; one UNPACR then moves 1024 datums (SETADCXX 0..1023)."""
+    cf = b.cfg_fields
+    sec = f"THCON_SEC{u}"
+    unit = out_unit(out_fmt)
+    desc = cf[f"{sec}_REG0_TileDescriptor"][0]
+    b.cfg_word(desc, (in_fmt & 0xF) | (1 << 4) | ((256 if u else 0) << 16), "TileDescriptor word 0")
+    b.cfg_word(desc + 1, 1 | (4 << 16), "TileDescriptor word 1: YDim 1, ZDim 4")
+    b.cfg(**{f"{sec}_REG2_Out_data_format": out_fmt, f"{sec}_REG2_Throttle_mode": 2})
+    zc = {f"{sec}_REG2_Disable_zero_compress_cntx{i}": 1 for i in range(8)}
+    zc[f"{sec}_REG2_Unpack_if_sel_cntx0"] = int(to_dst)
+    b.cfg(**zc)
+    b.cfg(**{f"UNP{u}_ADDR_CTRL_ZW_REG_1_Zstride": 256 * unit})
+    if u == 0:
+        b.cfg(UNP0_ADDR_CTRL_XY_REG_1_Ystride=16 * unit)
+        b.cfg(THCON_SEC0_REG5_Dest_cntx0_address=64, THCON_SEC0_REG5_Dest_cntx1_address=64)
+        b.cfg(THCON_SEC0_REG5_Tile_x_dim_cntx0=256, THCON_SEC0_REG5_Tile_x_dim_cntx1=256)
+        b.cfg(UNP0_ADD_DEST_ADDR_CNTR_add_dest_addr_cntr=1)
+        b.push("SETC16", setc16_reg=b.thread_fields["SRCA_SET_Base"][0], setc16_value=0 if to_dst else 4)
+    adc = UNPACK_ADC[u]
+    b.push("SETADCXY", CntSetMask=adc, BitMask=0xF)
+    b.push("SETADCZW", CntSetMask=adc, BitMask=0xF)
+    b.push("SETADCXX", CntSetMask=adc, x_start=0, x_end2=1023)
+
+
+def unpack_tile(b, u, l1_addr, flip=True):
+    """UNPACR of the tile at ``l1_addr`` (16-byte aligned) with unpacker ``u``, handing
+    the bank to the Matrix Unit (SetDatValid) unless not ``flip``."""
+    b.cfg(**{f"THCON_SEC{u}_REG3_Base_address": (l1_addr >> 4) - 1})
+    b.push("UNPACR", Unpack_block_selection=u, OvrdThreadId=1, SetDatValid=int(flip), Last=1)
+
+
 def relu_fields(b, relu):
     """``relu``: the STACC_RELU word's value as tt-llk builds it (mode | threshold << 4)."""
     return {"STACC_RELU_ApplyRelu": relu & 0xF, "STACC_RELU_ReluThreshold": relu >> 4}
 
 
-def pack_tiles(b, l1_addr: int, ntiles: int = 1, first_row: int = 0, *, last_only=False):
-    """Pack ``ntiles`` tiles of Dst from 32-bit row ``first_row`` to ``l1_addr``
-    (consecutive). The Dst offset and L1 address are RISC-V Config writes, so the
-    builder waits for the thread to drain first."""
+def pack_tiles(b, l1_addr: int, ntiles: int = 1, first_row: int = 0, *, bpd: int = 4):
+    """Pack ``ntiles`` tiles of Dst from row ``first_row`` (32-bit rows, or 16-bit ones
+    with ``bpd`` 2) to ``l1_addr`` (consecutive). The Dst offset and L1 address are
+    RISC-V Config writes, so the builder waits for the thread to drain first."""
     wh = b.arch == "wormhole_b0"
     for k in range(ntiles):
-        addr = l1_addr + k * TILE_BYTES
+        addr = l1_addr + k * 1024 * bpd
         b.cfg(DEST_TARGET_REG_CFG_PACK_SEC0_Offset=first_row + k * TILE_ROWS,
               THCON_SEC0_REG1_L1_Dest_addr=(addr >> 4) - 1 if wh else (1 << 31) | ((addr >> 4) - 1))
         if wh:

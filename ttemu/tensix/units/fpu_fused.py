@@ -124,6 +124,7 @@ class FusedMvmul:
     Unit)."""
 
     def __init__(self):
+        self.minus_one_quirk = True  # ArchSpec.fpu_minus_one_quirk (fpu_datapath.accumulate's quirk)
         self._bufs = {}
         self._run_bufs = {}
         self._src = {}
@@ -523,7 +524,7 @@ class FusedMvmul:
             xs += 0.5
         np.floor(xs, out=xs)
         w = np.add.reduce(xs, axis=0)
-        if lo is not None:
+        if lo is not None and self.minus_one_quirk:
             np.putmask(w, w == -1.0, _MINUS_ONE_32)
         w *= pm
         if not scaled:

@@ -183,6 +183,7 @@ class MatrixUnit(Unit):
         self._rm = (0, 0)
         self._rm_version = -1
         self._fused = FusedMvmul()  # holds the MVMULs waiting for the next access to Dst (_fused_mvmul)
+        self._quirk = self._fused.minus_one_quirk = cop.tile.arch.fpu_minus_one_quirk
 
     def _view(self, ti, mnemonic):
         """``(bank, style, use32, dst_base, fid_base)`` of thread ``ti``: its Config bank,
@@ -447,7 +448,7 @@ class MatrixUnit(Unit):
         else:
             h = self._read16(row, nrows)
             ed, ds = dst_exp[h], dst_man[h]
-        bits = FD.accumulate(terms, ed, ds, use32, not fp16)
+        bits = FD.accumulate(terms, ed, ds, use32, not fp16, self._quirk)
         if use32:
             self._write_ieee32(row, bits)
         elif fp16:
