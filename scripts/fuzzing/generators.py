@@ -14,6 +14,7 @@ FAMILIES = {
     "sync": "gen_sync",
     "counters": "gen_counters",
     "mop": "gen_mop",
+    "pack": "gen_pack",
 }
 
 

@@ -16,15 +16,19 @@ one tile (64 rows of 16 datums) at a time:
 
 from __future__ import annotations
 
-FP32, FP16, BF16, INT32 = 0, 1, 5, 8
+FP32, FP16, BF16, INT32, INT8 = 0, 1, 5, 8, 14
 PACK_ADC = 0b100
 TILE_ROWS = 64  # 32-bit Dst rows in one 32 x 32 tile
 TILE_BYTES = 4096
 
 
-def pack_setup(b, in_fmt=FP32, out_fmt=FP32, dst32=True, *, relu=0, l1_acc=0, edge_mask=0xFFFF):
-    """Configure packer 0 (and on Wormhole its three siblings alike) for Dst tiles."""
-    bpd = 4 if in_fmt in (FP32, INT32) else 2
+def pack_setup(b, in_fmt=FP32, out_fmt=FP32, dst32=True, *, relu=0, l1_acc=0, edge_mask=0xFFFF, bpd=None,
+               extra=None):
+    """Configure packer 0 (and on Wormhole its three siblings alike) for Dst tiles.
+    ``bpd``: bytes per datum of the intermediate (the channel-0 strides; default from
+    ``in_fmt``); ``extra``: more Config fields."""
+    if bpd is None:
+        bpd = 4 if in_fmt in (FP32, INT32, TF32) else 1 if in_fmt == INT8 else 2
     wh = b.arch == "wormhole_b0"
     regs = ("THCON_SEC0_REG1", "THCON_SEC0_REG8", "THCON_SEC1_REG1", "THCON_SEC1_REG8") if wh else ("THCON_SEC0_REG1",)
     fields = {
@@ -48,6 +52,7 @@ def pack_setup(b, in_fmt=FP32, out_fmt=FP32, dst32=True, *, relu=0, l1_acc=0, ed
         fields[f"PACK_COUNTERS_SEC{i}_pack_reads_per_xy_plane"] = 1
     if relu:
         fields.update(relu_fields(b, relu))
+    fields.update(extra or {})
     b.cfg(**fields)
     ymod = b.thread_fields["ADDR_MOD_PACK_SEC0_YsrcIncr"][0]
     if wh:
