@@ -27,16 +27,18 @@ def run_chunk(arch, family, seeds, lib, allow, *, do_minimise=True, log=None, re
     for out in outs:
         rec = {"arch": arch, "family": family, "seed": out.program.seed, "status": out.status,
                "detail": out.detail[:500], "class": None, "known": None, "kept": None, "diffs": []}
-        if out.status == "differ":
+        if out.status in ("differ", "ttemu-error"):
             m = minimise(out, lib) if do_minimise else out
             name, known = classes.classify(m.program)
+            if out.status == "ttemu-error":
+                name, known = "ttemu-error:" + classes.signature(m.program), False
             rec.update({"class": name, "known": known, "kept": len(m.program.kept_groups),
                         "dropped": sorted(m.program.dropped),
                         "diffs": [[r.describe(i), ours, theirs] for r, i, ours, theirs in m.diffs[:8]]})
             if reports is not None:
                 reports.append(report.describe(m, klass=name))
             if log:
-                log(f"{arch} {family} {out.program.seed}: differs [{name}{'' if known else ', NEW'}]")
+                log(f"{arch} {family} {out.program.seed}: {out.status} [{name}{'' if known else ', NEW'}]")
         elif out.status != "same" and log:
             log(f"{arch} {family} {out.program.seed}: {out.status}: {out.detail[:200]}")
         records.append(rec)

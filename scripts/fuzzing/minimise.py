@@ -1,7 +1,7 @@
 """Shrinking a differing program to the operation groups the difference needs.
 
 A candidate still shows the difference when some element that differed at first
-(region, index) still differs. Each round runs its candidates together (ttemu one by
+(region, index) still differs; a ttemu error, when ttemu stops with the same error. Each round runs its candidates together (ttemu one by
 one, ttsim in one batch): first every program keeping a single group (most differences
 need one instruction), then delta debugging: drop chunks of the kept groups, halving
 the chunk size when no drop keeps the difference, until no single group can go.
@@ -13,13 +13,15 @@ from .runner import run_programs
 
 
 def _still(out, wanted) -> bool:
+    if isinstance(wanted, str):
+        return out.status == "ttemu-error" and out.detail == wanted
     return out.status == "differ" and any((r.name, i) in wanted for r, i, _, _ in out.diffs)
 
 
 def minimise(outcome, lib, *, max_rounds: int = 40, log=None):
     """-> the minimised Outcome (the original one when nothing could be dropped)."""
     prog = outcome.program
-    wanted = {(r.name, i) for r, i, _, _ in outcome.diffs}
+    wanted = outcome.detail if outcome.status == "ttemu-error" else {(r.name, i) for r, i, _, _ in outcome.diffs}
     best = outcome
     groups = prog.kept_groups
     if not groups:

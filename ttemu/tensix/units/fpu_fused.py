@@ -405,7 +405,11 @@ class FusedMvmul:
                 wp[1:] = powers[:, wave]
             k0 = wave[0]
             r0 = jobs[k0][2]
-            if all(jobs[k][2] == r0 + step * c for c, k in enumerate(wave)):  # consecutive blocks: views of Dst
+            span = 16 * m if use32 else n * m
+            if r0 + span <= len(bits) and all(jobs[k][2] == r0 + step * c for c, k in enumerate(wave)):
+                # consecutive blocks, all inside DstBits: views of Dst (a 4-row block at the
+                # last Dst32b rows, 508..511, has its low halves at DstBits 1020..1023, within
+                # 16 rows of its start but its view's slice would run past the end)
                 if use32:
                     blk = bits[r0:r0 + 16 * m].reshape(m, 16, 16)
                     self._accumulate(wx, wp, wc, blk[:, :n], blk[:, 8:8 + n], add_dst, scaled)
