@@ -54,26 +54,28 @@ def read_log(path) -> list:
 
 def campaign(path, arches, families, seeds, lib, allow, *, chunk=64, log=print, report_path=None):
     """Run every (arch, family, seed) not in the log at ``path`` yet, ``chunk`` seeds at
-    a time, appending to the log."""
+    a time, the families taking turns (so a campaign cut short still covers them all),
+    appending to the log."""
     done = {(r["arch"], r["family"], r["seed"]) for r in read_log(path)}
     t0 = time.time()
     n = 0
-    for arch in arches:
-        for family in families:
-            todo = [s for s in seeds if (arch, family, s) not in done]
-            for k in range(0, len(todo), chunk):
-                part = todo[k:k + chunk]
-                reports = []
-                recs = run_chunk(arch, family, part, lib, allow, log=log, reports=reports)
-                with open(path, "a") as f:
-                    for rec in recs:
-                        f.write(json.dumps(rec) + "\n")
-                if report_path and reports:
-                    with open(report_path, "a") as f:
-                        f.write("\n\n".join(reports) + "\n\n")
-                n += len(recs)
-                rate = n / (time.time() - t0)
-                log(f"{arch} {family}: {k + len(part)}/{len(todo)} ({rate:.2f} programs/s overall)")
+    todo = {(a, f): [s for s in seeds if (a, f, s) not in done] for a in arches for f in families}
+    while any(todo.values()):
+        for (arch, family), left in todo.items():
+            if not left:
+                continue
+            part, todo[(arch, family)] = left[:chunk], left[chunk:]
+            reports = []
+            recs = run_chunk(arch, family, part, lib, allow, log=log, reports=reports)
+            with open(path, "a") as f:
+                for rec in recs:
+                    f.write(json.dumps(rec) + "\n")
+            if report_path and reports:
+                with open(report_path, "a") as f:
+                    f.write("\n\n".join(reports) + "\n\n")
+            n += len(recs)
+            rate = n / (time.time() - t0)
+            log(f"{arch} {family}: {len(todo[(arch, family)])} left ({rate:.2f} programs/s overall)")
 
 
 def table(records) -> str:
