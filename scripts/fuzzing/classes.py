@@ -29,24 +29,24 @@ class Known:
 WH, BH = "wormhole_b0", "blackhole"
 
 KNOWN = [
-    Known("wh-mad", (WH,),
+    Known("wh-mad-family", (WH,),
           "Wormhole multiply-add family (SFPMAD/ADD/MUL/ADDI/MULI/LUT/LUTFP32): the last bit of finite "
           "results, NaN payloads",
           "SFPMAD.md (product kept in higher precision than FP32, not fully fused)",
           "being fixed by engineer wmad (issue 22 item 2)"),
-    Known("sfplz-alias", (WH, BH),
+    Known("sfplz-vc-eq-vd", (WH, BH),
           "SFPLZ with a flag update (Mod1 & 2) and VC == VD: flags taken from the result, not the input",
           "SFPLZ.md", "ttemu bug, being fixed by engineer wmad (issue 22 item 3)"),
-    Known("lreg-const-reset", (WH, BH),
+    Known("lreg12-reset", (WH, BH),
           "LReg[12] read before any SFPCONFIG writes it: 1/65536 (ttemu) vs 0x3b000000 (ttsim)",
           "SoftReset.md (LReg[12] = 1.0/65536 on leaving reset)", "pinned to the page (engineer wmad)"),
-    Known("sfpu-lanes-reset", (WH, BH),
+    Known("reset-unconditional", (WH, BH),
           "Vector Unit predication after reset: unconditional (ttemu) vs condition codes enabled (ttsim)",
           "SoftReset.md (conditional execution mode set to unconditional)", "pinned to the page (engineer wmad)"),
-    Known("wh-sfpstore-fp32-denormal", (WH,),
+    Known("sfpstore-fp32-denormal", (WH,),
           "Wormhole SFPSTORE MOD0_FMT_FP32 of a denormal: kept (ttemu) vs flushed to zero (ttsim)",
           "SFPSTORE.md (Wormhole: no flush)", "pinned to the page (engineer wmad)"),
-    Known("sfpload16-after-zeroacc", (WH, BH),
+    Known("dst16-view-of-dst32-write", (WH, BH),
           "SFPLOAD of a 16-bit view of a Dst row written as 32-bit after ZEROACC: both halves written "
           "(ttemu) vs zero low half (ttsim)",
           "Dst.md (a 32-bit write writes both DstBits rows)", "pinned to the page (engineer wmad)"),
@@ -61,7 +61,7 @@ KNOWN = [
           "(ttemu) vs each in its own format (ttsim keeps SrcB's TF32 mantissa bits)",
           "ELWADD.md, ELWMUL.md, MVMUL.md (SrcAStyle, from SrcA's format, reads both operands)",
           "pinned to the pages (tests/test_fuzz.py)"),
-    Known("pack-relu-fp32", (WH, BH),
+    Known("relu-fp32", (WH, BH),
           "Packer ReLU with an FP32 intermediate: compares full FP32 values (ttemu) vs the top 19 bits, "
           "NaNs changed (ttsim)",
           "Packers/ReLU.md (ReLUStage compares FP32 values)", "pinned (tests/test_pack_formats_ttsim.py)"),
@@ -75,8 +75,13 @@ KNOWN = [
           "thread stops at the wait (ttsim: 'stall_res ignored for now')",
           "SEMWAIT.md, STALLWAIT.md (Block mask: B1 blocks new Sync Unit instructions only)",
           "pinned to the pages (tests/test_fuzz.py)"),
-    Known("sfpabs-float", (WH, BH),
-          "SFPABS float mode (Mod1 1) of -Inf: +Inf (ttemu) vs -Inf (ttsim)",
+    Known("unpack-context-adc", (WH, BH),
+          "UNPACR in MultiContextMode from thread T1 / T2: X counters from ADCs[ContextADC] (thread 0's) "
+          "(ttemu) vs the issuing thread's (ttsim)",
+          "UNPACR_Regular.md (WhichADC = ContextADC in MultiContextMode)",
+          "pinned to the page (tests/test_fuzz.py); the generators unpack from T0"),
+    Known("sfpabs-float-minus-inf", (WH, BH),
+          "SFPABS float mode (Mod1 1) of -Inf: -Inf kept (ttemu) vs +Inf (ttsim)",
           "SFPABS.md: its code says >= 0xff800000 (ttemu), its comment says -NaN (ttsim)",
           "unresolved: the page contradicts itself (engineer wmad records it)", kept_out=False),
 ]

@@ -170,10 +170,10 @@ class PackGen:
             thr &= 0x7FFF  # ReLU.md: a negative threshold is undefined (ttsim refuses it in every mode)
             relu = mode | thr << 4
             if self.inter == 0 or self.dst32 and self.inter not in (1, 5):
-                if "pack-relu-fp32" not in self.allow:
+                if "relu-fp32" not in self.allow:
                     relu = 0
                 else:
-                    feats.add("pack-relu-fp32")
+                    feats.add("relu-fp32")
         l1_acc = int(self.out in L1_ACC_OUT and rng.random() < 0.3)
         if self.inter == 14 and rng.random() < 0.5:
             extra["PCK_DEST_RD_CTRL_Read_unsigned"] = 1

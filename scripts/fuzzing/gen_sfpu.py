@@ -73,13 +73,13 @@ class SfpuGen:
         if k < 0.85:
             return int(self.rng.integers(0, 8))
         consts = [8, 9, 10, 15]
-        if self.consts_set or "lreg-const-reset" in self.allow:
+        if self.consts_set or "lreg12-reset" in self.allow:
             consts += [11, 12, 13, 14]
         return int(self.r(*consts))
 
     def features_of_reads(self, regs):
         if not self.consts_set and 12 in regs:
-            return {"lreg-const-reset"}
+            return {"lreg12-reset"}
         return set()
 
     def emit(self, mnemonic, nop_after=False, features=(), extra_bits=0, **fields):
@@ -97,12 +97,12 @@ class SfpuGen:
     # -- prologue / epilogue -----------------------------------------------------------
     def prologue(self):
         b = self.b
-        if "sfpu-lanes-reset" not in self.allow or self.rng.random() < 0.8:
+        if "reset-unconditional" not in self.allow or self.rng.random() < 0.8:
             b.push("SFPENCC", instr_mod1=10, imm12_math=0)  # lanes unconditional, flags clear
             self.cc_en = False
         else:
-            b.prog.tags.add("sfpu-lanes-reset")
-        if "lreg-const-reset" not in self.allow or self.rng.random() < 0.7:
+            b.prog.tags.add("reset-unconditional")
+        if "lreg12-reset" not in self.allow or self.rng.random() < 0.7:
             if self.cc_en is None:
                 b.push("SFPENCC", instr_mod1=10, imm12_math=0)
                 self.cc_en = False
@@ -214,7 +214,7 @@ class SfpuGen:
         }
         if not self.wh:
             f.update({"cmp": (self.cmp_bh, 2), "mul24": (self.mul24, 1), "arecip": (self.arecip, 1)})
-        if self.wh and "wh-mad" not in self.allow:
+        if self.wh and "wh-mad-family" not in self.allow:
             for k in ("mad", "lut", "imm_mad"):
                 del f[k]
         return f
@@ -234,7 +234,7 @@ class SfpuGen:
                   lreg_src_a=a, lreg_src_b=bb, lreg_src_c=c, lreg_dest=self.dst(), instr_mod1=mod)
 
     def mad_features(self, m):
-        return {"wh-mad"} if self.wh else set()
+        return {"wh-mad-family"} if self.wh else set()
 
     def lut(self):
         if self.rng.random() < 0.5:
@@ -281,7 +281,7 @@ class SfpuGen:
         elif m == "SFPABS":
             mod, imm = self.r(0, 1), 0
             if mod == 1:
-                feats.add("sfpabs-float")
+                feats.add("sfpabs-float-minus-inf")
         elif m == "SFPSETSGN":
             mod = self.r(0, 1)
             imm = self.r(0, 1) if mod else 0
@@ -315,10 +315,10 @@ class SfpuGen:
             d = c
         feats = self.features_of_reads({c})
         if mod & 2 and c == d:
-            if "sfplz-alias" not in self.allow:
+            if "sfplz-vc-eq-vd" not in self.allow:
                 d = (c + 1) % 8
             else:
-                feats.add("sfplz-alias")
+                feats.add("sfplz-vc-eq-vd")
         self.emit("SFPLZ", False, feats, lreg_c=c, lreg_dest=d, instr_mod1=mod)
 
     def cast(self):
@@ -417,10 +417,10 @@ class SfpuGen:
             if store:
                 mod = self.r(*STORE32)
                 if mod == 3 and self.wh:
-                    if "wh-sfpstore-fp32-denormal" not in self.allow:
+                    if "sfpstore-fp32-denormal" not in self.allow:
                         mod = 4
                     else:
-                        feats.add("wh-sfpstore-fp32-denormal")
+                        feats.add("sfpstore-fp32-denormal")
             else:
                 mod = self.r(*LOAD32)
         else:

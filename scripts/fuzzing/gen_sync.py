@@ -165,7 +165,7 @@ class SyncGen:
         cond = 1 if self.value[s] == 0 else 2  # C0: wait while 0; C1: wait while >= Max
         # a Sync Unit instruction the block mask lets through (B1 clear): it runs at once
         other = [k for k in range(8) if k != s and self.value[k] is not None and self.value[k] < self.max[k]]
-        through = other and self.rng.random() < 0.3
+        through = other and self.rng.random() < 0.3 and "semwait-blockmask" in self.allow
         with b.unit("SEMWAIT (waits, B7)" if through else "SEMWAIT (waits)") as g:
             b.push("SEMWAIT", wait_sem_cond=cond, sem_sel=1 << s, stall_res=B7 if through else B1 | B7)
             if through:
