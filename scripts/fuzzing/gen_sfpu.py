@@ -1,15 +1,16 @@
 """Vector Unit (SFPU) programs: every SFP* instruction in the forms the pages define
 and ttsim's model accepts, on both arches.
 
-Layout of a program (one Tensix thread, T1 as tt-llk's math thread):
+Layout of a program (one Tensix thread, T0: its unpacks take thread 0's ADCs, see
+classes.py unpack-context-adc):
 
 - prologue (scaffolding): the predication state made known (SFPENCC: lanes
   unconditional); LReg[11..14] given values with SFPCONFIG (unless the reset-value
-  classes are let in); LReg[0..7] filled lane by lane with edge-case data (each lane
-  enabled alone: SFPIADD of LReg[15], the lane index times 2, SFPSETCC); every Dst row
-  the program reads written whole (no ZEROACC: ZEROACC.md makes an SFPLOAD of an
-  undefined row, and an SFPSTORE to some columns of one, undefined behaviour): the
-  result slots with zeros, the scratch area with the filled registers.
+  classes are let in); Dst rows 0..191 unpacked from L1 as Float32 (the result slots
+  zero, a scratch area of edge-case data, and LReg[0..7]'s data, which SFPLOADs take):
+  every Dst row the program reads is written whole (no ZEROACC: ZEROACC.md makes an
+  SFPLOAD of an undefined row, and an SFPSTORE to some columns of one, undefined
+  behaviour).
 - body: 4..40 random instructions, each its own droppable group, with the SFPNOPs the
   pages' "Instruction scheduling" sections require right after the producer (so that
   dropping groups never breaks a rule): MAD-latency results (SFPMAD.md ...), SFPSHFT2,
@@ -29,7 +30,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import data, scaffold
-from .program import OUTPUT_BASE, Builder
+from .program import INPUT_BASE, OUTPUT_BASE, Builder
 
 WH = "wormhole_b0"
 MAD = ("SFPMAD", "SFPADD", "SFPMUL", "SFPADDI", "SFPMULI", "SFPLUT", "SFPLUTFP32")
@@ -114,12 +115,15 @@ class SfpuGen:
                 b.push("SFPNOP")
             self.consts_set = True
         self.fill()
-        for k in range(32):  # result slots: zero; scratch rows: the data
-            b.push("SFPSTORE", lreg_ind=9, instr_mod0=4, dest_reg_addr=2 * k)
-            b.push("SFPSTORE", lreg_ind=k % 8, instr_mod0=4, dest_reg_addr=SCRATCH_ROW + 2 * k)
 
     def fill(self):
-        """LReg[0..7] lane by lane (then the predication state as it was)."""
+        """Dst from L1, unpacked straight to Dst as Float32 (Unpackers/FormatConversion.md:
+        Float32 into a 32-bit Dst keeps every bit, NaN payloads and denormals included;
+        tests/test_pack_formats_ttsim.py): rows 0..63 zero (the result slots), rows
+        64..127 edge-case data (the scratch area), rows 128..191 the data of LReg[0..7]
+        (LReg r lane l at Dst32b row 128 + 4 r + l // 8, column 2 (l % 8)), which
+        SFPLOADs (MOD0_FMT_INT32: raw bits) then take. Every Dst row the program reads is
+        written whole."""
         b = self.b
         regs = []
         for r in range(8):
@@ -127,28 +131,24 @@ class SfpuGen:
             regs.append(data.integers(self.rng, 32) if kind < 0.2 else data.mixed(self.rng, 32)
                         if kind < 0.4 else data.floats(self.rng, 32))
         self.regs = regs
-        b.push("SFPPUSHC")
-        # LReg[7] selects the lane (and is overwritten in every lane each time), so its
-        # data goes through LReg[0] and a Dst row first
-        self._fill_lanes({0: regs[7]})
-        b.push("SFPENCC", instr_mod1=10, imm12_math=0)
-        b.push("SFPSTORE", lreg_ind=0, instr_mod0=4, dest_reg_addr=slot_addr(30))
-        b.push("SFPSTORE", lreg_ind=0, instr_mod0=4, dest_reg_addr=slot_addr(31))
-        self._fill_lanes({r: regs[r] for r in range(7)})
-        b.push("SFPENCC", instr_mod1=10, imm12_math=0)
-        b.push("SFPLOAD", lreg_ind=7, instr_mod0=4, dest_reg_addr=slot_addr(30))
-        b.push("SFPPOPC")
-
-    def _fill_lanes(self, values: dict):
-        b = self.b
-        for lane in range(32):
-            b.push("SFPENCC", instr_mod1=10, imm12_math=3)  # enabled, flags set
-            b.push("SFPIADD", instr_mod1=5, lreg_dest=7, lreg_c=15, imm12_math=(-2 * lane) & 0xFFF)
-            b.push("SFPSETCC", instr_mod1=6, lreg_c=7)
-            for r, v in values.items():
-                v = int(v[lane])
-                b.push("SFPLOADI", lreg_ind=r, instr_mod0=8, imm16=v >> 16)
-                b.push("SFPLOADI", lreg_ind=r, instr_mod0=10, imm16=v & 0xFFFF)
+        lanes = data.mixed(self.rng, 1024).reshape(64, 16)
+        for r in range(8):
+            for lane in range(32):
+                lanes[4 * r + lane // 8, 2 * (lane % 8)] = regs[r][lane]
+        tiles = [np.zeros(1024, np.uint32), data.mixed(self.rng, 1024), lanes.reshape(-1)]
+        fp32 = scaffold.FP32
+        scaffold.alu_config(b, fp32, fp32, True, fp32)
+        scaffold.unpack_setup(b, 0, fp32, fp32, to_dst=True)
+        for k, t in enumerate(tiles):
+            addr = INPUT_BASE + 0x1000 * k
+            b.input(addr, t.astype("<u4").tobytes())
+            b.cfg(THCON_SEC0_REG5_Dest_cntx0_address=64 + 16 * 64 * k)
+            scaffold.unpack_tile(b, 0, addr, flip=False)
+        # the SFPLOADs wait for the unpacker (STALLWAIT: block the Vector Unit, B8, while
+        # unpacker 0 is busy, C1)
+        b.push("STALLWAIT", stall_res=1 << 8, wait_res=1 << 1)
+        for r in range(8):
+            b.push("SFPLOAD", lreg_ind=r, instr_mod0=4, dest_reg_addr=2 * SCRATCH_ROW + 4 * r)
 
     def epilogue(self):
         b = self.b
@@ -454,7 +454,7 @@ class SfpuGen:
 def generate(arch: str, seed: int, allow: frozenset = frozenset()):
     rng = np.random.default_rng([seed, 1])
     b = Builder(arch, "sfpu", seed)
-    with b.on(1):
+    with b.on(0):
         g = SfpuGen(b, rng, allow)
         g.prologue()
         g.body(int(rng.integers(4, 41)))
