@@ -286,6 +286,35 @@ def test_pin_unpack_context_adc(arch, libs):
     assert np.count_nonzero(ours) == 1 and np.count_nonzero(theirs) == 1024
 
 
+def _prng_program(stoch):
+    """A Vector Unit program (gen_sfpu's prologue: PRNG seeded) whose body is, with
+    ``stoch``, a non-stochastic SFP_STOCH_RND (FP32 -> UINT16), then SFPMOV from the PRNG."""
+    from fuzzing.gen_sfpu import SfpuGen
+
+    b = Builder("wormhole_b0", "pin", 0)
+    with b.on(0):
+        g = SfpuGen(b, np.random.default_rng(5), frozenset())
+        g.prologue()
+        if stoch:
+            b.push("SFP_STOCH_RND", lreg_src_c=1, lreg_src_b=4, lreg_dest=3, instr_mod1=6)
+        b.push("SFPMOV", lreg_c=9, lreg_dest=2, instr_mod1=8)
+        g.epilogue()
+    return b.prog
+
+
+def test_pin_stochrnd_prng_advance(libs):
+    """SFPSTOCHRND_FloatInt.md: ``PRNGBits = StochasticRounding ? AdvancePRNG() & 0x7fffff :
+    0x400000``: without stochastic rounding the PRNG stays, so the SFPMOV after it reads
+    what it reads without the SFP_STOCH_RND (ttemu); ttsim steps the PRNG anyway."""
+    with_rnd, without = run_programs([_prng_program(True), _prng_program(False)], libs)
+    assert without.status == "same"
+    lreg2 = [16 * r + 2 * c for r in range(4, 8) for c in range(8)]  # LReg[2]'s slot: rows 4..7, even columns
+    ours_a, theirs_a = words(with_rnd)
+    ours_b, _ = words(without)
+    assert np.array_equal(ours_a[lreg2], ours_b[lreg2]) and ours_b[lreg2].any()
+    assert not np.array_equal(theirs_a[lreg2], ours_b[lreg2])
+
+
 # -- ttemu bugs the fuzzer found -------------------------------------------------------
 def _minus_one_tiles():
     """Dst row 0 col 0 accumulates 1.0 + 2**-11 * -2**-12 (first MVMUL, SrcA rows 0..15),

@@ -80,6 +80,11 @@ KNOWN = [
           "(ttemu) vs the issuing thread's (ttsim)",
           "UNPACR_Regular.md (WhichADC = ContextADC in MultiContextMode)",
           "pinned to the page (tests/test_fuzz.py); the generators unpack from T0"),
+    Known("stochrnd-prng-advance", (WH,),
+          "Wormhole SFP_STOCH_RND without stochastic rounding leaves the PRNG alone (ttemu) vs advances it "
+          "(ttsim: 'always step PRNG, even if unused'); a later SFPMOV from the PRNG shows it",
+          "SFPSTOCHRND_FloatFloat.md, _FloatInt.md, _IntInt.md (AdvancePRNG() only when StochasticRounding)",
+          "pinned to the pages (tests/test_fuzz.py)"),
     Known("sfpabs-float-minus-inf", (WH, BH),
           "SFPABS float mode (Mod1 1) of -Inf: -Inf kept (ttemu) vs +Inf (ttsim)",
           "SFPABS.md: its code says >= 0xff800000 (ttemu), its comment says -NaN (ttsim)",

@@ -59,6 +59,7 @@ class SfpuGen:
         self.cc_en = None  # condition codes enabled (None: not known, after reset)
         self.stack = []  # cc_en of each SFPPUSHC
         self.consts_set = False  # LReg[11..14] written by SFPCONFIG
+        self.stoch_seen = False  # an SFP_STOCH_RND was generated
         self.view = rng.choice(["32", "16", "mixed"])
 
     # -- helpers -----------------------------------------------------------------------
@@ -114,6 +115,11 @@ class SfpuGen:
                 b.push("SFPCONFIG", config_dest=k, instr_mod1=0)
                 b.push("SFPNOP")
             self.consts_set = True
+        # the PRNG seeded (BackendConfiguration.md: a write of PRNG_SEED_Seed_Val re-seeds
+        # every lane's PRNG), SFPNOPs while it settles
+        b.cfg(PRNG_SEED_Seed_Val=int(self.rng.integers(0, 1 << 32)))
+        for _ in range(4):
+            b.push("SFPNOP")
         self.fill()
 
     def fill(self):
@@ -211,6 +217,7 @@ class SfpuGen:
             "cast": (self.cast, 2), "stoch": (self.stoch, 2), "swap": (self.swap, 2),
             "transp": (self.transp, 1), "shft2": (self.shft2, 2), "loadi": (self.loadi, 2),
             "cc": (self.cc, 6), "config": (self.config, 1), "ldst": (self.ldst, 4), "nop": (self.nop, 1),
+            "prng": (self.prng, 1),
         }
         if not self.wh:
             f.update({"cmp": (self.cmp_bh, 2), "mul24": (self.mul24, 1), "arecip": (self.arecip, 1)})
@@ -327,6 +334,7 @@ class SfpuGen:
         self.emit("SFPCAST", False, self.features_of_reads({c}), lreg_src_c=c, lreg_dest=self.dst(), instr_mod1=mod)
 
     def stoch(self):
+        self.stoch_seen = True
         mod = self.r(1, 2, 3, 6, 7)
         c = self.src()
         self.emit("SFP_STOCH_RND", False, self.features_of_reads({c}), lreg_src_c=c, lreg_src_b=self.src(),
@@ -355,6 +363,17 @@ class SfpuGen:
 
     def nop(self):
         self.emit("SFPNOP")
+
+    def prng(self):
+        """SFPMOV from the PRNG (Mod1 FROM_SPECIAL, VC 9; VectorUnit.md AdvancePRNG), seeded
+        in the prologue. On Wormhole, after a non-stochastic SFP_STOCH_RND only with class
+        stochrnd-prng-advance let in."""
+        feats = set()
+        if self.wh and self.stoch_seen:
+            if "stochrnd-prng-advance" not in self.allow:
+                return
+            feats.add("stochrnd-prng-advance")
+        self.emit("SFPMOV", False, feats, lreg_c=9, lreg_dest=self.dst(), instr_mod1=8)
 
     # -- predication ---------------------------------------------------------------------
     def cc(self):
