@@ -27,9 +27,8 @@ import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 
-from fuzzing import ROOT  # noqa: E402  (sets sys.path for the checkout's ttemu and tests/)
-from fuzzing import campaign as camp  # noqa: E402
-from fuzzing import classes, report  # noqa: E402
+from fuzzing import campaign as camp  # noqa: E402  (the package puts the checkout and tests/ on sys.path)
+from fuzzing import classes  # noqa: E402
 from fuzzing.generators import FAMILIES, generate  # noqa: E402
 
 ARCHES = ("wormhole_b0", "blackhole")

@@ -17,10 +17,8 @@ count: a power of two up to 256 on Wormhole, 16 on Blackhole).
 
 from __future__ import annotations
 
-import numpy as np
-
 from . import scaffold
-from .program import OUTPUT_BASE, Builder
+from .program import OUTPUT_BASE, Builder, op_program
 
 WH = "wormhole_b0"
 PROBE_BASE = OUTPUT_BASE + 8 * scaffold.TILE_BYTES
@@ -164,25 +162,11 @@ class CountersGen:
         b.push("SETC16", setc16_reg=b.thread_fields["DEST_TARGET_REG_CFG_MATH_Offset"][0], setc16_value=0)
         scaffold.pack_setup(b)  # the readback's ADCs and ADDR_MOD_PACK slots again
         scaffold.pack_tiles(b, OUTPUT_BASE, 8)
-
-        def label(i):
-            tile, k = divmod(i, 1024)
-            face, rc = divmod(k, 256)
-            return f"Dst row {64 * tile + 16 * face + rc // 16} col {rc % 16}"
-
-        b.output("dst", OUTPUT_BASE, 8 * scaffold.TILE_BYTES, 4, label)
+        b.output("dst", OUTPUT_BASE, 8 * scaffold.TILE_BYTES, 4, scaffold.dst_label())
         if self.pacrs:
             b.output("pacr", PROBE_BASE, PROBE_BYTES * self.pacrs, 4,
                      lambda i: f"PACR probe {i // (PROBE_BYTES // 4)} datum {i % (PROBE_BYTES // 4)}")
 
 
 def generate(arch: str, seed: int, allow=frozenset()):
-    rng = np.random.default_rng([seed, 13])
-    b = Builder(arch, "counters", seed)
-    with b.on(1):
-        g = CountersGen(b, rng, allow)
-        g.prologue()
-        for _ in range(int(rng.integers(6, 40))):
-            g.op()
-        g.epilogue()
-    return b.prog
+    return op_program(arch, "counters", seed, 13, 1, CountersGen, allow, (6, 40))

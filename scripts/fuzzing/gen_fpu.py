@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import data, scaffold
-from .program import INPUT_BASE, OUTPUT_BASE, Builder
+from .program import INPUT_BASE, OUTPUT_BASE, Builder, op_program
 
 WH = "wormhole_b0"
 FP32, FP16, BF16, TF32 = 0, 1, 5, 4
@@ -311,22 +311,8 @@ class FpuGen:
         scaffold.pack_setup(b, fmt, fmt, self.dst32)
         ntiles = 8 if self.dst32 else 16
         scaffold.pack_tiles(b, OUTPUT_BASE, ntiles, bpd=bpd)
-
-        def label(i):
-            tile, k = divmod(i, 1024)
-            face, rc = divmod(k, 256)
-            return f"Dst{32 if bpd == 4 else 16}b row {64 * tile + 16 * face + rc // 16} col {rc % 16}"
-
-        b.output("dst", OUTPUT_BASE, ntiles * 1024 * bpd, bpd, label)
+        b.output("dst", OUTPUT_BASE, ntiles * 1024 * bpd, bpd, scaffold.dst_label(bpd))
 
 
 def generate(arch: str, seed: int, allow=frozenset()):
-    rng = np.random.default_rng([seed, 19])
-    b = Builder(arch, "fpu", seed)
-    with b.on(0):
-        g = FpuGen(b, rng, allow)
-        g.prologue()
-        for _ in range(int(rng.integers(4, 30))):
-            g.op()
-        g.epilogue()
-    return b.prog
+    return op_program(arch, "fpu", seed, 19, 0, FpuGen, allow, (4, 30))

@@ -17,16 +17,14 @@ REPLAY counts 1..32, replays only of slots loaded before, expansions that fit it
 
 from __future__ import annotations
 
-import numpy as np
-
 from . import scaffold
-from .program import OUTPUT_BASE, REGFILE, Builder
+from .program import OUTPUT_BASE, REGFILE, Builder, op_program
 
 WH = "wormhole_b0"
 MOP_CFG_BASE = 0xFFB80000
 MAX_EXPANSION = 300
 GPR_OUT = OUTPUT_BASE + 8 * scaffold.TILE_BYTES
-LREG_ROW = 496  # 32-bit Dst rows 496..511: LReg[0..3] at the end
+LREG_ROW = 496  # 32-bit Dst rows 496..503: LReg[0..3] at the end
 
 
 class MopGen:
@@ -184,25 +182,9 @@ class MopGen:
         for g in range(16):
             b.copy(REGFILE + 4 * g, GPR_OUT + 4 * g, f"copy GPR {g}")
 
-        def label(i):
-            tile, k = divmod(i, 1024)
-            face, rc = divmod(k, 256)
-            row, col = 64 * tile + 16 * face + rc // 16, rc % 16
-            if row >= LREG_ROW and row < LREG_ROW + 4:
-                return f"LReg[{2 * (col & 1)}..] Dst row {row} col {col}"
-            return f"Dst row {row} col {col}"
-
-        b.output("dst", OUTPUT_BASE, 8 * scaffold.TILE_BYTES, 4, label)
+        b.output("dst", OUTPUT_BASE, 8 * scaffold.TILE_BYTES, 4, scaffold.dst_label())
         b.output("gprs", GPR_OUT, 64, 4, lambda i: f"T1 GPR {i}")
 
 
 def generate(arch: str, seed: int, allow=frozenset()):
-    rng = np.random.default_rng([seed, 17])
-    b = Builder(arch, "mop", seed)
-    with b.on(1):
-        g = MopGen(b, rng, allow)
-        g.prologue()
-        for _ in range(int(rng.integers(3, 16))):
-            g.op()
-        g.epilogue()
-    return b.prog
+    return op_program(arch, "mop", seed, 17, 1, MopGen, allow, (3, 16))

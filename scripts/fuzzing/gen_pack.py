@@ -194,7 +194,7 @@ class PackGen:
         if self.layout == "untilize":
             self.untilize()
         else:
-            self.pack_tiles(bpd)
+            scaffold.pack_tiles(b, OUTPUT_BASE, self.ntiles, bpd=bpd, tile_bytes=TILE_BYTES[self.out])
         route, relu_text = self.route, f" relu={relu:#x}" if relu else ""
         b.prog.groups[g] = (f"pack {route}{relu_text}{' l1acc' if l1_acc else ''}{' mask' if mask0 != 0xFFFF else ''}"
                             f"{' ' + self.layout if self.layout != 'tiles' else ''}")
@@ -225,25 +225,6 @@ class PackGen:
                     else:
                         b.push("PACR", AddrMode=3, ReadIntfSel=1, Last=1)
                     addr += rb
-
-    def pack_tiles(self, bpd):
-        """One tile at a time to consecutive L1 tiles (the output format's tile size)."""
-        b = self.b
-        wh = self.wh
-        for t in range(self.ntiles):
-            addr = OUTPUT_BASE + TILE_BYTES[self.out] * t
-            b.cfg(DEST_TARGET_REG_CFG_PACK_SEC0_Offset=64 * t,
-                  THCON_SEC0_REG1_L1_Dest_addr=(addr >> 4) - 1 if wh else (1 << 31) | ((addr >> 4) - 1))
-            if wh:
-                for f in range(4):
-                    b.push("PACR", AddrMode=2 if f < 3 else 3, PackSel=1, Last=int(f == 3))
-            else:
-                for f in range(4):
-                    for r in range(4):
-                        last = r == 3
-                        mode = (1 if f == 3 else 2) if last else 0
-                        b.push("PACR", ReadIntfSel=0, AddrMode=mode, Last=int(last and f == 3))
-
 
 def generate(arch: str, seed: int, allow=frozenset()):
     rng = np.random.default_rng([seed, 23])

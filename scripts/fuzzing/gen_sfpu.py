@@ -170,12 +170,12 @@ class SfpuGen:
         scaffold.pack_setup(b)
         scaffold.pack_tiles(b, OUTPUT_BASE, 2)
 
+        dst = scaffold.dst_label()
+
         def label(i):
-            tile, k = divmod(i, 1024)
-            face, rc = divmod(k, 256)
-            dst_row = 64 * tile + 16 * face + rc // 16
-            col = rc % 16
-            if tile == 0:
+            if i < 1024:  # tile 0: the result slots
+                face, rc = divmod(i, 256)
+                dst_row, col = 16 * face + rc // 16, rc % 16
                 slot = 2 * (dst_row // 4) + (col & 1)
                 lane = 8 * (dst_row % 4) + col // 2
                 what = {SLOT_LANES: "lanes enabled"}.get(slot)
@@ -183,7 +183,7 @@ class SfpuGen:
                     what = f"LReg[{slot}]" if slot < 8 else next(
                         (f"LReg[{k}]" for k, s in CONST_SLOTS.items() if s == slot), f"slot {slot}")
                 return f"{what} lane {lane}"
-            return f"Dst row {dst_row} col {col}"
+            return dst(i)
 
         b.output("dst", OUTPUT_BASE, 2 * scaffold.TILE_BYTES, 4, label)
         regs = self.regs

@@ -102,15 +102,15 @@ class SyncGen:
         if v is None or self.rng.random() < 0.15:
             mx = int(self.rng.integers(1, 16))
             iv = int(self.rng.integers(0, mx + 1))
-            with b.unit("SEMINIT") as g:
+            with b.unit("SEMINIT"):
                 b.push("SEMINIT", sem_sel=1 << s, init_value=iv, max_value=mx)
             self.value[s], self.max[s] = iv, mx
         elif v < m and (v == 0 or self.rng.random() < 0.5):
-            with b.unit("SEMPOST") as g:
+            with b.unit("SEMPOST"):
                 b.push("SEMPOST", sem_sel=1 << s)
             self.value[s] += 1
         elif v > 0:
-            with b.unit("SEMGET") as g:
+            with b.unit("SEMGET"):
                 b.push("SEMGET", sem_sel=1 << s)
             self.value[s] -= 1
         else:

@@ -22,14 +22,12 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import struct
-import sys
 from dataclasses import dataclass, field
 
 from ttemu.isa.table import get_table
 from ttemu.tensix.regs.config import field_tables
 
-from . import ROOT_TESTS  # noqa: F401  (puts tests/ on sys.path for rv32asm)
-import rv32asm as rv  # noqa: E402
+import rv32asm as rv  # tests/rv32asm.py (the package puts tests/ on sys.path)
 
 STORE, POLL, COPY, LOAD = range(4)
 KIND_NAMES = ("store", "poll", "copy", "load")
@@ -278,3 +276,20 @@ class Builder:
         r = Region(name, addr, nbytes, width, label)
         self.prog.outputs.append(r)
         return r
+
+
+def op_program(arch, family, seed, salt, thread, gen_class, allow, ops):
+    """The usual generator shape: ``gen_class(builder, rng, allow)``'s prologue, a number
+    of ``op()`` groups drawn from the range ``ops``, its epilogue, all on ``thread``; the
+    random stream is ``(seed, salt)``."""
+    import numpy as np
+
+    rng = np.random.default_rng([seed, salt])
+    b = Builder(arch, family, seed)
+    with b.on(thread):
+        g = gen_class(b, rng, allow)
+        g.prologue()
+        for _ in range(int(rng.integers(*ops))):
+            g.op()
+        g.epilogue()
+    return b.prog

@@ -121,18 +121,30 @@ def unpack_tile(b, u, l1_addr, flip=True):
     b.push("UNPACR", Unpack_block_selection=u, OvrdThreadId=1, SetDatValid=int(flip), Last=1)
 
 
+def dst_label(bpd=4):
+    """``label(i)`` of element i of packed Dst tiles (64 rows each, face by face)."""
+
+    def label(i):
+        tile, k = divmod(i, 1024)
+        face, rc = divmod(k, 256)
+        return f"Dst{32 if bpd == 4 else 16}b row {64 * tile + 16 * face + rc // 16} col {rc % 16}"
+
+    return label
+
+
 def relu_fields(b, relu):
     """``relu``: the STACC_RELU word's value as tt-llk builds it (mode | threshold << 4)."""
     return {"STACC_RELU_ApplyRelu": relu & 0xF, "STACC_RELU_ReluThreshold": relu >> 4}
 
 
-def pack_tiles(b, l1_addr: int, ntiles: int = 1, first_row: int = 0, *, bpd: int = 4):
+def pack_tiles(b, l1_addr: int, ntiles: int = 1, first_row: int = 0, *, bpd: int = 4, tile_bytes=None):
     """Pack ``ntiles`` tiles of Dst from row ``first_row`` (32-bit rows, or 16-bit ones
-    with ``bpd`` 2) to ``l1_addr`` (consecutive). The Dst offset and L1 address are
-    RISC-V Config writes, so the builder waits for the thread to drain first."""
+    with ``bpd`` 2) to ``l1_addr``, ``tile_bytes`` apart (default: 1024 datums of ``bpd``).
+    The Dst offset and L1 address are RISC-V Config writes, so the builder waits for the
+    thread to drain first."""
     wh = b.arch == "wormhole_b0"
     for k in range(ntiles):
-        addr = l1_addr + k * 1024 * bpd
+        addr = l1_addr + k * (tile_bytes or 1024 * bpd)
         b.cfg(DEST_TARGET_REG_CFG_PACK_SEC0_Offset=first_row + k * TILE_ROWS,
               THCON_SEC0_REG1_L1_Dest_addr=(addr >> 4) - 1 if wh else (1 << 31) | ((addr >> 4) - 1))
         if wh:
