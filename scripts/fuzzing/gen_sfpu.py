@@ -409,19 +409,28 @@ class SfpuGen:
         self.cc_en = self.stack.pop()
 
     def config(self):
-        """SFPCONFIG of a programmable constant (LReg[11..14]) from a uniform LReg[0], all
-        lanes enabled (ttsim requires both); the predication state is kept around it."""
+        """SFPCONFIG, all lanes enabled (ttsim requires it), the predication state kept
+        around it: a programmable constant (LReg[11..14]) from a uniform LReg[0] (ttsim
+        requires uniform: the page takes LReg[0] of lane & 7), LReg[11]'s default value
+        (MOD1_IMM16_IS_VALUE), or LaneConfig = 0 or EXCHANGE_SRCB_SRCC (the bits ttsim
+        models besides ENABLE_DEST_INDEX, whose erratum it refuses around)."""
         if len(self.stack) >= STACK_DEPTH - 1 or self.cc_en is None:
             return
         b = self.b
-        k = int(self.rng.integers(11, 15))
-        v = data.uniform_value(self.rng)
-        with b.unit(f"SFPCONFIG LReg[{k}]") as g:
+        k = self.rng.random()
+        with b.unit("SFPCONFIG") as g:
             b.push("SFPPUSHC")
             b.push("SFPENCC", instr_mod1=10, imm12_math=0)
-            b.push("SFPLOADI", lreg_ind=0, instr_mod0=8, imm16=v >> 16)
-            b.push("SFPLOADI", lreg_ind=0, instr_mod0=10, imm16=v & 0xFFFF)
-            b.push("SFPCONFIG", config_dest=k, instr_mod1=0)
+            if k < 0.6:
+                dest = int(self.rng.integers(11, 15))
+                v = data.uniform_value(self.rng)
+                b.push("SFPLOADI", lreg_ind=0, instr_mod0=8, imm16=v >> 16)
+                b.push("SFPLOADI", lreg_ind=0, instr_mod0=10, imm16=v & 0xFFFF)
+                b.push("SFPCONFIG", config_dest=dest, instr_mod1=0)
+            elif k < 0.75:
+                b.push("SFPCONFIG", config_dest=11, instr_mod1=1)
+            else:
+                b.push("SFPCONFIG", config_dest=15, instr_mod1=1, imm16_math=int(self.r(0, 0x100)))
             b.push("SFPNOP")
             b.push("SFPPOPC")
         b.prog.group_features[g] = set()
