@@ -105,7 +105,7 @@ class MopGen:
         nop = self.enc("NOP")
         outer = 1 + self.r(8)
         inner = 1 + self.r(16)
-        cfg = {0: (outer, f"{outer} (OuterCount)"), 1: (inner, f"{inner} (InnerCount)")}
+        cfg = {}
         for i in (2, 3, 4, 6):  # start, end0, end1, loop1: NOP (unused) half the time
             cfg[i] = nop if self.rng.random() < 0.5 else self.atom()
         cfg[5] = self.atom()
@@ -113,16 +113,39 @@ class MopGen:
         if replay is not None and self.rng.random() < 0.4:
             cfg[5] = replay
         cfg[7], cfg[8] = self.atom(), self.atom()
-        body = 2 if cfg[6][1].split()[0] != "NOP" else 1
-        if outer * (inner * body + 3) * 16 > MAX_EXPANSION * 8:  # replays make it longer: keep it modest
-            outer = 1
-            cfg[0] = (1, "1 (OuterCount)")
+        # keep the expansion within ttsim's instruction FIFO (it expands a MOP at once)
+        while outer * self.template1_length(cfg, inner) > MAX_EXPANSION and (outer > 1 or inner > 1):
+            if outer > 1:
+                outer -= 1
+            else:
+                inner -= 1
+        cfg[0] = (outer, f"{outer} (OuterCount)")
+        cfg[1] = (inner, f"{inner} (InnerCount)")
         with b.unit("MOP template 1"):
-            self.mop_cfg(cfg)
+            self.mop_cfg(dict(sorted(cfg.items())))
             if self.wh:
                 b.push("MOP", mop_type=1, loop_count=0, zmask_lo16=0)
             else:
                 b.push("MOP", mop_type=1, loop_count=0, zmask_lo16_or_loop_count=0)
+
+    @staticmethod
+    def length(op) -> int:
+        """Instructions ``op`` ((word, text)) puts into the FIFO: a REPLAY its count, a
+        NOP none (ttsim drops NOPs as they arrive), anything else one."""
+        word, text = op
+        if text.startswith("REPLAY"):
+            return (word >> 4) & 0x3F
+        return 0 if text.split()[0] == "NOP" else 1
+
+    def template1_length(self, cfg, inner) -> int:
+        """FIFO entries of one outer iteration of template 1 (MOPExpander.md)."""
+        is_nop = {i: cfg[i][1].split()[0] == "NOP" for i in (2, 3, 4, 6)}
+        body = max(self.length(cfg[5]), self.length(cfg[6]), self.length(cfg[7]), self.length(cfg[8]))
+        n = inner * (1 if is_nop[6] else 2) * body
+        n += 0 if is_nop[2] else self.length(cfg[2])
+        if not is_nop[3]:
+            n += self.length(cfg[3]) + (0 if is_nop[4] else self.length(cfg[4]))
+        return n
 
     def replay_word(self):
         """A REPLAY (no Load) of a run of loaded slots, or None."""

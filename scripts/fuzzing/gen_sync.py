@@ -149,7 +149,9 @@ class SyncGen:
         b = self.b
         cands = [s for s in range(8) if self.value[s] is not None and (self.value[s] == 0 or
                                                                       self.value[s] >= self.max[s])]
-        if self.mutex_holder is not None and self.mutex_holder != t and self.rng.random() < 0.4:
+        mutex_waiter = any(kind == "mutex" for kind, _, _ in self.blocked.values())
+        # one waiter for the mutex at most: which of two gets it at its release is not defined
+        if self.mutex_holder is not None and self.mutex_holder != t and not mutex_waiter and self.rng.random() < 0.4:
             with b.unit("ATGETM (waits)"):
                 b.push("ATGETM", mutex_index=0)
                 self.marker(t)
