@@ -49,6 +49,30 @@ vs_ttsim   every shipped kernel (firmware/*/*.toml) and every Wormhole corpus se
            checkout's ttemu in the same loop (its ratio to ttsim as ``baseline_ratio``).
            ``--arch blackhole``: the same on Blackhole (the manifests' Blackhole ELFs, the
            Blackhole corpus sets, ttsim's Blackhole library).
+
+    python scripts/bench.py --scale [--arch ARCH] [--only FAMILY ...] [--repeat N] [--quick]
+
+scale      real-sized work (scripts/bench_scale.py): matmul HiFi4 and LoFi, sfpu_exp,
+           sfpu_relu, datacopy, eltwise (ELWADD), reduce (row sums), tilize, untilize,
+           each at growing sizes up to >= 2048 tile products (matmul) or tiles, on
+           Wormhole and Blackhole (``--arch``: one of them). A set is the shipped kernel's
+           math thread with the unpack and pack threads of firmware/scale_* (steps repeat
+           over the same L1 tiles; those two threads drain the Tensix FIFO after each
+           step, as ttsim needs). Each set is first run in this process with ``--oracle``
+           (checked against its numpy reference and bit for bit against ttsim; the run
+           also warms the caches), then ``ttemu run MANIFEST`` and ttsim's child on the
+           same plan are timed as whole processes, in turn, ``--repeat`` rounds (default
+           3): one JSON line per set (Tensix instructions, median wall and CPU times, the
+           median pair ratios), then a Markdown table per family and size, and per family
+           the ratio at the largest size and the marginal cost per Tensix instruction
+           (us, the slope between the two largest sizes) of ttemu and ttsim. Targets
+           (issue 21): ratio <= 1.0 for matmul, <= 2.0 for every other family.
+           ``--quick``: two small sizes per family, steps repeating over two L1 slots,
+           checked and not timed (tests/test_bench_scale.py runs the same sets); ``--baseline
+           CHECKOUT``: another checkout's ttemu timed in the same loop (its time, its ratio
+           to ttsim, and the CPU speedup of this one over it); ``--sizes
+           N,N,...``: these sizes instead (matmul: multiples of 16, tilize / untilize: of 4). Exit 1
+           when a set does not finish or does not match numpy.
 """
 
 from __future__ import annotations
@@ -258,31 +282,11 @@ def _oracle_plan(manifest, lib, plan_path, arch_args=()):
     """Run ``manifest`` in this process with ``--oracle lib`` and keep the plan handed to
     ttsim. -> None when it ran on both (ttsim completed it; its results may differ, as the
     README's table of kernels says), else the reason it did not."""
-    import contextlib
-    import io
+    from bench_scale import run_checked
 
-    sys.path.insert(0, str(ROOT))
-    from ttemu.cmd import oracle
-    from ttemu.cmd.cli import main as cli_main
-
-    real = oracle.run_ttsim
-
-    def keep(lib_path, plan, **kw):
-        with open(plan_path, "w") as f:
-            json.dump(plan.to_json(), f)
-        return real(lib_path, plan, **kw)
-
-    oracle.run_ttsim = keep
-    out, err = io.StringIO(), io.StringIO()
-    try:
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            rc = cli_main(["run", str(manifest), *arch_args, "--oracle", lib, "--json", "--no-progress"])
-    finally:
-        oracle.run_ttsim = real
-    doc = json.loads(out.getvalue()) if rc in (0, 7) and out.getvalue().strip() else {}
-    if "oracle" not in doc:  # ttsim refused the run, or ttemu did not finish it
-        last = (err.getvalue().strip().splitlines() or ["?"])[-1]
-        return f"exit {rc}: {last}"
+    rc, doc, last = run_checked(manifest, lib, plan_path, arch_args)
+    if rc not in (0, 7) or "oracle" not in doc:  # ttsim refused the run, or ttemu did not finish it
+        return f"exit {rc}: {last or '?'}"
     return None
 
 
@@ -370,6 +374,140 @@ def bench_bh_firmware(shared, repeat):
             "identical": o["ok"], "ratio_ttemu_over_ttsim": round(t / t_sim, 3)}
 
 
+def _time_pairs(cmds, repeat):
+    """Time each (name, cmd, cwd, env) as whole processes, in turn, ``repeat`` rounds.
+    -> {name: [(wall, cpu)]}; a non-zero exit stops the benchmark."""
+    runs = {name: [] for name, *_ in cmds}
+    for _ in range(max(repeat, 1)):
+        for name, cmd, cwd, env in cmds:
+            wall, cpu, rc = measured(cmd, cwd, env)
+            if rc != 0:
+                raise SystemExit(f"{name} exit {rc}: {' '.join(cmd)}")
+            runs[name].append((wall, cpu))
+    return runs
+
+
+def bench_scale(shared, repeat, arches, families=None, quick=False, sizes=None, baseline=None):
+    """``--scale``: every family of scripts/bench_scale.py at growing sizes on each arch,
+    checked (numpy, ttsim) in this process, then timed as whole processes against ttsim
+    from the same plan (``quick``: small sizes, checked, not timed; ``baseline``: (python,
+    checkout, env) of another ttemu timed in the same loop). Prints a JSON line per set,
+    then the table. -> the rows."""
+    import bench_scale as bs
+
+    families = families or list(bs.FAMILIES)
+    unknown = set(families) - set(bs.FAMILIES)
+    if unknown:
+        raise SystemExit(f"--scale: unknown famil(ies) {', '.join(sorted(unknown))} (of {', '.join(bs.FAMILIES)})")
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="ttemu-scale-") as tmp:
+        for arch in arches:
+            lib, why = _ttsim_lib(shared, arch)
+            if lib is None:
+                print(json.dumps({"name": "scale", "arch": arch, "ttsim": why}))
+            for fam in families:
+                for size in sizes or (bs.QUICK_SIZES if quick else bs.SIZES)[fam]:
+                    row = bs.check(fam, size, arch, lib, tmp, bs.QUICK_WRAP if quick else None)
+                    row["name"] = "scale"
+                    if not quick and row["outcome"] == "until":
+                        ttemu = [sys.executable, "-m", "ttemu", "run", row["manifest"], "--no-progress"]
+                        cmds = [("ttemu", ttemu, None, None)]
+                        if row["plan"]:
+                            cmds.append(("ttsim", [sys.executable, "-m", "ttemu.cmd.oracle.child", lib, row["plan"],
+                                                   os.path.join(tmp, "out.json")], None, None))
+                        if baseline is not None:
+                            cmds.append(("baseline", [baseline[0], *ttemu[1:]], baseline[1], baseline[2]))
+                        runs = _time_pairs(cmds, repeat)
+                        tt, ts, tb = runs["ttemu"], runs.get("ttsim"), runs.get("baseline")
+                        if tb:
+                            row["baseline_seconds"] = round(_median([w for w, _ in tb]), 3)
+                            row["baseline_cpu_seconds"] = round(_median([c for _, c in tb]), 3)
+                            row["speedup"] = round(_median([b[0] / a[0] for a, b in zip(tt, tb)]), 2)
+                            row["cpu_speedup"] = round(_median([b[1] / a[1] for a, b in zip(tt, tb)]), 2)
+                            if ts:
+                                row["baseline_ratio"] = round(_median([b[0] / c[0] for b, c in zip(tb, ts)]), 2)
+                        row["ttemu_seconds"] = round(_median([w for w, _ in tt]), 3)
+                        row["ttemu_cpu_seconds"] = round(_median([c for _, c in tt]), 3)
+                        if ts:
+                            row["ttsim_seconds"] = round(_median([w for w, _ in ts]), 3)
+                            row["ttsim_cpu_seconds"] = round(_median([c for _, c in ts]), 3)
+                            row["ratio"] = round(_median([a[0] / b[0] for a, b in zip(tt, ts)]), 2)
+                            row["cpu_ratio"] = round(_median([a[1] / b[1] for a, b in zip(tt, ts)]), 2)
+                    for key in ("manifest", "plan"):
+                        row.pop(key)
+                    rows.append(row)
+                    print(json.dumps(row))
+                    sys.stdout.flush()
+    print(scale_table(rows, quick))
+    return rows
+
+
+def _marginal(rows, key):
+    """us per Tensix instruction between the two largest sizes of ``rows`` (one family
+    and arch, by size), from the ``key`` seconds."""
+    big = [r for r in rows if r.get(key) is not None]
+    if len(big) < 2:
+        return None
+    a, b = big[-2], big[-1]
+    dn = b["tensix_instructions"] - a["tensix_instructions"]
+    return round(1e6 * (b[key] - a[key]) / dn, 2) if dn else None
+
+
+def scale_table(rows, quick=False):
+    """The --scale table (Markdown): per family and size, the Tensix instructions, and
+    per arch ttemu's and ttsim's whole-process times (median), the median pair ratio
+    and whether ttemu's results are bit-identical to ttsim's; then per family the
+    marginal cost per Tensix instruction (slope between the two largest sizes)."""
+    arches = list(dict.fromkeys(r["arch"] for r in rows))
+    fams = list(dict.fromkeys(r["family"] for r in rows))
+    by = {(r["arch"], r["family"], r["size"]): r for r in rows}
+    short = {"wormhole_b0": "WH", "blackhole": "BH"}
+
+    def ok(r):
+        flags = ("numpy" if r["numpy_ok"] else "NUMPY FAILS") + (
+            "" if r["ttsim_identical"] is None else ", =ttsim" if r["ttsim_identical"]
+            else f", ttsim differs ({r['ttsim_differing_bytes']} B)")
+        return flags if r["outcome"] == "until" else f"{r['outcome']}: {r['error']}"
+
+    base = any("baseline_seconds" in r for r in rows)
+    head = ["family", "size"]
+    for a in arches:
+        head += [f"{short[a]} Tensix instr", f"{short[a]} check"] + (
+            [] if quick else [f"{short[a]} ttemu s", f"{short[a]} ttsim s", f"{short[a]} ratio", f"{short[a]} cpu ratio"])
+        if base:
+            head += [f"{short[a]} baseline s", f"{short[a]} baseline ratio", f"{short[a]} cpu speedup"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for fam in fams:
+        sizes = sorted({s for (a, f, s) in by if f == fam})
+        for size in sizes:
+            cells = [fam, str(size)]
+            for a in arches:
+                r = by.get((a, fam, size))
+                if r is None:
+                    cells += [""] * (2 if quick else 9 if base else 6)
+                    continue
+                cells += [f"{r['tensix_instructions']:,}", ok(r)]
+                if not quick:
+                    cells += [str(r.get(k, "")) for k in ("ttemu_seconds", "ttsim_seconds", "ratio", "cpu_ratio")]
+                    if base:
+                        cells += [str(r.get(k, "")) for k in ("baseline_seconds", "baseline_ratio", "cpu_speedup")]
+            lines.append("| " + " | ".join(cells) + " |")
+    if quick:
+        return "\n".join(lines)
+    lines += ["", "| family | largest size | " + " | ".join(
+        f"{short[a]} ratio | {short[a]} cpu ratio | {short[a]} us/instr ttemu / ttsim (wall) | "
+        f"{short[a]} us/instr ttemu / ttsim (cpu)" for a in arches) + " |",
+              "|" + "---|" * (2 + 4 * len(arches))]
+    for fam in fams:
+        cells = [fam, str(max(s for (a, f, s) in by if f == fam))]
+        for a in arches:
+            rs = sorted((r for (x, f, _), r in by.items() if x == a and f == fam), key=lambda r: r["size"])
+            cells += [str(rs[-1].get("ratio", "")), str(rs[-1].get("cpu_ratio", ""))] if rs else ["", ""]
+            cells += [f"{_marginal(rs, f'ttemu_{k}')} / {_marginal(rs, f'ttsim_{k}')}" for k in ("seconds", "cpu_seconds")]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 BENCHES = {"riscv": bench_riscv, "startup": bench_startup, "mvmul": bench_mvmul, "sfpu": bench_sfpu,
            "matmul_kernel": bench_matmul_kernel, "sfpu_kernel": bench_sfpu_kernel, "memory": bench_memory,
            "bh_firmware": bench_bh_firmware}
@@ -385,28 +523,42 @@ def _precompile(checkout, python=sys.executable, env=None):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--shared", default=str(ROOT.parent / "shared"))
+    ap.add_argument("--shared", default=os.environ.get("TTEMU_SHARED", str(ROOT.parent / "shared")))
     ap.add_argument("--only", nargs="*", default=None)
     ap.add_argument("--repeat", type=int, default=None, help="runs per figure (default 1; 3 with --vs-ttsim)")
     ap.add_argument("--vs-ttsim", action="store_true", help="whole runs against ttsim (see vs_ttsim above)")
     ap.add_argument("manifests", nargs="*", help="with --vs-ttsim: these sets only")
     ap.add_argument("--baseline", default=None, metavar="CHECKOUT",
-                    help="with --vs-ttsim: also time CHECKOUT's ttemu (run from there with PYTHON) on each set")
+                    help="with --vs-ttsim or --scale: also time CHECKOUT's ttemu (run from there with PYTHON) on each set")
     ap.add_argument("--baseline-python", default="python3", metavar="PYTHON")
-    ap.add_argument("--arch", default="wormhole_b0", choices=("wormhole_b0", "blackhole"),
+    ap.add_argument("--arch", default=None, choices=("wormhole_b0", "blackhole"),
                     help="with --vs-ttsim: run the sets on this arch (its ttsim library; manifests' "
-                         "[cores.<arch>] ELFs); the sfpu stream: on a tile of this arch")
+                         "[cores.<arch>] ELFs); the sfpu stream: on a tile of this arch; --scale: this "
+                         "arch only (default: both)")
+    ap.add_argument("--scale", action="store_true",
+                    help="the kernel families at growing sizes against ttsim (see scale above; "
+                         "--only FAMILY ... picks some)")
+    ap.add_argument("--quick", action="store_true", help="with --scale: small sizes, checked, not timed")
+    ap.add_argument("--sizes", default=None, metavar="N,N,...",
+                    help="with --scale: these sizes (tile products or tiles) instead of each family's")
     args = ap.parse_args(argv)
     shared = pathlib.Path(args.shared)
     _precompile(ROOT)
     os.environ.setdefault("PYTHONPATH", str(ROOT))
+    baseline = None
+    if args.baseline:
+        env = {**os.environ, "PYTHONPATH": os.path.abspath(args.baseline)}
+        env["PYTHONPYCACHEPREFIX"] = os.path.join(tempfile.gettempdir(), "ttemu-bench-baseline-pyc")
+        baseline = (args.baseline_python, os.path.abspath(args.baseline), env)
+        _precompile(pathlib.Path(args.baseline), args.baseline_python, env)
+    if args.scale:
+        arches = [args.arch] if args.arch else ["wormhole_b0", "blackhole"]
+        sizes = [int(x) for x in args.sizes.split(",")] if args.sizes else None
+        rows = bench_scale(shared, args.repeat or 3, arches, args.only, args.quick, sizes, baseline)
+        bad = [r for r in rows if r["outcome"] != "until" or not r["numpy_ok"]]
+        return 1 if bad else 0
+    args.arch = args.arch or "wormhole_b0"
     if args.vs_ttsim:
-        baseline = None
-        if args.baseline:
-            env = {**os.environ, "PYTHONPATH": os.path.abspath(args.baseline)}
-            env["PYTHONPYCACHEPREFIX"] = os.path.join(tempfile.gettempdir(), "ttemu-bench-baseline-pyc")
-            baseline = (args.baseline_python, os.path.abspath(args.baseline), env)
-            _precompile(pathlib.Path(args.baseline), args.baseline_python, env)
         print(json.dumps(bench_vs_ttsim(shared, args.repeat or 3, args.manifests, baseline, args.arch)))
         return 0
     args.repeat = args.repeat or 1

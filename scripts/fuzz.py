@@ -103,8 +103,8 @@ def main(argv=None):
     if args.cmd == "classes":
         print("| class | arches | what | page | resolution | kept out |\n|---|---|---|---|---|---|")
         for k in classes.KNOWN:
-            print(f"| `{k.name}` | {', '.join(k.arches)} | {k.what} | {k.page} | {k.resolution} | "
-                  f"{'yes' if k.kept_out else 'no'} |")
+            kept = "no (resolved)" if k.resolved else "yes" if k.kept_out else "no"
+            print(f"| `{k.name}` | {', '.join(k.arches)} | {k.what} | {k.page} | {k.resolution} | {kept} |")
         return 0
     if args.cmd == "table":
         print(camp.table(camp.read_log(args.log)))

@@ -1,67 +1,11 @@
-"""Tiny Blackhole programs without a compiler: BRISC writes Config words with ``sw``,
-pushes Tensix instructions (encoded with ttemu's Blackhole table) to its instruction
-buffer, waits a fixed number of loop iterations, then writes a done flag. The same
-tile runs on ttemu and, through ``ttemu.cmd.oracle.cross_check``, on ttsim."""
+"""Tiny Blackhole programs without a compiler (tests/tile_prog.py bound to Blackhole):
+BRISC writes Config words with ``sw``, pushes Tensix instructions (encoded with ttemu's
+Blackhole table) to its instruction buffer, waits, then writes a done flag. The same tile
+runs on ttemu and, through ``ttemu.cmd.oracle.cross_check``, on ttsim."""
 
 from __future__ import annotations
 
-from rv32asm import Program, t0, t1, t2
-from ttemu import Tile
-from ttemu.arch.tables.blackhole_cfg import CFG
+from tile_prog import CFG_BASE, DONE, FLAG, PUSH, cfg_words, program, run, word  # noqa: F401
 from ttemu.isa.table import get_table
 
 TABLE = get_table("blackhole")
-CFG_BASE = 0xFFEF0000
-PUSH = 0xFFE40000  # BRISC's instruction buffer: Tensix thread 0
-FLAG = 0x1F000
-DONE = [(FLAG, 1)]
-
-
-def cfg_words(fields: dict) -> dict:
-    """{Config word index: value} for {field name: value} (Blackhole layout)."""
-    words: dict = {}
-    for name, value in fields.items():
-        index, shift, width = CFG[name]
-        mask = ((1 << width) - 1) << shift
-        words[index] = (words.get(index, 0) & ~mask) | ((value << shift) & mask)
-    return words
-
-
-def word(mnemonic: str, **fields) -> int:
-    return TABLE.encode(mnemonic, **fields)
-
-
-def program(cfg: dict, insns, delay: int = 400) -> bytes:
-    """BRISC code: Config writes, then every Tensix word of ``insns`` (ints or
-    (mnemonic, fields) pairs) pushed to thread 0, a delay loop, the done flag."""
-    p = Program(base=0)
-    for index, value in sorted(cfg_words(cfg).items()):
-        p.li(t0, CFG_BASE + 4 * index)
-        p.li(t1, value)
-        p.sw(t1, 0, t0)
-    p.li(t0, PUSH)
-    for insn in insns:
-        w = insn if isinstance(insn, int) else word(insn[0], **insn[1])
-        p.li(t1, w)
-        p.sw(t1, 0, t0)
-    p.li(t2, delay)
-    p.label("wait")
-    p.addi(t2, t2, -1)
-    p.bne(t2, 0, "wait")
-    p.li(t0, FLAG)
-    p.li(t1, 1)
-    p.sw(t1, 0, t0)
-    p.halt()
-    return p.assemble()
-
-
-def run(cfg: dict, insns, l1: dict = (), record: bool = True, max_steps: int = 200_000) -> Tile:
-    """A Blackhole tile that ran the program (``l1``: {address: bytes} written first)."""
-    tile = Tile("blackhole", record=record)
-    for addr, data in dict(l1).items():
-        tile.write(addr, data)
-    tile.write(0, program(cfg, insns))
-    tile.release(["brisc"])
-    res = tile.run(max_steps=max_steps, until=DONE)
-    assert res.outcome == "until", res
-    return tile

@@ -16,7 +16,7 @@ import bh_prog
 from oracle_lib import require_ttsim
 from test_bh_pack import FP32, OUT, pack_cfg, pack_tile_insns
 from ttemu.cmd.oracle import cross_check
-from ttemu.tensix.units.sfpu.fp_bh import fma_bh
+from ttemu.tensix.units.sfpu.fma import fma_bh
 
 SPECIALS = [0x00000000, 0x80000000, 0x7F800000, 0xFF800000, 0x7FC00000, 0xFFC00123, 0x00000001, 0x807FFFFF,
             0x7F7FFFFF, 0xFF7FFFFF, 0x00800000, 0x3F800000, 0xBF800000, 0x3F7FFFFF]

@@ -10,6 +10,7 @@ built from ../shared (tests/oracle_lib.py).
 
 import pathlib
 
+import numpy as np
 import pytest
 
 from oracle_lib import require_ttsim
@@ -55,12 +56,15 @@ def _repo_root(monkeypatch):
     monkeypatch.chdir(ROOT)
 
 
-def run_both(path, lib):
+def run_both(path, lib, patch=()):
     """Run the manifest on ttemu (as `ttemu run` does) and on ttsim; -> [(expect,
-    ttemu bytes, ttsim bytes, diff)]."""
+    ttemu bytes, ttsim bytes, diff)]. ``patch``: {address: bytes} written to L1 after
+    the manifest's inputs."""
     man = manifest_mod.load(str(path))
     tile = Tile(man.arch or "wormhole_b0", record=True)
     manifest_mod.load_into(man, tile)
+    for addr, data in dict(patch).items():
+        tile.write(addr, data)
     tile.release(man.release if man.release is not None else tile.default_release())
     until = [(addr, value) for addr, value, _ in man.until]
     result = tile.run(max_steps=man.max_steps, until=until, idle_steps=man.idle_steps)
@@ -82,3 +86,17 @@ def test_kernel_on_ttsim(path, lib):
         return
     for e, ours, theirs, d in run_both(path, lib):
         assert d.ok, f"{path.name}: {e.name} differs from ttsim\n{d.text()}"
+
+
+def test_sfpu_exp_where_a_complete_fusion_rounds_otherwise(lib):
+    """The sfpu_exp kernel on an input whose result depends on SFPMAD being partially
+    fused (issue 22: one FP32 input in 2**20 between 64 and 72 is such):
+    exp(64.46274566650390625) is 0x6e0001e6 on ttsim and on ttemu (the page's model;
+    rounding the exact multiply-adds gave 0x6e0001e5), the first datum of input b
+    (0x24000) and of its result exp_b."""
+    path = ROOT / "firmware" / "sfpu_exp" / "sfpu_exp.toml"
+    x = np.array([64.46274566650390625, -64.46274566650390625, 1.0, 0.0], dtype=np.float32)
+    for e, ours, theirs, d in run_both(path, lib, {0x24000: x.tobytes()}):
+        assert d.ok, d.text()
+    out = np.frombuffer(ours, np.uint32)[:4]  # exp_b, at 0x54000
+    assert out[0] == 0x6E0001E6 and out[2] == 0x402DF854 and out[3] == 0x3F800000

@@ -10,7 +10,6 @@ This module also holds the helpers the other test_unit_sfpu_*.py modules import.
 from __future__ import annotations
 
 import struct
-from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -66,72 +65,6 @@ def random_bits(n=32, special=True) -> np.ndarray:
         pick = RNG.random(n) < 0.3
         x[pick] = RNG.choice(pool, pick.sum())
     return x
-
-
-def frac_of(bits: int):
-    """FP32 bits -> Fraction, or a Python float for Inf/NaN; denormals read as zero."""
-    s, e, m = bits >> 31, (bits >> 23) & 0xFF, bits & 0x7FFFFF
-    if e == 255:
-        return struct.unpack("<f", struct.pack("<I", bits))[0]
-    if e == 0:
-        return Fraction(0)
-    v = Fraction(m + (1 << 23), 1 << 23) * Fraction(2) ** (e - 127)
-    return -v if s else v
-
-
-def round_fp32(r: Fraction) -> int:
-    """Exact rational -> FP32 bits, round to nearest even, overflow to infinity,
-    denormal results flushed to +0 and -0 written as +0 (SFPMAD.md)."""
-    if r == 0:
-        return 0
-    sign = 0x80000000 if r < 0 else 0
-    a = abs(r)
-    e = a.numerator.bit_length() - a.denominator.bit_length()
-    if Fraction(2) ** e > a:
-        e -= 1
-    if e < -126:
-        return 0  # denormal result (whatever its rounding) -> +0, or rounds to 2**-126
-    q = a / (Fraction(2) ** (e - 23))
-    m = q.numerator // q.denominator
-    rem = q - m
-    if rem > Fraction(1, 2) or (rem == Fraction(1, 2) and m & 1):
-        m += 1
-    if m == 1 << 24:
-        m, e = 1 << 23, e + 1
-    if e > 127:
-        return sign | 0x7F800000
-    return sign | ((e + 127) << 23) | (m - (1 << 23))
-
-
-def ref_fma(a: int, b: int, c: int) -> int:
-    """Reference SFPMAD on bits: exact a*b+c (denormal inputs as zero), one rounding; NaN
-    results reported as 0x7FC00000 (compared by class)."""
-    fa, fb, fc = frac_of(a), frac_of(b), frac_of(c)
-    if any(isinstance(x, float) for x in (fa, fb, fc)):
-        v = float(fa) * float(fb) + float(fc)  # IEEE rules for Inf / NaN
-        if v != v:
-            return 0x7FC00000
-        return 0x7F800000 if v > 0 else 0xFF800000
-    r = fa * fb + fc
-    # A denormal-range exact result may still round up to 2**-126 (the smallest normal).
-    if r != 0 and abs(r) < Fraction(2) ** -126:
-        q = abs(r) / Fraction(2) ** -149
-        m = q.numerator // q.denominator
-        rem = q - m
-        if rem > Fraction(1, 2) or (rem == Fraction(1, 2) and m & 1):
-            m += 1
-        return ((0x80000000 if r < 0 else 0) | 0x00800000) if m == 1 << 23 else 0
-    return round_fp32(r)
-
-
-def assert_fp_equal(got, want):
-    """Bitwise equality, NaN by class (and the SFPMAD.md promise: mantissa LSB set)."""
-    got = np.asarray(got, dtype=U32)
-    want = np.asarray(want, dtype=U32)
-    nan_w = is_nan(want)
-    assert np.array_equal(is_nan(got), nan_w), (got, want)
-    assert np.all(got[nan_w] & 1), "emitted NaN must have its mantissa LSB set"
-    assert np.array_equal(got[~nan_w], want[~nan_w]), [(hex(g), hex(w)) for g, w in zip(got, want) if g != w]
 
 
 # ------------------------------------------------------------------- state and constants

@@ -73,6 +73,14 @@ class Unimplemented(TtemuError):
     exit_code = 6
 
 
+class HostFault(TtemuError):
+    """The host (a program driving ``ttemu simlib``'s library) made an access the chip
+    refuses: outside every BAR and node, an access shape a register does not take."""
+
+    category = "host fault"
+    exit_code = 5
+
+
 class UndefinedBehaviour(GuestFault):
     """The ISA documentation leaves this case undefined. Normally a warning
     (:mod:`ttemu.diagnostics`); raised with ``--strict``, and by the few cases with no

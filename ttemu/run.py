@@ -217,6 +217,33 @@ def run(tile, *, max_steps=None, until=(), idle_steps=None) -> RunResult:
             return done("idle", f"no store or Tensix progress for {tile.steps - last_active} instructions")
 
 
+def advance(tile, steps: int) -> bool:
+    """One host clock of ``tile`` (``ttemu.chip``): every running core retires up to
+    ``steps`` instructions, one core after another in the fixed order, then the Tensix
+    coprocessor retries what waits at its gates (one scheduler round of :func:`run`
+    with a quantum of ``steps``). Returns :func:`busy`."""
+    for hart in tile.harts.values():
+        if hart.state != RUNNING:
+            continue
+        if tile.debug is not None:
+            tile.debug.turn(hart, steps, True)
+        elif tile.tracer is not None:
+            _run_single(tile, hart, steps, tile.tracer)
+        else:
+            _run_blocks(tile, hart, steps, exact=True)
+    if tile._tensix is not None and tile._tensix.step():
+        tile.activity[0] = 1
+    return busy(tile)
+
+
+def busy(tile) -> bool:
+    """Whether a clock could change ``tile``: a core runs, or a Tensix thread holds an
+    instruction (which something else may release)."""
+    cop = tile._tensix
+    return (any(h.state == RUNNING for h in tile.harts.values())
+            or (cop is not None and any(t.held is not None for t in cop.threads)))
+
+
 def _result(tile, outcome, detail):
     cores = {}
     blocked = []

@@ -32,12 +32,15 @@ _BIG = 1 << 60
 class Tile:
     """A tile. All state lives on the instance; two tiles can run side by side."""
 
-    def __init__(self, arch="wormhole_b0", *, quantum: int = 8192, record: bool = False):
+    def __init__(self, arch="wormhole_b0", *, quantum: int = 8192, record: bool = False, noc=None):
         try:
             self.arch = get_arch(arch) if isinstance(arch, str) else arch
         except KeyError:
             raise UsageError(f"unknown arch {arch!r} (wormhole_b0 or blackhole)") from None
         a = self.arch
+        #: the NoC interfaces' facts (ttemu.arch.NocSpec): the arch's worker tile, unless a
+        #: chip (ttemu.chip) places this tile elsewhere on the grid
+        self.noc = noc if noc is not None else a.noc
         self.quantum = quantum
         self.l1 = bytearray(a.l1_size)
         self.l1_words = memoryview(self.l1).cast("I")
@@ -80,7 +83,7 @@ class Tile:
                 writable = not region.name.startswith("noc")
                 self.router.attach(region.name, RegisterBank(region.name, region.base, a.registers[region.name],
                                                              writable))
-        if a.noc is not None:
+        if self.noc is not None:
             for i in range(2):
                 region = a.region(f"noc{i}_regs")
                 self.router.attach(region.name, Niu(self, region, a.registers[region.name], i))

@@ -14,6 +14,7 @@ struct llk_params {
     uint32_t tiles;  /* number of output tiles (or of input tiles: per kernel) */
     uint32_t m, k, n; /* block shapes in tiles (matmul), or kernel-specific */
     uint32_t arg;    /* a kernel-specific scalar (e.g. an fp32 bit pattern) */
+    uint32_t wrap;   /* scale kernels (llk_scale.h): L1 holds this many tiles (0: all) */
 };
 
 #define LLK_PARAMS_PTR ((volatile const struct llk_params *)LLK_PARAMS)

@@ -24,6 +24,7 @@ class Known:
     page: str
     resolution: str
     kept_out: bool = True  # the generators leave the feature out unless allowed
+    resolved: bool = False  # fixed in ttemu: no longer kept out, and a difference showing it is new
 
 
 WH, BH = "wormhole_b0", "blackhole"
@@ -33,23 +34,25 @@ KNOWN = [
           "Wormhole multiply-add family (SFPMAD/ADD/MUL/ADDI/MULI/LUT/LUTFP32): the last bit of finite "
           "results, NaN payloads",
           "SFPMAD.md (product kept in higher precision than FP32, not fully fused)",
-          "being fixed by engineer wmad (issue 22 item 2)"),
+          "fixed (d3a3004: the page's bit-perfect model, Miscellaneous/FMA fma_model_wh)", resolved=True),
     Known("sfplz-vc-eq-vd", (WH, BH),
           "SFPLZ with a flag update (Mod1 & 2) and VC == VD: flags taken from the result, not the input",
-          "SFPLZ.md", "ttemu bug, being fixed by engineer wmad (issue 22 item 3)"),
+          "SFPLZ.md", "fixed (8f973c2: VC read before VD is written)", resolved=True),
     Known("lreg12-reset", (WH, BH),
           "LReg[12] read before any SFPCONFIG writes it: 1/65536 (ttemu) vs 0x3b000000 (ttsim)",
-          "SoftReset.md (LReg[12] = 1.0/65536 on leaving reset)", "pinned to the page (engineer wmad)"),
+          "SoftReset.md (LReg[12] = 1.0/65536 on leaving reset)",
+          "pinned to the page (tests/test_sfpu_ttsim.py)"),
     Known("reset-unconditional", (WH, BH),
           "Vector Unit predication after reset: unconditional (ttemu) vs condition codes enabled (ttsim)",
-          "SoftReset.md (conditional execution mode set to unconditional)", "pinned to the page (engineer wmad)"),
+          "SoftReset.md (conditional execution mode set to unconditional)",
+          "pinned to the page (tests/test_sfpu_ttsim.py)"),
     Known("sfpstore-fp32-denormal", (WH,),
           "Wormhole SFPSTORE MOD0_FMT_FP32 of a denormal: kept (ttemu) vs flushed to zero (ttsim)",
-          "SFPSTORE.md (Wormhole: no flush)", "pinned to the page (engineer wmad)"),
+          "SFPSTORE.md (Wormhole: no flush)", "pinned to the page (tests/test_sfpu_ttsim.py)"),
     Known("dst16-view-of-dst32-write", (WH, BH),
           "SFPLOAD of a 16-bit view of a Dst row written as 32-bit after ZEROACC: both halves written "
           "(ttemu) vs zero low half (ttsim)",
-          "Dst.md (a 32-bit write writes both DstBits rows)", "pinned to the page (engineer wmad)"),
+          "Dst.md (a 32-bit write writes both DstBits rows)", "pinned to the page (tests/test_sfpu_ttsim.py)"),
     Known("dst-undefined-halves", (WH, BH),
           "Dst16b rows written (MOVA2D / MOVB2D of 16-bit data, ZEROACC of 16 Dst16b rows) in a program "
           "that reads Dst32b, after ZEROACC: each DstBits row keeps its own value or reads as zero (ttemu) "
@@ -88,7 +91,7 @@ KNOWN = [
     Known("sfpabs-float-minus-inf", (WH, BH),
           "SFPABS float mode (Mod1 1) of -Inf: -Inf kept (ttemu) vs +Inf (ttsim)",
           "SFPABS.md: its code says >= 0xff800000 (ttemu), its comment says -NaN (ttsim)",
-          "unresolved: the page contradicts itself (engineer wmad records it)", kept_out=False),
+          "unresolved: the page contradicts itself (tests/test_sfpu_ttsim.py)", kept_out=False),
 ]
 
 BY_NAME = {k.name: k for k in KNOWN}
@@ -96,14 +99,14 @@ BY_NAME = {k.name: k for k in KNOWN}
 
 def kept_out(allow) -> frozenset:
     """The names whose features generators must not emit."""
-    return frozenset(k.name for k in KNOWN if k.kept_out and k.name not in allow)
+    return frozenset(k.name for k in KNOWN if k.kept_out and not k.resolved and k.name not in allow)
 
 
 def classify(program) -> tuple:
     """(class name, known?) of a minimised differing program."""
     feats = program.features()
     for k in KNOWN:
-        if k.name in feats and program.arch in k.arches:
+        if k.name in feats and program.arch in k.arches and not k.resolved:
             return k.name, True
     return signature(program), False
 

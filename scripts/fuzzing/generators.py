@@ -21,6 +21,6 @@ FAMILIES = {
 def generate(arch: str, family: str, seed: int, allow=frozenset()):
     """Program ``seed`` of ``family`` on ``arch``. ``allow``: names of known classes let
     in (the rest of the kept-out classes are left out)."""
-    allow = frozenset(allow) | frozenset(k.name for k in classes.KNOWN if not k.kept_out)
+    allow = frozenset(allow) | frozenset(k.name for k in classes.KNOWN if not k.kept_out or k.resolved)
     mod = importlib.import_module(f"{__package__}.{FAMILIES[family]}")
     return mod.generate(arch, seed, allow)

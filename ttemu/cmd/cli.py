@@ -97,6 +97,18 @@ def _build_cli():
         for line in listing(elf, arch):
             click.echo(line)
 
+    @cli.command("simlib")
+    @click.option("--arch", type=click.Choice(ARCH_NAMES), required=True, help="The chip to present.")
+    @click.option("--steps-per-clock", type=click.IntRange(min=1), default=1, show_default=True,
+                  help="Instructions each running core retires per libttsim_clock (1, as ttsim).")
+    @click.argument("directory", type=click.Path(file_okay=False))
+    def simlib_cmd(arch, steps_per_clock, directory):
+        """Build a drop-in for ttsim's library (libttsim_wh.so / libttsim_bh.so) running
+        ttemu, with the soc_descriptor.yaml tt-umd reads, into DIRECTORY."""
+        from .simlib import simlib_command
+
+        return simlib_command(arch, directory, steps_per_clock)
+
     return cli
 
 

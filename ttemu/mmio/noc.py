@@ -51,7 +51,7 @@ class Niu(RegisterBank):
         super().__init__(region.name, region.base, regs)
         self.tile = tile
         self.instance = instance
-        spec = tile.arch.noc
+        spec = tile.noc
         self.spec = spec
         gx, gy = spec.grid
         x, y = spec.tile

@@ -5,9 +5,9 @@ tt-isa-documentation WormholeB0/TensixTile/TensixCoprocessor/VectorUnit.md, LReg
 FloatBitPatterns.md and one page per instruction (cited by each ``x_<MNEMONIC>``
 method, which executes the instruction's functional model vectorised over the lanes).
 
-Modules: :mod:`.state` (registers, lane enables, PRNG), :mod:`.fp` (FP32 multiply-add
-and other numerics), :mod:`.insn` (operand roles, sub-units), :mod:`.simple`,
-:mod:`.mad`, :mod:`.rounding`, :mod:`.loadstore` (the sub-units' instructions),
+Modules: :mod:`.state` (registers, lane enables, PRNG), :mod:`.fma` (both arches' FP32
+multiply-add), :mod:`.fp` (other numerics), :mod:`.insn` (operand roles, sub-units),
+:mod:`.simple`, :mod:`.mad`, :mod:`.rounding`, :mod:`.loadstore` (the sub-units' instructions),
 :mod:`.macro` (issue path, SFPCONFIG, SFPLOADMACRO and its time model), :mod:`.hazards`
 (the pages' "on the next cycle" scheduling rules and the LReg access table they use).
 
@@ -20,7 +20,8 @@ SFPLOADMACRO-scheduled work, the InstructionTemplate backdoor, and then runs
 Blackhole's Vector Unit differs (other encodings and instructions): on a Blackhole tile
 the instructions whose BlackholeA0 page is the Wormhole page (``ArchSpec.sfpu_shared``)
 run the Wormhole implementations; the others run the method ``ArchSpec.sfpu_variants``
-names (:mod:`.blackhole`, ``bh_<MNEMONIC>``, with :mod:`.fp_bh`'s numerics).
+names (:mod:`.blackhole`, ``bh_<MNEMONIC>``, with :mod:`.fp_bh`'s numerics and
+:mod:`.fma`'s Blackhole rules).
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ tt-isa-documentation (jasondavies fork) BlackholeA0/TensixTile/TensixCoprocessor
 ``bh_<MNEMONIC>`` method per page, run instead of ``x_<MNEMONIC>`` on an arch that names
 it in ``ArchSpec.sfpu_variants``. Where the Blackhole page is the Wormhole page plus a
 change, the method runs the Wormhole implementation with the change as a parameter (the
-multiply-add :func:`.fp_bh.fma_bh`, a rounding mode, a fixed hardware bug).
+multiply-add :func:`.fma.fma_bh`, a rounding mode, a fixed hardware bug).
 """
 
 from __future__ import annotations
@@ -12,7 +12,8 @@ from __future__ import annotations
 import numpy as np
 
 from ...formats import layout as FL
-from .fp_bh import approx_exp, approx_recip, fma_bh, fma_bh_rows, mul24
+from .fma import BLACKHOLE, fma_bh, fma_rows
+from .fp_bh import approx_exp, approx_recip, mul24
 from .loadstore import FP32_BY_TABLE, MOD0_FMT_INT32_ALL, MOD0_FMT_SRCB, LSArch
 from .rounding import ROR1_SRC
 from .simple import SIGN, _vb
@@ -149,7 +150,7 @@ class BlackholeOps:
     # -- MAD sub-unit -------------------------------------------------------------------
     def bh_SFPMAD(self, ins):
         """SFPMAD.md (BlackholeA0): ``VD = ±(VA * VB) ± VC`` with Blackhole's multiply-add
-        (:func:`.fp_bh.fma_bh`): NEGATE_VB (Mod1 & 1), NEGATE_VC (Mod1 & 2), INDIRECT_VA
+        (:func:`.fma.fma_bh`): NEGATE_VB (Mod1 & 1), NEGATE_VC (Mod1 & 2), INDIRECT_VA
         (Mod1 & 4: VA from ``LReg[7] & 15``), INDIRECT_VD (Mod1 & 8)."""
         mask = self.enabled(ins)
         mod = ins.mod
@@ -162,7 +163,7 @@ class BlackholeOps:
             w[1] ^= SIGN
         if mod & 2:
             w[2] ^= SIGN
-        self._mad_write(ins, fma_bh_rows(w), mask, bool(mod & 8))
+        self._mad_write(ins, fma_rows(w, BLACKHOLE), mask, bool(mod & 8))
 
     def bh_SFPADD(self, ins):
         """SFPADD.md (BlackholeA0): as SFPMAD (preferred when VA is LReg[10] = 1.0)."""

@@ -1,12 +1,14 @@
 """MAD sub-unit instructions: SFPMAD / SFPADD / SFPMUL, SFPADDI, SFPMULI, SFPLUT,
-SFPLUTFP32. All multiply-adds use :func:`.fp.fma` (SFPMAD.md "IEEE754 conformance /
-divergence", see :mod:`.fp`)."""
+SFPLUTFP32. All multiply-adds are Wormhole's (:func:`.fma.fma_wh`: SFPMAD.md "IEEE754
+conformance / divergence" and its bit-perfect model, see :mod:`.fma`); Blackhole's
+methods (:mod:`.blackhole`) use its own rules."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from .fp import ONE, fma, fma_rows, fma_rows_into, lut8_to_fp32, lut16_to_fp32
+from .fma import BLACKHOLE, WORMHOLE, fma_rows, fma_rows_into, fma_wh
+from .fp import ONE, lut8_to_fp32, lut16_to_fp32
 from .state import LANES, U32
 
 _MAD_NAMES = frozenset({"SFPMAD", "SFPADD", "SFPMUL"})
@@ -41,9 +43,9 @@ class MadOps:
         mask = self.enabled(ins)
         if ins.mod & 4:
             a = self.lreg[self.lreg[7] & 15, LANES]
-            d = fma(a, self.lreg[ins.vb], self.lreg[ins.vc])
+            d = fma_wh(a, self.lreg[ins.vb], self.lreg[ins.vc])
         else:
-            d = fma_rows(self.lreg.take((ins.va, ins.vb, ins.vc), axis=0))
+            d = fma_rows(self.lreg.take((ins.va, ins.vb, ins.vc), axis=0), WORMHOLE)
         if ins.mod & 8:
             self._mad_write(ins, d, mask, True)
         else:
@@ -66,12 +68,9 @@ class MadOps:
         lreg = self.lreg
         bh = False
         if fn is getattr(MadOps, "x_" + m):  # Wormhole: Mod1 bits 0, 1 unused
-            fma = fma_rows_into(32)
+            fma = fma_rows_into(32, WORMHOLE)
         elif fn is getattr(type(self), "bh_" + m, None):
-            from .fp_bh import fma_bh_rows_into  # (a Wormhole tile never imports Blackhole's numerics)
-
-            fma = fma_bh_rows_into(32)
-
+            fma = fma_rows_into(32, BLACKHOLE)
             bh = True
         else:
             return None
@@ -119,7 +118,7 @@ class MadOps:
         vc = ins.vd if ins.vc is None else ins.vc
         x = self._imm_operands(ins.imm, ONE)
         x[2] = self.lreg[vc]
-        d = fma_rows(x)
+        d = fma_rows(x, WORMHOLE)
         self._mad_write(ins, d, mask, bool(ins.mod & 8))
 
     def x_SFPMULI(self, ins):
@@ -128,7 +127,7 @@ class MadOps:
         vc = ins.vd if ins.vc is None else ins.vc
         x = self._imm_operands(ins.imm, 0)
         x[1] = self.lreg[vc]
-        d = fma_rows(x)
+        d = fma_rows(x, WORMHOLE)
         self._mad_write(ins, d, mask, bool(ins.mod & 8))
 
     def _abs_l3(self):
@@ -137,7 +136,7 @@ class MadOps:
         bf = b.view(np.float32)  # NaN compares false: selects the last range, as fabsf() < x does
         return l3, b, bf
 
-    def x_SFPLUT(self, ins, fma_fn=fma):
+    def x_SFPLUT(self, ins, fma_fn=fma_wh):
         """SFPLUT.md: ``VD = Lut8ToFp32(C >> 8) * |LReg[3]| + Lut8ToFp32(C)`` with C the low
         16 bits of LReg[0], [1] or [2] for |LReg[3]| < 1, < 2, otherwise; SGN_RETAIN
         (Mod0 & 4) copies LReg[3]'s sign, INDIRECT_VD (Mod0 & 8)."""
@@ -149,7 +148,7 @@ class MadOps:
             d = (d & ABS) | (l3 & SIGN)
         self._mad_write(ins, d, mask, bool(ins.mod & 8))
 
-    def x_SFPLUTFP32(self, ins, fma_fn=fma):
+    def x_SFPLUTFP32(self, ins, fma_fn=fma_wh):
         """SFPLUTFP32.md: piecewise linear ``VD = A * |LReg[3]| + C`` with A, C from
         LReg[0..2] / LReg[4..6] as FP32 (Mod1 & 2 clear), as FP16-ish halves in the
         3-entry table (Mod1 & 10 == 10, which also writes indirectly, the documented bug),

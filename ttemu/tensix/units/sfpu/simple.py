@@ -98,18 +98,20 @@ class SimpleOps:
 
     def x_SFPLZ(self, ins):
         """SFPLZ.md: count leading zeros of VC (sign masked off with NOSGN_MASK), optionally
-        LaneFlags = VC != 0 (CC_NE0), inverted by CC_COMP."""
+        LaneFlags = VC != 0 (CC_NE0), inverted by CC_COMP. (VC is read before VD is
+        written: with VC == VD the flags come from the input.)"""
         if not (ins.vd < 8 or ins.vd == 16):
             return
         en = self.lane_enabled()
         c = self.lreg[ins.vc]
         if ins.mod & 4:  # NOSGN_MASK
             c = c & U32(0x7FFFFFFF)
+        nonzero = c != 0
         self.write(ins.vd, clz32(c).astype(U32), en)
         if ins.vd < 8:
             flags = self.flags.copy()
             if ins.mod & 2:  # CC_NE0
-                flags = c != 0
+                flags = nonzero
             if ins.mod & 8:  # CC_COMP
                 flags = ~flags
             self._set_flags(en, flags)
