@@ -363,3 +363,35 @@ def test_gapool_into_the_last_dst32_rows(arch, libs):
     assert out.status == "same", out.detail or out.diffs[:4]
     ours = words(out)[0].reshape(8, 4, 16, 16)
     assert ours[7, 3, 12:16].any()  # rows 508..511: tile 7, face 3, rows 12..15
+
+
+# -- the command (docs/fuzzing.md's examples) ----------------------------------------
+def _fuzz(*args, cwd=ROOT):
+    import os
+    import subprocess
+
+    env = dict(os.environ)
+    lib_dir = str(pathlib.Path(require_ttsim("wormhole_b0")).parent)
+    full = [sys.executable, str(ROOT / "scripts" / "fuzz.py"), *args]
+    if args[0] in ("run", "campaign"):
+        full += ["--lib-dir", lib_dir]
+    return subprocess.run(full, capture_output=True, text=True, cwd=cwd, env=env)
+
+
+def test_command_line(tmp_path, libs):
+    """docs/fuzzing.md's commands: run (exit 0: nothing unexplained), a one-seed run of
+    the fpu seed the fixed GAPOOL crash came from, classes, show, campaign and table."""
+    p = _fuzz("run", "--arch", "blackhole", "--family", "fpu", "--seeds", "316:317")
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "| fpu | blackhole | 1 | 1 |" in p.stdout
+    p = _fuzz("classes")
+    assert p.returncode == 0 and "`semwait-blockmask`" in p.stdout
+    p = _fuzz("show", "--family", "sync", "--seed", "3", "--scaffold")
+    assert p.returncode == 0 and "wait for turn" in p.stdout
+    log = tmp_path / "c.jsonl"
+    p = _fuzz("campaign", "--arch", "wormhole_b0", "--family", "cfg", "--seeds", "0:3", "--log", str(log))
+    assert p.returncode == 0, p.stdout + p.stderr
+    p = _fuzz("table", str(log))
+    assert "| cfg | wormhole_b0 | 3 | 3 |" in p.stdout
+    p = _fuzz("run", "--family", "cfg", "--allow", "no-such-class")
+    assert p.returncode != 0 and "unknown class no-such-class" in p.stderr
