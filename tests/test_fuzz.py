@@ -193,9 +193,10 @@ def test_pin_semwait_blockmask(arch, libs):
     assert out.status == "same" and words(out)[0][0] == 0
 
 
-def _fpu_program(arch, a_tile, b_tile, body, *, l1=(5, 5), dst32=True, ntiles=1, thread=0):
+def _fpu_program(arch, a_tile, b_tile, body, *, l1=(5, 5), dst32=True, ntiles=1, thread=0, relu=0):
     """T0 (or ``thread``): unpack ``a_tile`` (L1 format l1[0]) to SrcA and ``b_tile`` to SrcB (FP32 in
-    L1 becomes TF32), ZEROACC, ``body(b)``, pack Dst (32-bit rows as FP32)."""
+    L1 becomes TF32), ZEROACC, ``body(b)``, pack Dst (32-bit rows as FP32; ``relu``: the packer's
+    STACC_RELU as mode | threshold << 4)."""
     b = Builder(arch, "pin", 0)
     src = tuple(4 if f == 0 else f for f in l1)
     with b.on(thread):
@@ -213,7 +214,7 @@ def _fpu_program(arch, a_tile, b_tile, body, *, l1=(5, 5), dst32=True, ntiles=1,
         scaffold.unpack_tile(b, 1, 0x31000)
         with b.unit("body"):
             body(b)
-        scaffold.pack_setup(b, 0 if dst32 else 5, 0 if dst32 else 5, dst32)
+        scaffold.pack_setup(b, 0 if dst32 else 5, 0 if dst32 else 5, dst32, relu=relu)
         scaffold.pack_tiles(b, OUTPUT_BASE, ntiles, bpd=4 if dst32 else 2)
     b.output("dst", OUTPUT_BASE, ntiles * (4096 if dst32 else 2048))
     return b.prog
@@ -284,6 +285,28 @@ def test_pin_unpack_context_adc(arch, libs):
     out, = run_programs([_fpu_program(arch, a, _bf16_tile({}), body, dst32=False, thread=1)], libs)
     ours, theirs = (np.frombuffer(x[0], "<u2") for x in (out.ours, out.theirs))
     assert np.count_nonzero(ours) == 1 and np.count_nonzero(theirs) == 1024
+
+
+@pytest.mark.parametrize("arch", ARCHES)
+def test_pin_relu_nan_threshold(arch, libs):
+    """Packers/ReLU.md: ``Threshold = ParseBF16(STACC_RELU_ReluThreshold)`` for a BF16
+    intermediate, and MIN_THRESHOLD_RELU returns ``x <= Threshold ? 0 : x``. With the
+    positive NaN threshold 0x7fc0 (not undefined: only a set sign bit is) no comparison
+    with NaN is true, so every datum passes unchanged, negatives too (ttemu); ttsim
+    zeroes negatives, then compares bit patterns: every datum is <= 0x7fc0, all 0. An
+    infinite threshold (0x7f80) zeroes every datum on both."""
+    vals = [0x3F80, 0xBF80, 0x4120, 0xC120, 0x7F80, 0xFF80, 0x0080, 0x7F7F]
+    a = _bf16_tile(dict(enumerate(vals)))
+
+    def body(b):
+        b.push("MOVA2D", dst=0, instr_mod=2, src=0)
+
+    nan, inf = (_fpu_program(arch, a, _bf16_tile({}), body, dst32=False, relu=2 | thr << 4)
+                for thr in (0x7FC0, 0x7F80))
+    out_nan, out_inf = run_programs([nan, inf], libs)
+    ours, theirs = (np.frombuffer(x[0], "<u2")[:len(vals)] for x in (out_nan.ours, out_nan.theirs))
+    assert list(ours) == vals and not theirs.any()
+    assert out_inf.status == "same" and not np.frombuffer(out_inf.ours[0], "<u2").any()
 
 
 def _prng_program(stoch):

@@ -68,6 +68,12 @@ KNOWN = [
           "Packer ReLU with an FP32 intermediate: compares full FP32 values (ttemu) vs the top 19 bits, "
           "NaNs changed (ttsim)",
           "Packers/ReLU.md (ReLUStage compares FP32 values)", "pinned (tests/test_pack_formats_ttsim.py)"),
+    Known("relu-nan-threshold", (WH, BH),
+          "Packer ReLU mode 2 / 3 with a BF16 NaN threshold (0x7f81..0x7fff) on a BF16 intermediate: "
+          "x <= NaN is false, every datum passes (ttemu) vs bit patterns compared, every datum <= the "
+          "threshold, written as 0 (ttsim)",
+          "Packers/ReLU.md (Threshold = ParseBF16(ReluThreshold); ReLUStage compares floats)",
+          "pinned to the page (tests/test_fuzz.py)"),
     Known("cfg-undefined-bits", (WH, BH),
           "Config bits outside every field: kept and read back (ttemu) vs dropped on write (ttsim keeps "
           "only its CFG<i>_REG_MASK bits)",

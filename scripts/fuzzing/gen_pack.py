@@ -8,7 +8,8 @@ packer 0 to L1 in the output format through the packer's intermediate format
 (tests/test_pack_formats_ttsim.py lists them; firmware/pack_formats runs them one at a
 time): Float32 / Float16 / Float16_b / Tf32 / Bfp8_b / Bfp4_b / Bfp2_b / Int32 / Int8 /
 UInt16. On top: ReLU modes 1-3 with thresholds (STACC_RELU; not with an FP32
-intermediate unless pack-relu-fp32 is let in), L1 accumulation onto data already in L1
+intermediate unless relu-fp32 is let in, nor a BF16 NaN threshold unless
+relu-nan-threshold is), L1 accumulation onto data already in L1
 (Float32 / Float16 / Float16_b outputs), Read_unsigned for Int8, edge masks (the masks
 ttsim models: 0, 1, 0xFFFF per mask, rows mapped to mask 0 or 1).
 
@@ -168,12 +169,17 @@ class PackGen:
             mode = int(rng.integers(1, 4))
             thr = int(rng.choice([0x3F80, 0x4120, 0x7F80, 0x0000, 0xBF80, int(data.floats(rng, 1)[0] >> 16)]))
             thr &= 0x7FFF  # ReLU.md: a negative threshold is undefined (ttsim refuses it in every mode)
+            nan_thr = mode >= 2 and self.inter != 1 and thr & 0x7F80 == 0x7F80 and thr & 0x7F
+            if nan_thr and "relu-nan-threshold" not in self.allow:
+                thr &= 0x7F80  # a BF16 NaN threshold becomes +Inf (the same draws: other programs unchanged)
             relu = mode | thr << 4
             if self.inter == 0 or self.dst32 and self.inter not in (1, 5):
                 if "relu-fp32" not in self.allow:
                     relu = 0
                 else:
                     feats.add("relu-fp32")
+            if relu and nan_thr and "relu-nan-threshold" in self.allow:
+                feats.add("relu-nan-threshold")
         l1_acc = int(self.out in L1_ACC_OUT and rng.random() < 0.3)
         if self.inter == 14 and rng.random() < 0.5:
             extra["PCK_DEST_RD_CTRL_Read_unsigned"] = 1
