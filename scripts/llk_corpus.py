@@ -66,6 +66,7 @@ TARBALLS = ("tt-llk-from-ttnn-0.81.1.tar.gz", "tt-metal-hw-from-ttnn-0.81.1.tar.
 CXX = "riscv64-unknown-elf-g++"
 PICOLIBC = pathlib.Path("/usr/lib/picolibc/riscv64-unknown-elf")
 LIBSTDCXX = pathlib.Path("/usr/riscv64-linux-gnu/include/c++/12")
+LIBC_DIR = PICOLIBC / "lib/release/rv32im/ilp32"
 
 # -- build-time adaptations -----------------------------------------------------------------
 
@@ -113,10 +114,11 @@ inline void replay(unsigned start, unsigned length) { push_(replay_insn(start, l
 OPTIONS_ALL = ["-O3", "-std=c++17", "-ffast-math", "-fno-finite-math-only", "-fsigned-zeros",
                "-fno-associative-math", "-fno-exceptions", "-fno-rtti", "-fno-use-cxa-atexit"]
 OPTIONS_LINK = ["-nostdlib", "-nostartfiles", "-Wl,-z,max-page-size=16", "-Wl,-z,common-page-size=16"]
+#: what the stock compiler needs that the SFPI compiler does not
+STOCK_WARNINGS = ["-Wno-attributes"]  # rvtt_l1_ptr / rvtt_reg_ptr are SFPI-compiler attributes
 WARNINGS = ["-Wall", "-Werror", "-Wno-error=deprecated-declarations", "-Wunused-parameter",
             "-Wfloat-equal", "-Wpointer-arith", "-Wnull-dereference", "-Wredundant-decls",
-            "-Wuninitialized", "-Wmaybe-uninitialized",
-            "-Wno-attributes"]  # rvtt_l1_ptr / rvtt_reg_ptr are SFPI-compiler attributes
+            "-Wuninitialized", "-Wmaybe-uninitialized", *STOCK_WARNINGS]
 #: picolibc's rv32 uint32_t is ``long unsigned int``; tt-llk is written for the SFPI
 #: toolchain's ``unsigned int`` (overloads and -Werror=sign-compare depend on it)
 TYPE_FIXES = ["-U__INT32_TYPE__", "-D__INT32_TYPE__=int", "-U__UINT32_TYPE__", "-D__UINT32_TYPE__=unsigned int",
@@ -776,13 +778,17 @@ class Tree:
             (self.src / ".adapted").touch()
         self._brisc = None
 
-    def flags(self, t: Target):
+    def system_includes(self):
+        """-isystem flags: our shims, then libstdc++'s and picolibc's headers."""
         sysinc = [self.shim, LIBSTDCXX, LIBSTDCXX / "riscv64-linux-gnu", PICOLIBC / "include"]
+        return [x for p in sysinc for x in ("-isystem", str(p))]
+
+    def flags(self, t: Target):
         return ([f"-march={t.march}", "-mabi=ilp32", "-g0"] + OPTIONS_ALL + WARNINGS + DEFINES + [t.define] + TYPE_FIXES
-                + [f"-I{i}" for i in t.includes()] + [x for p in sysinc for x in ("-isystem", str(p))])
+                + [f"-I{i}" for i in t.includes()] + self.system_includes())
 
     def link(self, t: Target, ld):
-        return (OPTIONS_LINK + [f"-L{PICOLIBC / 'lib/release/rv32im/ilp32'}",
+        return (OPTIONS_LINK + [f"-L{LIBC_DIR}",
                                 f"-Thelpers/ld/{t.memory_ld}", f"-Thelpers/ld/{ld}.ld", "-Thelpers/ld/sections.ld"])
 
     def _compile(self, argv, stdin=None):

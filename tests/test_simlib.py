@@ -210,6 +210,7 @@ def test_c_host_refusal_is_ttsims_error_line(ttemu_libs, driver, tmp_path):
     m = ERROR_LINE.search(proc.stderr)
     assert m and m.group(1) == "HostFault" and m.group(2) == "ttemu", proc.stderr
     assert "(40, 40)" in m.group(3)
+    assert ERROR_LINE.search(proc.stdout).group(0) == m.group(0)  # on stdout too, as ttsim prints it
 
 
 # -- a Tensix kernel set through the library ---------------------------------------------------------

@@ -9,7 +9,8 @@ Tensix coprocessor retries instructions held at its wait gates.
 A run ends when (checked in this order after every turn or round):
   * every ``until`` condition holds                    -> "until"
   * every released core has halted (jal x0, 0)          -> "halted" ("hang" if a
-    Tensix thread still holds an instruction nothing can release)
+    Tensix thread still holds an instruction nothing can release, or a core is
+    paused by its debug interface: only a debugger can resume it)
   * ``max_steps`` instructions retired                   -> "step-limit" (exact)
   * a whole round retires nothing and moves no Tensix
     instruction while some core waits                    -> "hang"
@@ -19,7 +20,7 @@ A run ends when (checked in this order after every turn or round):
 from __future__ import annotations
 
 from .record import Factory, Record
-from .riscv.hart import HALTED, RESET, RUNNING
+from .riscv.hart import HALTED, PAUSED, RESET, RUNNING, STEPPING
 from .riscv.translate import EXIT_HALT, EXIT_RESUME, EXIT_SYNC, MAX_BLOCK
 
 DEFAULT_MAX_STEPS = 1_000_000_000
@@ -175,6 +176,8 @@ def run(tile, *, max_steps=None, until=(), idle_steps=None) -> RunResult:
         progress = False
         for hart in harts:
             if hart.state != RUNNING:
+                if hart.state == STEPPING and tile.riscv_debug.retry_step(hart):
+                    progress = True
                 continue
             left = max_steps - tile.steps
             if left <= 0:
@@ -197,12 +200,14 @@ def run(tile, *, max_steps=None, until=(), idle_steps=None) -> RunResult:
         if tile.progress is not None:
             tile.progress(tile)
         released = [h for h in harts if h.released]
-        running = [h for h in released if h.state == RUNNING]
+        running = [h for h in released if h.state == RUNNING or h.state == STEPPING]
         if until and holds():
             return done("until")
         if released and not running:
             if tile._tensix is not None and tile._tensix.blocked():
                 return done("hang", "every released core halted, but the Tensix coprocessor still holds instructions")
+            if any(h.state == PAUSED for h in released):
+                return done("hang", "every released core halted or is paused by its debug interface")
             return done("halted")
         if not released:
             return done("halted", "no core was released")
@@ -224,6 +229,8 @@ def advance(tile, steps: int) -> bool:
     with a quantum of ``steps``). Returns :func:`busy`."""
     for hart in tile.harts.values():
         if hart.state != RUNNING:
+            if hart.state == STEPPING:  # a debugger's single step waiting to retire
+                tile.riscv_debug.retry_step(hart)
             continue
         if tile.debug is not None:
             tile.debug.turn(hart, steps, True)
@@ -237,10 +244,11 @@ def advance(tile, steps: int) -> bool:
 
 
 def busy(tile) -> bool:
-    """Whether a clock could change ``tile``: a core runs, or a Tensix thread holds an
-    instruction (which something else may release)."""
+    """Whether a clock could change ``tile``: a core runs (or single-steps for a
+    debugger, ttemu.mmio.riscv_debug), or a Tensix thread holds an instruction (which
+    something else may release)."""
     cop = tile._tensix
-    return (any(h.state == RUNNING for h in tile.harts.values())
+    return (any(h.state == RUNNING or h.state == STEPPING for h in tile.harts.values())
             or (cop is not None and any(t.held is not None for t in cop.threads)))
 
 
@@ -252,11 +260,13 @@ def _result(tile, outcome, detail):
             state = "reset"
         else:
             state = hart.state
-        waiting = hart.stall if hart.state == RUNNING else None
+        waiting = hart.stall if hart.state == RUNNING or hart.state == STEPPING else None
         cores[hart.name] = CoreResult(hart.name, state, hart.pc, hart.steps,
                                       tile.symbolize(hart.name, hart.pc), waiting)
         if outcome == "hang" and hart.state == RUNNING:
             blocked.append(f"{hart.name} {hart.stall or f'running at pc 0x{hart.pc:x}'}")
+        elif outcome == "hang" and hart.state in (PAUSED, STEPPING):
+            blocked.append(f"{hart.name} {tile.riscv_debug.describe(hart)}")
     cop = tile._tensix  # None if nothing ever touched the coprocessor
     if outcome == "hang" and cop is not None:
         blocked.extend(cop.blocked())

@@ -17,6 +17,7 @@ from .diagnostics import Diagnostics
 from .elf import ElfImage, read_elf
 from .errors import ElfError, GuestFault, Unimplemented, UsageError
 from .mmio.debug import DebugRegs
+from .mmio.riscv_debug import RiscvDebug
 from .mmio.localram import LocalRamWindow
 from .mmio.mailbox import Mailboxes
 from .mmio.noc import Niu
@@ -32,7 +33,8 @@ _BIG = 1 << 60
 class Tile:
     """A tile. All state lives on the instance; two tiles can run side by side."""
 
-    def __init__(self, arch="wormhole_b0", *, quantum: int = 8192, record: bool = False, noc=None):
+    def __init__(self, arch="wormhole_b0", *, quantum: int = 8192, record: bool = False, noc=None,
+                 ebreak_pauses: bool = False):
         try:
             self.arch = get_arch(arch) if isinstance(arch, str) else arch
         except KeyError:
@@ -72,6 +74,9 @@ class Tile:
             if spec.iram:
                 self.iram[spec.name] = bytearray(spec.iram[1])
         self.router = Router(a)
+        # the cores' debug interface (pause, step, registers: mmio/riscv_debug.py)
+        self.riscv_debug = RiscvDebug(self)
+        self.riscv_debug.ebreak_pauses = ebreak_pauses
         self._attach_devices()
         self.translators = {name: self._make_translator(h) for name, h in self.harts.items()}
 
@@ -97,7 +102,8 @@ class Tile:
         self._tensix = None
         lazy = _LazyCoprocessorPort(self)
         for name in TENSIX_REGIONS:
-            self.router.attach(name, lazy)
+            if any(r.name == name for r in a.address_map):  # (tensix_dst: Blackhole only)
+                self.router.attach(name, lazy)
         self.mailboxes = Mailboxes(self)
         self.mailboxes.attach(self.router)
         for spec in a.cores:
@@ -210,14 +216,13 @@ class Tile:
         def ILL(pc, word):
             raise GuestFault(f"illegal instruction 0x{word:08x}", name, pc)
 
+        debug_hw = self.riscv_debug
+
         def ECALL(pc):
-            raise GuestFault("ecall (these cores pause on ecall; ttemu treats it as a fault)", name, pc)
+            return debug_hw.ebreak(hart, pc, "ecall")
 
         def EBREAK(pc):
-            from .errors import GuestAssertion
-
-            sym = self.symbolize(name, pc)
-            raise GuestAssertion(f"ebreak (LLK_ASSERT){' in ' + sym if sym else ''}", name, pc)
+            return debug_hw.ebreak(hart, pc, "ebreak")
 
         def MISJ(pc, target):
             raise GuestFault(f"jump to misaligned address 0x{target:08x}", name, pc)
@@ -308,10 +313,12 @@ class Tile:
                 hart.reset_registers(self.reset_pc(spec.name))
                 hart.state = RUNNING
                 hart.released = True
+                self.riscv_debug.core_reset(spec.name)
                 self.activity[0] = 1
             elif value & bit and not old & bit:
                 hart.state = RESET
                 hart.stall = None
+                self.riscv_debug.core_reset(spec.name)
                 if self._tensix is not None:
                     self._tensix.core_reset(spec.name)
                 self.mailboxes.discard_writable(spec.name)
@@ -408,6 +415,45 @@ class Tile:
         if n % 4 or addr % 4:
             raise UsageError(f"MMIO read at 0x{addr:08x}: whole 32-bit words only")
         return b"".join(self.host_read_u32(addr + i, core).to_bytes(4, "little") for i in range(0, n, 4))
+
+    def core_read_u32(self, core: str, addr: int) -> int:
+        """A 32-bit load made as if ``core`` executed ``lw`` (its debug interface's memory
+        read): L1, its own local data RAM, any MMIO register with its side effects."""
+        return self._core_access(core, addr, None)
+
+    def core_write_u32(self, core: str, addr: int, value: int) -> None:
+        """A 32-bit store made as if ``core`` executed ``sw`` (its debug interface's
+        memory write); translated code it hits is dropped."""
+        self._core_access(core, addr, value & 0xFFFFFFFF)
+
+    def _core_access(self, core, addr, value):
+        a = self.arch
+        hart = self.harts[core]
+        verb = "load" if value is None else "store"
+        if addr & 3:
+            raise GuestFault(f"debug-interface {verb} at misaligned address 0x{addr:08x}", core, hart.pc)
+        if addr < a.l1_size or a.local_base <= addr < a.local_base + a.local_window:
+            if addr >= a.l1_size and addr - a.local_base >= len(hart.local):
+                raise GuestFault(f"debug-interface {verb} at unmapped address 0x{addr:08x} ({core} local data "
+                                 f"RAM is {len(hart.local)} bytes)", core, hart.pc)
+            if value is None:
+                return self.read_u32(addr, core)
+            self.write_u32(addr, value, core)
+            self.activity[0] = 1
+            return None
+        tr = self.translators[core]
+        stall = hart.stall
+        if value is None:
+            v = tr.env["LD"](addr, 4, False, hart.pc)
+            done = v is not None
+        else:
+            done = v = tr.env["ST"](addr, 4, value, hart.pc)
+        if not done:
+            why = hart.stall
+            hart.stall = stall
+            raise Unimplemented(f"{core}: a debug-interface {verb} at 0x{addr:08x} would wait ({why}); hardware "
+                                "keeps the core busy until it completes, ttemu does not model the wait")
+        return v if value is None else None
 
     def guest_store(self, addr: int, value: int) -> None:
         """A 32-bit store made by a device on the tile's behalf (a NoC request)."""
@@ -553,7 +599,8 @@ class Tile:
 
 #: Address-map regions served by the Tensix coprocessor (see Coprocessor.attach).
 TENSIX_REGIONS = ("tensix_inst", "tensix_inst1", "tensix_inst2", "tensix_mop_cfg", "tensix_pc_buf",
-                  "tensix_pc1_buf", "tensix_pc2_buf", "tensix_cfg", "tensix_regfile", "riscv_tdma_regs")
+                  "tensix_pc1_buf", "tensix_pc2_buf", "tensix_cfg", "tensix_regfile", "riscv_tdma_regs",
+                  "tensix_dst")
 
 
 class _LazyCoprocessorPort:

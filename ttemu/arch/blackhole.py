@@ -9,7 +9,7 @@ the same source (8 KiB for B/NC, 4 KiB for the TRISCs at 0xFFB00000).
 
 from ..errors import Unimplemented
 from ..riscv import ext as _ext
-from .spec import ArchSpec, CoreSpec, Csr, NocSpec, PackerSpec, Region, ResetPC, UnpackerSpec
+from .spec import ArchSpec, CoreSpec, Csr, DebugHwSpec, NocSpec, PackerSpec, Region, ResetPC, UnpackerSpec
 from .tables import blackhole_tile as _tile
 
 _DBG = 0xFFB12000
@@ -122,6 +122,24 @@ NOC = NocSpec(
     id_logical=1 | (2 << 6),
 )
 
+
+# The debug hardware (docs/debug-hardware.md). No BlackholeA0 page describes the RISC-V
+# debug interface or the daisychain; the facts are tt-exalens 0.4.2's (Tenstorrent's
+# debugger, which drives Blackhole silicon): BlackholeBabyRiscDebug.step issues the step
+# command twice per instruction ("a bug in hardware"), and its Blackhole daisychain map
+# (hardware/blackhole/functional_worker_debug_bus_signals.py) puts each thread's RWC
+# counters in 20-bit slots: SrcA at 20*t, SrcA_Cr at 20*t + 10, SrcB at 60 + 20*t (_Cr
+# +10), Dst at 120 + 20*t (_Cr +10), and the fidelity phases at bit 60 of SignalSel 4
+# ("rwc_fidelity_phase_cnt"). Two of that map's masks (rwc1_srca 0x3F000000, rwc1_srcb
+# 0x3F00000 at Read32Sel 2) are each one hex digit off the 20-bit pattern every other
+# RWC entry follows; ttemu follows the pattern. ttsim's Blackhole model agrees for Dst
+# and the fidelity phases and packs SrcA / SrcB 16 bits apart (the Wormhole layout).
+DEBUG_HW = DebugHwSpec(
+    step_commands=2,
+    rwc_bits=(("SrcA", 0, 20, 6), ("SrcA_Cr", 10, 20, 6), ("SrcB", 60, 20, 6), ("SrcB_Cr", 70, 20, 6),
+              ("Dst", 120, 20, 10), ("Dst_Cr", 130, 20, 10)),
+    fidelity_bit=60,
+)
 
 
 # -- Tensix instruction fields --------------------------------------------------------
@@ -309,4 +327,5 @@ ARCH = ArchSpec(
     streamwait_regs=(29, 259),
     packers=PACKERS,
     unpacker=UNPACKER,
+    debug_hw=DEBUG_HW,
 )

@@ -122,6 +122,28 @@ class UnpackerSpec(Record, frozen=True):
     fp8_max_to_ones: bool = False
 
 
+class DebugHwSpec(Record, frozen=True):
+    """The debug hardware external debuggers (tt-exalens) drive, as data
+    (docs/debug-hardware.md lists the sources).
+
+    ``cores``: the core each ``Which_RISCV`` value of RISC_DBG_CNTL_0 reaches (RISCV NC
+    has no debug interface: WormholeB0/TensixTile/BabyRISCV/DebugInterface.md).
+    ``step_commands``: single-step commands per retired instruction (Blackhole: two,
+    as tt-exalens 0.4.2 issues them, "a bug in hardware"; one where the page applies).
+    ``rwc_bits``: where the debug daisychain (DaisySel 3, SignalSel 2 and 3 read as one
+    256-bit value, SignalSel 3 holding bits 128-255) presents each thread's RWC
+    counters: (RWC field, bit of thread 0, bits between threads, width).
+    ``fidelity_bit``: the bit of thread 0's FidelityPhase at DaisySel 3, SignalSel 4
+    (two bits per thread)."""
+
+    cores: tuple = ("brisc", "trisc0", "trisc1", "trisc2")
+    step_commands: int = 1
+    # WormholeB0/TensixTile/DebugDaisychain.md, "RWCs"
+    rwc_bits: tuple = (("SrcA", 0, 16, 6), ("SrcA_Cr", 8, 16, 6), ("SrcB", 48, 16, 6), ("SrcB_Cr", 56, 16, 6),
+                       ("Dst", 96, 32, 10), ("Dst_Cr", 112, 32, 10))
+    fidelity_bit: int = 62
+
+
 class ArchSpec(Record, frozen=True):
     name: str
     riscv_arch_hint: str  # substring of the ELF's RISC-V arch attribute naming this arch
@@ -197,6 +219,7 @@ class ArchSpec(Record, frozen=True):
     # the packers (PACR): how many, their configuration, their Dst read interfaces
     packers: PackerSpec = Factory(PackerSpec)
     unpacker: UnpackerSpec = Factory(UnpackerSpec)
+    debug_hw: DebugHwSpec = Factory(DebugHwSpec)
 
     @property
     def local_window(self) -> int:

@@ -73,7 +73,8 @@ class Chip:
                 raise UsageError(f"({x}, {y}) is not a Tensix tile")
             from ..tile import Tile
 
-            t = self.tiles[(x, y)] = Tile(self.arch, noc=self.noc_spec(x, y))
+            # ebreak / ecall pause a core, as on silicon, for a debugger (tt-exalens) to see
+            t = self.tiles[(x, y)] = Tile(self.arch, noc=self.noc_spec(x, y), ebreak_pauses=True)
         return t
 
     def noc_spec(self, x: int, y: int):

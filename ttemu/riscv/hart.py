@@ -8,6 +8,12 @@ from ..record import Factory, Record
 RESET = "reset"  # held in soft reset (never released, or put back)
 RUNNING = "running"
 HALTED = "halted"  # parked in a self-loop (jal x0, 0)
+# paused by its debug interface (a host or core wrote the pause command, or ebreak /
+# ecall on a tile whose ebreaks pause: ttemu.mmio.riscv_debug); not scheduled
+PAUSED = "paused"
+# paused, asked to single-step, and that instruction has not retired yet (it waits on
+# a FIFO, a mailbox...): the scheduler retries it alone and the core pauses again
+STEPPING = "stepping"
 
 
 class Hart(Record, eq=False):
@@ -35,6 +41,26 @@ class Hart(Record, eq=False):
     synced: int = -1  # pc of a CSR block whose step counts the run loop just brought up to date
     tensix_pushed: int = 0
     csr_scratch: dict = Factory(dict)
+
+    def reg(self, n: int) -> int | None:
+        """Register ``n`` as debuggers number them (gdb's RISC-V numbering, and the debug
+        interface's DR(2) index): x0-x31, 32 the pc; None for any other number."""
+        if n == 32:
+            return self.pc & 0xFFFFFFFF
+        if 0 <= n < 32:
+            return self.x[n] & 0xFFFFFFFF
+        return None
+
+    def set_reg(self, n: int, value: int) -> bool:
+        """Write register ``n`` (numbered as :meth:`reg`); x0 stays zero. False for a
+        number that names no register."""
+        if n == 32:
+            self.pc = value & 0xFFFFFFFF
+            return True
+        if 0 < n < 32:
+            self.x[n] = value & 0xFFFFFFFF
+            return True
+        return n == 0
 
     def reset_registers(self, pc: int) -> None:
         for i in range(32):

@@ -24,6 +24,9 @@ plus the extensions the arch lists (Blackhole: Zaamo, Zba, Zbb, pack/brev8, grev
 ``ext.py`` builds their expressions),
 except where ttemu deliberately reports a guest fault instead of the hardware's silent
 behaviour: misaligned accesses, ``ecall``, illegal instructions (README.md lists them).
+``ecall`` / ``ebreak`` call the tile's debug interface, which raises that error or, on a
+tile whose ebreaks pause as hardware's do, pauses the core (``EXIT_PAUSE``;
+ttemu/mmio/riscv_debug.py).
 """
 
 from __future__ import annotations
@@ -39,7 +42,8 @@ EXIT_HALT = -1  # parked in jal x0, 0
 EXIT_STALL = -2  # an access was not ready; retry at exit_pc
 EXIT_RESUME = -3  # ended early (a store hit translated code); carry on at exit_pc
 EXIT_SYNC = -4  # a CSR block asks the run loop to bring the step counts up to date first
-EXIT_CODES = (EXIT_HALT, EXIT_STALL, EXIT_RESUME, EXIT_SYNC)
+EXIT_PAUSE = -5  # ebreak / ecall paused the core (its debug interface; exit_pc is the next pc)
+EXIT_CODES = (EXIT_HALT, EXIT_STALL, EXIT_RESUME, EXIT_SYNC, EXIT_PAUSE)
 MAX_BLOCK = 64
 #: major opcodes that never end a block (unless their encoding is illegal)
 _THROUGH = frozenset((0x37, 0x17, 0x03, 0x23, 0x13, 0x33, 0x0F, 0x2F))
@@ -294,10 +298,12 @@ class Translator:
             c.append("pass")
         elif op == 0x73:  # SYSTEM
             if f3 == 0:
+                # ECALL / EBREAK raise (ttemu's default: a fault / an LLK_ASSERT) or pause
+                # the core and return EXIT_PAUSE (tile.ebreak_pauses, as hardware does)
                 if word == 0x00000073:
-                    c.append(f"ECALL({pc})")
+                    c.append(f"{{WB}}return EX(ECALL({pc}), {npc}, {k + 1 - count})")
                 elif word == 0x00100073:
-                    c.append(f"EBREAK({pc})")
+                    c.append(f"{{WB}}return EX(EBREAK({pc}), {npc}, {k + 1 - count})")
                 else:
                     return illegal()
                 ins.term = True

@@ -14,11 +14,13 @@ from collections import deque
 
 from ..errors import GuestFault, Unimplemented
 from ..isa.table import get_table
+from .debug_port import TensixDebugPort
 from .devices import MopCfgPort, PcBufPort, PushPort
 from .frontend.thread import FIFO_DEPTH, TensixThread
 from .regs.adc import ADCs
 from .regs.config import ConfigSpace
 from .regs.dst import Dst
+from .regs.dst_window import DstWindow
 from .regs.gpr import GPRs
 from .regs.rwc import RWCs
 from .regs.src import SrcState
@@ -133,6 +135,7 @@ class Coprocessor:
         # it moved
         self.epoch = 0
         self._by_name = None  # unit name -> units (see _units_named)
+        self.debug_port = TensixDebugPort(self)  # the debug registers' view (debug_port.py)
 
     def undefined(self, key: str, text: str) -> None:
         """Behaviour the ISA documentation leaves undefined, done by the instruction
@@ -161,6 +164,8 @@ class Coprocessor:
         router.attach("riscv_tdma_regs", TdmaRisc(self))
         for i, region in enumerate(("tensix_pc_buf", "tensix_pc1_buf", "tensix_pc2_buf")):
             router.attach(region, PcBufPort(self, region, i))
+        if any(r.name == "tensix_dst" for r in self.arch.address_map):  # Blackhole: Dst for T0-T2
+            router.attach("tensix_dst", DstWindow(self, self.arch.region("tensix_dst")))
 
     # -- instruction push --------------------------------------------------------------
     def route(self, core, addr):
@@ -180,6 +185,9 @@ class Coprocessor:
         where = self._routes.get((core, addr))
         if where is None:
             thread, after_mop = self.route(core, addr)
+            if self.debug_port.owns(thread):  # the debug bus holds the FIFO (not cached)
+                self.debug_port.discard(core, thread, word)
+                return True
             t = self.threads[thread]
             where = self._routes[(core, addr)] = (t, t.mid if after_mop else t.fifo, after_mop)
         t, queue, after_mop = where

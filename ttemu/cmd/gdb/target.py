@@ -31,21 +31,11 @@ def target_xml() -> str:
 
 
 def get_reg(hart, n: int) -> int | None:
-    if n == PC_REGNUM:
-        return hart.pc & 0xFFFFFFFF
-    if 0 <= n < 32:
-        return hart.x[n] & 0xFFFFFFFF
-    return None
+    return hart.reg(n)  # gdb's numbering is the hart's (PC_REGNUM is 32)
 
 
 def set_reg(hart, n: int, value: int) -> bool:
-    if n == PC_REGNUM:
-        hart.pc = value & 0xFFFFFFFF
-        return True
-    if 0 < n < 32:
-        hart.x[n] = value & 0xFFFFFFFF
-        return True
-    return n == 0  # x0 stays zero
+    return hart.set_reg(n, value)  # x0 stays zero
 
 
 def le32(v: int) -> str:
