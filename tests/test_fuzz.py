@@ -30,8 +30,8 @@ from fuzzing.program import OUTPUT_BASE, SEMAPHORE, Builder  # noqa: E402
 from fuzzing.runner import run_programs, run_ttemu  # noqa: E402
 
 ARCHES = ("wormhole_b0", "blackhole")
-CI_SEEDS = {"sfpu": range(6), "fpu": range(6), "pack": range(6), "cfg": range(4), "sync": range(4),
-            "counters": range(4), "mop": range(4)}
+CI_SEEDS = {"sfpu": range(10), "fpu": range(10), "pack": range(10), "cfg": range(8), "sync": range(8),
+            "counters": range(8), "mop": range(8)}
 
 
 @pytest.fixture(scope="module")
