@@ -7,7 +7,7 @@ minimised to the instructions the difference needs and named by class.
 
     python scripts/fuzz.py run [--arch A] [--family F] [--seeds 0:200] [--allow NAME]
     python scripts/fuzz.py campaign --log LOG.jsonl [--report R.txt] [--seeds 0:10000] ...
-    python scripts/fuzz.py table LOG.jsonl
+    python scripts/fuzz.py table LOG.jsonl [LOG2.jsonl ...]
     python scripts/fuzz.py show --arch A --family F --seed N [--keep 3,7] [--scaffold]
     python scripts/fuzz.py classes
 
@@ -88,8 +88,8 @@ def main(argv=None):
     p.add_argument("--log", required=True)
     p.add_argument("--report", help="append minimised listings here")
     p.add_argument("--chunk", type=int, default=64)
-    p = sub.add_parser("table", help="summarise a campaign log")
-    p.add_argument("log")
+    p = sub.add_parser("table", help="summarise campaign logs")
+    p.add_argument("log", nargs="+")
     p = sub.add_parser("show", help="print a program's listing")
     p.add_argument("--arch", choices=ARCHES, default="wormhole_b0")
     p.add_argument("--family", choices=list(FAMILIES), required=True)
@@ -107,7 +107,7 @@ def main(argv=None):
             print(f"| `{k.name}` | {', '.join(k.arches)} | {k.what} | {k.page} | {k.resolution} | {kept} |")
         return 0
     if args.cmd == "table":
-        print(camp.table(camp.read_log(args.log)))
+        print(camp.table([r for log in args.log for r in camp.read_log(log)]))
         return 0
     if args.cmd == "show":
         prog = generate(args.arch, args.family, args.seed, allowed(args))

@@ -416,5 +416,7 @@ def test_command_line(tmp_path, libs):
     assert p.returncode == 0, p.stdout + p.stderr
     p = _fuzz("table", str(log))
     assert "| cfg | wormhole_b0 | 3 | 3 |" in p.stdout
+    p = _fuzz("table", str(log), str(log))  # logs summed (one per arch, as campaigns run)
+    assert "| cfg | wormhole_b0 | 6 | 6 |" in p.stdout
     p = _fuzz("run", "--family", "cfg", "--allow", "no-such-class")
     assert p.returncode != 0 and "unknown class no-such-class" in p.stderr
