@@ -281,7 +281,7 @@ def _ttsim_lib(shared, arch="wormhole_b0"):
 def _oracle_plan(manifest, lib, plan_path, arch_args=()):
     """Run ``manifest`` in this process with ``--oracle lib`` and keep the plan handed to
     ttsim. -> None when it ran on both (ttsim completed it; its results may differ, as the
-    README's table of kernels says), else the reason it did not."""
+    docs/cross-check.md's table of kernels says), else the reason it did not."""
     from bench_scale import run_checked
 
     rc, doc, last = run_checked(manifest, lib, plan_path, arch_args)

@@ -6,7 +6,7 @@ compiler and compare ttemu with ttsim (and a numpy golden) on each.
     python scripts/llk_corpus.py -k matmul_test       # kernels whose name contains a word
     python scripts/llk_corpus.py --ci                 # the variants CI runs
     python scripts/llk_corpus.py --slow               # also the ones that take minutes
-    python scripts/llk_corpus.py --markdown           # the table as Markdown (README)
+    python scripts/llk_corpus.py --markdown           # the table as Markdown (docs/llk-corpus.md)
     python scripts/llk_corpus.py --keep DIR           # build and manifests under DIR
     python scripts/llk_corpus.py --arch blackhole     # built for Blackhole (tt_llk_blackhole)
     python scripts/llk_corpus.py --arch blackhole --inventory   # + what ttemu still needs
@@ -926,9 +926,9 @@ def _ttsim_alone(v: Variant, path: pathlib.Path, lib: str):
 
     tile, man = _load_tile(path, record=True)
     res_addr, tile_bytes, res_tiles = v.layout()["res"]
-    plan = plan_from_tile(tile, until=[(a, val, None) for a, val, _ in man.until],
+    plan = plan_from_tile(tile, until=man.until,
                           reads=[(res_addr, tile_bytes * res_tiles, None)])
-    plan.phases = [([cond], [(addr, struct.pack("<I", value))]) for cond, addr, value, _ in man.later]
+    plan.phases = [([cond.as_plan()], [(addr, struct.pack("<I", value))]) for cond, addr, value, _ in man.later]
     plan.clock_limit = v.max_steps
     try:
         return run_ttsim(lib, plan).regions[0], man, ""
@@ -987,12 +987,12 @@ def skipped_stops(v: Variant, path: pathlib.Path, max_steps=5_000_000):
     cop.dispatch_entry = entry
     cop.dispatch.clear()
     try:
-        for (caddr, cvalue), addr, value, core in man.later:
-            r = tile.run(max_steps=max_steps, until=[(caddr, cvalue)], idle_steps=200_000)
+        for cond, addr, value, core in man.later:
+            r = tile.run(max_steps=max_steps, until=[cond], idle_steps=200_000)
             if r.outcome != "until":
                 return seen, r.outcome
             tile.write_u32(addr, value, core)
-        r = tile.run(max_steps=max_steps, until=[(a, val) for a, val, _ in man.until], idle_steps=200_000)
+        r = tile.run(max_steps=max_steps, until=man.until, idle_steps=200_000)
         return seen, ("completes" if r.outcome == "until" else r.outcome)
     except TtemuError as e:
         return seen, f"{e.category}: {e}"

@@ -6,7 +6,7 @@
     python scripts/llk_harness.py --lib ttsim           # one library (ttemu, ttsim, or a path to a .so)
     python scripts/llk_harness.py -t datacopy -t matmul # chosen entries of the catalogue (--list)
     python scripts/llk_harness.py --ci                  # the entries CI runs
-    python scripts/llk_harness.py --markdown            # the table as Markdown (README)
+    python scripts/llk_harness.py --markdown            # the table as Markdown (docs/llk-harness.md)
     python scripts/llk_harness.py --keep DIR            # keep the extracted tree, ELFs and reports
 
 Nothing of tt-llk is committed: at run time the script

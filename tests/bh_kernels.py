@@ -34,14 +34,14 @@ def regions(man):
 
 
 def until(man):
-    return [(addr, value) for addr, value, _ in man.until]
+    return list(man.until)  # conditions (ttemu.condition.Condition)
 
 
 def run_ttsim_only(man, lib):
     """ttsim's bytes of every expected region (raises OracleUnable with ttsim's ERROR
     line when it refuses the run)."""
     tile = prepared_tile(man)
-    plan = plan_from_tile(tile, until=[(a, v, None) for a, v in until(man)],
+    plan = plan_from_tile(tile, until=until(man),
                           reads=[(a, n, None) for _, a, n, _, _ in regions(man)])
     plan.clock_limit = max(man.max_steps or 0, 2_000_000)
     return run_ttsim(lib, plan).regions

@@ -5,9 +5,9 @@ from __future__ import annotations
 import struct
 
 
-def elf_bytes(segments, entry=0, symbols=None, machine=243, ei_class=1, ei_data=1, arch_attr=None):
+def elf_bytes(segments, entry=0, symbols=None, machine=243, ei_class=1, ei_data=1, arch_attr=None, flags=0):
     """segments: [(vaddr, data bytes, memsz or None)]; symbols: {name: addr};
-    arch_attr: a Tag_RISCV_arch string for a .riscv.attributes section."""
+    arch_attr: a Tag_RISCV_arch string for a .riscv.attributes section; flags: e_flags."""
     symbols = symbols or {}
     n = len(segments)
     ehsize, phsize, shsize = 52, 32, 40
@@ -53,7 +53,7 @@ def elf_bytes(segments, entry=0, symbols=None, machine=243, ei_class=1, ei_data=
         shdrs += struct.pack("<IIIIIIIIII", 33, 0x70000003, 0, 0, attr_off, len(attrs), 0, 0, 1, 0)
         nsec = 6
     ident = b"\x7fELF" + bytes([ei_class, ei_data, 1, 0]) + bytes(8)
-    hdr = ident + struct.pack("<HHIIIIIHHHHHH", 2, machine, 1, entry, ehsize, sh_off, 0, ehsize, phsize, n,
+    hdr = ident + struct.pack("<HHIIIIIHHHHHH", 2, machine, 1, entry, ehsize, sh_off, flags, ehsize, phsize, n,
                               shsize, nsec, 4)
     return hdr + phdrs + body + syms + strtab + shstr + attrs + pad + shdrs
 

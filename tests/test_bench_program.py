@@ -2,13 +2,12 @@
 instruction count (shared/bench/README.md: 21,603 + 110,991 x N instructions to
 bench_done). Skipped when the shared directory is not beside the checkout."""
 
-import pathlib
-
 import pytest
 
+from oracle_lib import SHARED
 from ttemu import Tile
 
-BENCH = pathlib.Path(__file__).resolve().parents[2] / "shared" / "bench" / "rv32" / "build" / "bench_tile_n32.elf"
+BENCH = SHARED / "bench" / "rv32" / "build" / "bench_tile_n32.elf"
 
 
 @pytest.mark.skipif(not BENCH.exists(), reason="shared/bench not present")

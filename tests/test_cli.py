@@ -305,7 +305,7 @@ def test_disasm_listing(capsys, tmp_path):
     assert rc == 0
     assert "    6000:\t89000006\tttstallwait\t128,1" in out
     assert "\tttsemwait\t322,2,2" in out
-    assert "    6008:\t0000006f\tj\t0" in out
+    assert "    6008:\t0000006f\tj\t6008 <_start+0x8>" in out  # the target as objdump shows it
 
 
 def test_json_summary_and_dump_file(capsys, tmp_path):

@@ -70,10 +70,9 @@ def test_local_data_can_be_staged_at_a_given_l1_address(tmp_path):
 
 
 def _elves():
-    import pathlib
+    from oracle_lib import CORPUS, ROOT
 
-    root = pathlib.Path(__file__).resolve().parent.parent
-    return sorted(root.glob("firmware/build/**/*.elf")) + sorted((root.parent / "shared" / "corpus").glob("**/*.elf"))
+    return sorted(ROOT.glob("firmware/build/**/*.elf")) + sorted(CORPUS.glob("**/*.elf"))
 
 
 def test_plain_elf_reader_matches_pyelftools():

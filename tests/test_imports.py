@@ -76,7 +76,7 @@ def _cycles(graph):
 
 def test_graph_sees_known_edges():
     g = _graph()
-    assert "ttemu.cmd.options" in g["ttemu.cmd.session"]
+    assert "ttemu.cmd.specs" in g["ttemu.cmd.session"]
     assert "ttemu.tile" in g["ttemu.cmd.session"]  # a lazy import inside a method
 
 

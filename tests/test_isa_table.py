@@ -12,10 +12,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from oracle_lib import SHARED as _SHARED
 from ttemu.isa.table import ALL_BLOCK_BITS, ARCHES, UNITS, get_table, rotl2, rotr2
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-SHARED = ROOT.parent / "shared" / "isa"
+SHARED = _SHARED / "isa"
 DOCS = ROOT.parent / "isadoc" / "WormholeB0" / "TensixTile" / "TensixCoprocessor"
 GENERATED = ("ttemu/isa/tables/__init__.py", "ttemu/isa/tables/wormhole_b0.py",
              "ttemu/isa/tables/blackhole.py", "firmware/include/ttemu_tensix.h",

@@ -66,7 +66,7 @@ def run_both(path, lib, patch=()):
     for addr, data in dict(patch).items():
         tile.write(addr, data)
     tile.release(man.release if man.release is not None else tile.default_release())
-    until = [(addr, value) for addr, value, _ in man.until]
+    until = man.until  # conditions (ttemu.condition.Condition)
     result = tile.run(max_steps=man.max_steps, until=until, idle_steps=man.idle_steps)
     assert result.exit_code == 0, f"{path.name}: ttemu {result.outcome}"
     regions = [(e.name, e.addr, tiles.nbytes(e.format, e.shape), e.format, e.shape) for e in man.expects]

@@ -93,7 +93,8 @@ def test_the_oracle_plan_replays_writes_made_between_runs(tmp_path):
     tile.write_u32(0x20000, 3)
     assert tile.run(max_steps=10_000, until=[(0x20008, 0xFF)]).outcome == "until"
     plan = plan_from_tile(tile, until=[(0x20008, 0xFF, None)])
-    assert plan.phases == [([(0x20004, SENTINEL)], [(0x20000, (3).to_bytes(4, "little"))])]
+    # conditions as (addr, value, width in bytes, mask)
+    assert plan.phases == [([(0x20004, SENTINEL, 4, 0xFFFFFFFF)], [(0x20000, (3).to_bytes(4, "little"))])]
     assert Plan.from_json(json.loads(json.dumps(plan.to_json()))) == plan
 
 

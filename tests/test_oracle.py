@@ -42,7 +42,7 @@ def test_plan_holds_the_state_at_release():
     plan = plan_from_tile(t, until=[(0x20000, 1, None)], reads=[(0x23000, 64, None)])
     assert plan.release_soft_reset == 0x47000 and plan.initial_soft_reset == 0x47800
     assert plan.writes[-1] == (0x21000, (0x12345678).to_bytes(4, "little"))
-    assert plan.until == [(0x20000, 1)] and plan.reads == [(0x23000, 64)]
+    assert plan.until == [(0x20000, 1, 4, 0xFFFFFFFF)] and plan.reads == [(0x23000, 64)]  # (addr, value, width, mask)
     again = Plan.from_json(json.loads(json.dumps(plan.to_json())))
     assert again == plan
 

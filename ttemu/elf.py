@@ -32,6 +32,7 @@ class ElfImage(Record):
     segments: list
     symbols: dict  # name -> address
     arch_attr: str | None  # Tag_RISCV_arch, e.g. "rv32i2p0_m2p0_xttwh1p0"
+    flags: int = 0  # e_flags (bit 0: EF_RISCV_RVC, compressed instructions)
     _sorted: list = Factory(list, repr=False)
 
     def symbolize(self, addr: int) -> str | None:
@@ -179,8 +180,10 @@ def read_elf(path: str) -> ElfImage:
         entry, segments, symbols, sortable, attr = plain
         img = ElfImage(path=path, entry=entry, segments=segments, symbols=symbols, arch_attr=attr)
         img._sorted = sorted(set(sortable))
-        return img
-    return _read_pyelftools(raw, path, name)
+    else:
+        img = _read_pyelftools(raw, path, name)
+    img.flags = struct.unpack_from("<I", raw, 36)[0]
+    return img
 
 
 def _read_pyelftools(raw: bytes, path: str, name: str) -> ElfImage:

@@ -8,6 +8,8 @@ Exit codes (README.md, "Exit codes"):
   3 hang                             4 step limit              5 guest fault or assertion
   6 unimplemented instruction or feature                       7 output mismatch
   8 the oracle (ttsim) could not make the comparison
+  9 the run finished (halted, idle) without its --until conditions holding
+  130 interrupted (Ctrl-C, gdb's kill)
 """
 
 from __future__ import annotations
@@ -87,6 +89,13 @@ class UndefinedBehaviour(GuestFault):
     behaviour to continue with (docs/undefined-behaviour.md)."""
 
     category = "undefined behaviour"
+
+
+class UnfinishedWork(GuestFault):
+    """The run finished with Tensix work left (queued, held, expanding); normally a
+    counted warning, an error with ``--strict``."""
+
+    category = "unfinished Tensix work"
 
 
 class OutputMismatch(TtemuError):

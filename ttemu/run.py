@@ -6,7 +6,8 @@ through L1 and MMIO, so this interleaving is functionally sound, and since the o
 and the quantum are fixed, the same inputs give the same run. After each round the
 Tensix coprocessor retries instructions held at its wait gates.
 
-A run ends when (checked in this order after every turn or round):
+A run ends when (checked in this order after every turn or round; Ctrl-C ends it from
+outside, and the caller takes a :func:`snapshot` as "interrupted"):
   * every ``until`` condition holds                    -> "until"
   * every released core has halted (jal x0, 0)          -> "halted" ("hang" if a
     Tensix thread still holds an instruction nothing can release, or a core is
@@ -19,6 +20,7 @@ A run ends when (checked in this order after every turn or round):
 
 from __future__ import annotations
 
+from .condition import as_condition
 from .record import Factory, Record
 from .riscv.hart import HALTED, PAUSED, RESET, RUNNING, STEPPING
 from .riscv.translate import EXIT_HALT, EXIT_RESUME, EXIT_SYNC, MAX_BLOCK
@@ -27,7 +29,7 @@ DEFAULT_MAX_STEPS = 1_000_000_000
 DEFAULT_IDLE_STEPS = 2_000_000
 _BIG = 1 << 60
 
-EXIT_CODES = {"halted": 0, "until": 0, "idle": 0, "hang": 3, "step-limit": 4}
+EXIT_CODES = {"halted": 0, "until": 0, "idle": 0, "hang": 3, "step-limit": 4, "interrupted": 130}
 
 
 class CoreResult(Record):
@@ -53,9 +55,10 @@ class RunResult(Record):
         return EXIT_CODES[self.outcome]
 
 
-def _run_blocks(tile, hart, budget, exact):
-    """Run ``hart`` for up to ``budget`` instructions (exactly, when ``exact``),
-    adding what retires to ``hart.steps`` and ``tile.steps``."""
+def _run_blocks(tile, hart, budget, exact, tail=None):
+    """Run ``hart`` for up to ``budget`` instructions (exactly, when ``exact``: the
+    last ones through ``tail``, by default :func:`_run_single`), adding what retires
+    to ``hart.steps`` and ``tile.steps``."""
     blocks = hart.blocks
     translate = tile.translators[hart.name].translate
     pc = hart.pc
@@ -97,8 +100,11 @@ def _run_blocks(tile, hart, budget, exact):
             return n
         hart.pc = pc
         if exact and n < budget:
-            return n + _run_single(tile, hart, budget - n, None)
+            return n + (tail(tile, hart, budget - n) if tail else _run_single(tile, hart, budget - n, None))
         return n
+    except KeyboardInterrupt:  # where Ctrl-C found it: the block it was in, or about to run
+        hart.pc = pc if pc >= 0 else hart.exit_pc
+        raise
     finally:
         hart.steps += n
         tile.steps += n
@@ -145,25 +151,87 @@ def _run_single(tile, hart, budget, tracer):
             pc = npc
         hart.pc = pc
         return n
+    except KeyboardInterrupt:
+        hart.pc = pc if pc >= 0 else hart.exit_pc
+        raise
     finally:
         hart.steps += n
         tile.steps += n
 
 
+def _run_steps(tile, hart, budget):
+    """Exactly what :func:`_run_single` does without a tracer (the same instructions
+    retire, the same exits, the same counts), through step blocks
+    (``Translator.translate_steps``: one translation per block, not per pc): a host
+    clock (:func:`advance`) retires one instruction or a few per core. ``hart.stepped``
+    maps every pc of a translated step block to (function, index, count)."""
+    stepped = hart.stepped
+    pc = hart.pc
+    n = 0
+    try:
+        while n < budget:
+            entry = stepped.get(pc)
+            if entry is None:
+                entry = _translate_steps(tile, hart, pc)
+            f, k, count = entry
+            end = k + budget - n
+            if end > count:
+                end = count
+            npc = f(k, end)
+            if npc >= 0:
+                n += end - k
+                pc = npc
+                continue
+            kind = npc
+            npc = hart.exit_pc
+            if kind == EXIT_SYNC:
+                hart.steps += n
+                tile.steps += n
+                budget -= n
+                n = 0
+                hart.synced = npc
+                continue
+            n += count + hart.exit_delta - k
+            if kind == EXIT_RESUME:
+                pc = npc
+                continue
+            if kind == EXIT_HALT:
+                hart.state = HALTED
+            hart.pc = npc
+            return n
+        hart.pc = pc
+        return n
+    finally:
+        hart.steps += n
+        tile.steps += n
+
+
+def _translate_steps(tile, hart, pc):
+    f, count = tile.translators[hart.name].translate_steps(pc)
+    stepped = hart.stepped
+    for k in range(count):
+        p = (pc + 4 * k) & 0xFFFFFFFF
+        if p not in stepped:  # (a pc another block covers keeps its entry)
+            stepped[p] = (f, k, count)
+    hart.step_spans[pc] = count
+    return f, 0, count
+
+
 def run(tile, *, max_steps=None, until=(), idle_steps=None) -> RunResult:
     """Run ``tile`` until one of the end conditions above. ``until`` is a sequence of
-    (address, value) or (address, value, core) triples (32-bit words). Errors (guest
+    :class:`~ttemu.condition.Condition` (a byte, halfword or word, optionally masked),
+    or (address, value) / (address, value, core) tuples of 32-bit words. Errors (guest
     faults, unimplemented instructions) propagate as typed exceptions."""
     max_steps = DEFAULT_MAX_STEPS if max_steps is None else max_steps
     idle_steps = DEFAULT_IDLE_STEPS if idle_steps is None else idle_steps
-    until = [tuple(u) + (None,) * (3 - len(u)) for u in until]
+    until = [as_condition(u) for u in until]
     harts = list(tile.harts.values())
     tracer = tile.tracer
     last_active = tile.steps
     tile.activity[0] = 0
 
     def holds():
-        return until and all(tile.read_u32(a, c) == (v & 0xFFFFFFFF) for a, v, c in until)
+        return until and all(c.holds(tile) for c in until)
 
     def done(outcome, detail=""):
         return _result(tile, outcome, detail)
@@ -222,6 +290,12 @@ def run(tile, *, max_steps=None, until=(), idle_steps=None) -> RunResult:
             return done("idle", f"no store or Tensix progress for {tile.steps - last_active} instructions")
 
 
+def snapshot(tile, outcome, detail=""):
+    """A :class:`RunResult` of the tile as it is now (a run ended from outside it, e.g.
+    ``interrupted``: every core's pc and state, the Tensix threads' counts)."""
+    return _result(tile, outcome, detail)
+
+
 def advance(tile, steps: int) -> bool:
     """One host clock of ``tile`` (``ttemu.chip``): every running core retires up to
     ``steps`` instructions, one core after another in the fixed order, then the Tensix
@@ -236,8 +310,11 @@ def advance(tile, steps: int) -> bool:
             tile.debug.turn(hart, steps, True)
         elif tile.tracer is not None:
             _run_single(tile, hart, steps, tile.tracer)
+        elif steps < MAX_BLOCK:
+            hart.stall = None
+            _run_steps(tile, hart, steps)
         else:
-            _run_blocks(tile, hart, steps, exact=True)
+            _run_blocks(tile, hart, steps, True, _run_steps)
     if tile._tensix is not None and tile._tensix.step():
         tile.activity[0] = 1
     return busy(tile)
@@ -247,9 +324,15 @@ def busy(tile) -> bool:
     """Whether a clock could change ``tile``: a core runs (or single-steps for a
     debugger, ttemu.mmio.riscv_debug), or a Tensix thread holds an instruction (which
     something else may release)."""
+    for h in tile.harts.values():  # (loops, not any(): this runs on every host clock)
+        if h.state == RUNNING or h.state == STEPPING:
+            return True
     cop = tile._tensix
-    return (any(h.state == RUNNING or h.state == STEPPING for h in tile.harts.values())
-            or (cop is not None and any(t.held is not None for t in cop.threads)))
+    if cop is not None:
+        for t in cop.threads:
+            if t.held is not None:
+                return True
+    return False
 
 
 def _result(tile, outcome, detail):

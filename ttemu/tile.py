@@ -13,6 +13,7 @@ Soft reset and reset PCs: WormholeB0/TensixTile/SoftReset.md.
 from __future__ import annotations
 
 from .arch import CORE_IDS, CORE_NAMES, get_arch
+from .condition import as_condition
 from .diagnostics import Diagnostics
 from .elf import ElfImage, read_elf
 from .errors import ElfError, GuestFault, Unimplemented, UsageError
@@ -60,8 +61,8 @@ class Tile:
         self.last_stall: str | None = None  # set by a device refusing an access ("{pc}" placeholder)
         self.diagnostics = Diagnostics()
         #: with ``record``: what the host did, in order: ("write", addr, bytes, core, staged),
-        #: ("release", soft-reset value) and ("run", [(addr, value) until words]) entries (an
-        #: oracle plan replays them; ttemu.cmd.oracle)
+        #: ("release", soft-reset value) and ("run", [(addr, value, width, mask) until
+        #: conditions]) entries (an oracle plan replays them; ttemu.cmd.oracle)
         self.host_log: list | None = [] if record else None
         self.specs = {c.name: c for c in a.cores}
         self.harts: dict[str, Hart] = {}
@@ -282,6 +283,8 @@ class Tile:
         for hart, start in self.code_map.pop(i, ()):
             hart.blocks.pop(start, None)
             hart.single.pop(start, None)
+            for k in range(hart.step_spans.pop(start, 0)):
+                hart.stepped.pop(start + 4 * k, None)
 
     def warn(self, text: str, site: str | None = None) -> None:
         self.diagnostics.warn(text, site)
@@ -396,7 +399,7 @@ class Tile:
             buf, off, code_owner = loc
             buf[off:off + n] = data
             if code_owner is not None:  # instruction RAM: forget its translations
-                for cache in (code_owner.blocks, code_owner.single):
+                for cache in (code_owner.blocks, code_owner.single, code_owner.stepped, code_owner.step_spans):
                     for k in [k for k in cache if k >= self.arch.l1_size]:
                         del cache[k]
             return
@@ -504,6 +507,7 @@ class Tile:
         With ``start_at_entry`` the core leaves reset at the ELF's entry point instead
         of its reset PC (how a lone ELF runs). Returns the core name."""
         img = read_elf(path)
+        _check_isa(img)
         if core is None:
             core = infer_core(img, self.arch)
         if core not in self.specs:
@@ -571,6 +575,11 @@ class Tile:
                     raise ElfError(f"{img.path}: segment 0x{lo:08x}-0x{hi:08x} overlaps {other}'s "
                                    f"segment 0x{olo:08x}-0x{ohi:08x} in L1")
 
+    def covered(self, addr: int) -> bool:
+        """Some loaded ELF segment has file bytes at ``addr``."""
+        return any(seg.vaddr <= addr < seg.vaddr + len(seg.data) for img in self.images.values()
+                   for seg in img.segments)
+
     def symbol(self, name: str) -> int:
         """Address of a symbol from any loaded ELF (brisc first)."""
         for core in CORE_NAMES:
@@ -593,7 +602,8 @@ class Tile:
         from .run import run
 
         if self.host_log is not None:
-            self.host_log.append(("run", [tuple(u)[:2] for u in until]))
+            until = [as_condition(u) for u in until]
+            self.host_log.append(("run", [u.as_plan() for u in until]))
         return run(self, max_steps=max_steps, until=until, idle_steps=idle_steps)
 
 
@@ -632,6 +642,27 @@ def _locate(err, core, pc):
     if isinstance(err, Unimplemented) and not str(err).startswith(core):
         return Unimplemented(f"{core} pc 0x{pc:08x}: {err}")
     return err
+
+
+def _check_isa(img: ElfImage) -> None:
+    """The cores fetch 32-bit instructions only (no C extension: tt-isa-documentation
+    BabyRISCV/README.md): an ELF built for compressed instructions cannot run. Its RISC-V
+    arch attribute, or the ELF header's RVC flag, says so before any code does."""
+    import os
+    import re
+
+    attr = img.arch_attr or ""
+    # "rv32i2p1_m2p0_a2p1_c2p0_zca1p0": single letters in the first part (they may run
+    # together: "rv32imac") or alone after an underscore; Zc* extensions by name
+    parts = attr.lower().split("_")
+    letters = set(re.findall(r"([a-z])(?:\d+(?:p\d+)?)?", parts[0][4:])) if parts[0][:4] in ("rv32", "rv64") else set()
+    letters |= {p[0] for p in parts[1:] if re.fullmatch(r"[a-z](\d+(p\d+)?)?", p)}
+    found = "c" if "c" in letters else next((p for p in parts[1:] if p.startswith("zc")), None)
+    why = (f"RISC-V arch attribute {attr!r} includes {found}" if found else
+           "ELF header flag EF_RISCV_RVC" if img.flags & 1 else None)
+    if why:
+        raise ElfError(f"{os.path.basename(img.path)}: built for compressed instructions ({why}); the tile's "
+                       "cores execute 32-bit instructions only: rebuild with -march=rv32im (no c)")
 
 
 def infer_core(img: ElfImage, arch) -> str:

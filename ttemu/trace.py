@@ -4,9 +4,11 @@ RISC-V lines follow Spike's shape, one per retired instruction:
 
     core   N: 0x%08x (0x%08x) <disasm>
 
-with N the core id (0 brisc, 1-3 trisc0-2, 4 ncrisc) and the disassembly from
-capstone, one word at a time; a jump or branch whose target has a symbol gets
-`` <symbol+0xoff>`` appended. Tensix lines (written by the coprocessor) are
+with N the core id (0 brisc, 1-3 trisc0-2, 4 ncrisc) and the disassembly
+(:mod:`ttemu.riscv.disasm`: capstone, and the arch's extensions by name), one word at
+a time; a jump or branch shows its target as objdump does, the absolute address in hex
+and, when a symbol covers it, `` <symbol+0xoff>``. Tensix lines (written by the
+coprocessor) are
 
     tensix t<N> <stage> 0x%08x <disasm>[ <detail>]
 
@@ -18,7 +20,6 @@ two runs of the same inputs give byte-identical files.
 from __future__ import annotations
 
 from .riscv.disasm import RiscvDisassembler
-from .riscv.translate import sext
 
 
 class Tracer:
@@ -27,7 +28,7 @@ class Tracer:
         self.tile = tile
         self.stages = frozenset(stages)
         self.buf = []
-        self.rv = RiscvDisassembler()
+        self.rv = RiscvDisassembler(tile.arch.riscv_extensions)
         self._lines = {}  # (core, pc, word) -> text after the pc
 
     # -- RISC-V ------------------------------------------------------------------
@@ -51,13 +52,7 @@ class Tracer:
     def disasm(self, core: str, pc: int, word: int) -> str:
         if word & 3 != 3:
             return self.tile.tensix.disasm_ttinsn(word)
-        text = self.rv.disasm(word)
-        target = _static_target(pc, word)
-        if target is not None:
-            sym = self.tile.symbolize(core, target)
-            if sym:
-                text += f" <{sym}>"
-        return text
+        return self.rv.disasm_at(word, pc, lambda addr: self.tile.symbolize(core, addr))
 
     # -- Tensix ------------------------------------------------------------------
     def tensix(self, thread: int, stage: str, word: int, text: str, detail: str = "") -> None:
@@ -77,15 +72,3 @@ class Tracer:
         self.flush()
         self.out.flush()
 
-
-def _static_target(pc, word):
-    op = word & 0x7F
-    if op == 0x6F:
-        imm = sext(((word >> 31) << 20) | (((word >> 12) & 0xFF) << 12)
-                   | (((word >> 20) & 1) << 11) | (((word >> 21) & 0x3FF) << 1), 21)
-        return (pc + imm) & 0xFFFFFFFF
-    if op == 0x63:
-        imm = sext(((word >> 31) << 12) | (((word >> 7) & 1) << 11)
-                   | (((word >> 25) & 0x3F) << 5) | (((word >> 8) & 0xF) << 1), 13)
-        return (pc + imm) & 0xFFFFFFFF
-    return None

@@ -34,6 +34,9 @@ class Chip:
         self.clocks = 0  # host clocks so far
         self.tiles: dict[tuple, object] = {}  # (x, y) NoC 0 -> Tile, once touched
         self.active: dict[tuple, object] = {}  # the tiles a clock could change (ttemu.run.busy)
+        #: 1 while ``active`` holds a tile (read by the library's C shim: a clock with none
+        #: running has nothing to do, so an access need not wait for Python to count it)
+        self.running = bytearray(1)
         self.kind: dict[tuple, str] = {}
         self.memory: dict[tuple, list] = {}  # node -> [(NoC base, SparseMemory)]
         for xy in spec.tensix:
@@ -119,6 +122,7 @@ class Chip:
             raise
         if addr >= self.arch.l1_size and xy not in self.active and busy(tile):
             self.active[xy] = tile  # a register write released a core (or a held Tensix instruction)
+            self.running[0] = 1
         return None
 
     def _memory(self, xy, kind, addr, n, verb):
@@ -148,3 +152,4 @@ class Chip:
                 raise
             if not left:
                 del self.active[xy]
+                self.running[0] = 1 if self.active else 0

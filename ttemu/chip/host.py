@@ -68,6 +68,7 @@ class Host:
         self.root = root
         self.dma = (0, 0)
         self.reported = False
+        self._pins = {}  # buffers the C shim holds pointers into (pinned: they stay put)
         atexit.register(self.report)
 
     def stop(self, line: str, code: int):
@@ -100,6 +101,46 @@ class Host:
 
     def tlb_registers(self):
         return self.pci.tlb_registers()
+
+    def fast_path(self):
+        """What the C shim needs to serve L1 accesses itself (simlib.c): BAR0's TLB windows,
+        the number of TLB entries, the bytes of an entry, the address of the chip's
+        ``running`` byte. ``TTEMU_SIMLIB_FAST=0`` in the environment gives it no windows:
+        every access then takes the Python path (the reference the fast path is tested
+        against, tests/test_simlib_fast.py)."""
+        import ctypes
+
+        windows, entries = self.pci.fast_windows()
+        if os.environ.get("TTEMU_SIMLIB_FAST", "1") == "0":
+            windows = ()
+        running = self._pins["running"] = ctypes.c_char.from_buffer(self.chip.running)
+        return windows, entries, self.pci.spec.tlb_entry_bytes, ctypes.addressof(running)
+
+    def window(self, entry):
+        """For the C shim: where TLB ``entry``, as configured now, reaches L1 directly:
+        (address of the Tensix tile's L1 bytes, their size, address of its translated-code
+        map (one byte a word), the NoC address of the window's first byte); () for
+        anything else (another kind of node, a multicast, a configuration the access
+        path refuses), which the shim leaves to that path."""
+        try:
+            _, xy, base, _ = self.pci.target(entry)
+        except TtemuError:
+            return ()
+        if xy is None or self.chip.kind.get(xy) != "tensix":
+            return ()
+        import ctypes
+
+        tile = self.chip.tile(*xy)
+        pins = self._pins.get(xy)
+        if pins is None:  # the buffers stay put while exported (as tlb_registers' does)
+            pins = self._pins[xy] = (ctypes.c_char.from_buffer(tile.l1), ctypes.c_char.from_buffer(tile.is_code))
+        l1, code = pins
+        return ctypes.addressof(l1), len(tile.l1), ctypes.addressof(code), base
+
+    @_fatal
+    def clock(self, clocks):
+        """Clocks the host gave, run before an access the shim serves itself."""
+        self.chip.clock(clocks)
 
     @_fatal
     def config_rd32(self, bdf, offset):

@@ -191,14 +191,25 @@ class PciFunction:
         tiles = tuple(xy for xy in self.chip.spec.tensix if x0 <= xy[0] <= x1 and y0 <= xy[1] <= y1)
         return None, base, tiles
 
-    def _window(self, entry, offset, n, data):
-        """An access at ``offset`` in TLB ``entry``'s window."""
+    def target(self, entry):
+        """What TLB ``entry`` reaches as configured now: (its configuration bytes, NoC 0
+        node or None for a multicast, the NoC address of the window's first byte, the
+        multicast's Tensix tiles)."""
         eb = self.spec.tlb_entry_bytes
         raw = self.tlb_config[entry * eb:(entry + 1) * eb]
         target = self.decoded.get(entry)
         if target is None or target[0] != raw:  # (the shim writes entries without telling)
             target = self.decoded[entry] = (raw, *self._decode(entry, int.from_bytes(raw, "little")))
-        _, xy, base, tiles = target
+        return target
+
+    def fast_windows(self):
+        """BAR0's TLB windows for the library's C shim: (first physical address, end,
+        first entry, window bits) each, and the number of entries."""
+        return tuple((lo, hi, first, bits) for lo, hi, first, bits, _ in self.windows), len(self.kind_of)
+
+    def _window(self, entry, offset, n, data):
+        """An access at ``offset`` in TLB ``entry``'s window."""
+        _, xy, base, tiles = self.target(entry)
         if offset + n > self.kind_of[entry].mask + 1:
             raise HostFault(f"{n}-byte access at offset 0x{offset:x} of TLB {entry} runs past its "
                             f"{self.kind_of[entry].mask + 1:#x}-byte window")

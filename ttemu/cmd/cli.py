@@ -14,6 +14,7 @@ does not fully understand goes to click, so behaviour is click's either way.
 from __future__ import annotations
 
 import os
+import re
 import sys
 
 from .. import errors
@@ -21,6 +22,8 @@ from ..arch import ARCH_NAMES
 from .options import RUN_OPTIONS, Opt, RunOptions, click_option, parse_fast, run_options
 
 INTERNAL_ERROR = 70
+#: what ``--dump-dst``'s optional ROWS looks like; any other next word is not its value
+DUMP_DST_ROWS = re.compile(r"(all(:raw)?|raw|[0-9][0-9a-fx_]*:[0-9][0-9a-fx_]*(:raw)?)\Z", re.I)
 
 RUN_EXTRA = (Opt(("--trace",), "trace_file", metavar="FILE", help="Write an instruction trace to FILE."),)
 TRACE_EXTRA = (
@@ -43,8 +46,15 @@ def trace_command(trace_file, only, stage, context_lines, **kw) -> int:
     from .tracediff import compare_files, is_trace_pair
 
     elfs = kw["elfs"]
+    if context_lines < 0:
+        raise errors.UsageError(f"--context {context_lines}: must be at least 0")
     if len(elfs) == 2 and is_trace_pair(*elfs):
-        return compare_files(elfs[0], elfs[1], only=only, stage=stage, context=context_lines)
+        return compare_files(elfs[0], elfs[1], only=only, stage=stage, context=context_lines,
+                             as_json=kw["as_json"])
+    for name, value in (("--only", only), ("--stage", stage)):
+        if value is not None:
+            raise errors.UsageError(f"{name} compares two traces (ttemu trace A B {name} ...); "
+                                    "it does not apply to writing one")
     from .session import Session
 
     return Session(RunOptions(trace_file=trace_file, summary=False, **kw)).execute()
@@ -91,11 +101,22 @@ def _build_cli():
     @click.option("--arch", type=click.Choice(ARCH_NAMES), default=None)
     @click.pass_context
     def disasm_cmd(ctx, elf, arch):
-        """Objdump-style listing: RISC-V by capstone, Tensix words decoded."""
+        """Objdump-style listing: RISC-V (with the arch's extensions), Tensix words decoded."""
         from .disasm import listing
 
         for line in listing(elf, arch):
             click.echo(line)
+
+    @cli.command("cache")
+    @click.argument("action", type=click.Choice(["info", "clear"]), default="info")
+    @click.option("--json", "as_json", is_flag=True, help="Machine-readable output (info).")
+    def cache_cmd(action, as_json):
+        """The disk cache of translated code and parsed manifests: where it is, its size
+        and cap (info), or remove it (clear). TTEMU_CACHE_DIR=off turns it off,
+        TTEMU_CACHE_SIZE sets the cap (e.g. 200M)."""
+        from .cache import clear, info
+
+        click.echo(clear() if action == "clear" else info(as_json))
 
     @cli.command("simlib")
     @click.option("--arch", type=click.Choice(ARCH_NAMES), required=True, help="The chip to present.")
@@ -137,6 +158,9 @@ def _fast_call(argv):
 def _click_main(argv):
     import click
 
+    if not argv or argv == ["--debug"]:  # bare ``ttemu``: the help, as a page, not an error line
+        sys.stderr.write(__getattr__("cli").get_help(click.Context(__getattr__("cli"), info_name="ttemu")) + "\n")
+        return 2
     try:
         rc = __getattr__("cli").main(args=argv, prog_name="ttemu", standalone_mode=False)
         return rc or 0
@@ -170,8 +194,20 @@ def _fast_main(fn, kw):
         sys.exit(1)
 
 
+def _dump_dst_alone(argv):
+    """``--dump-dst`` takes an optional ROWS: the next word is its value only when it
+    looks like ROWS, so ``--dump-dst KERNEL.toml`` keeps the manifest (as ``--dump-dst=all``)."""
+    out = list(argv)
+    for i, a in enumerate(out):
+        if a == "--":
+            break
+        if a == "--dump-dst" and (i + 1 == len(out) or not DUMP_DST_ROWS.match(str(out[i + 1]))):
+            out[i] = "--dump-dst=all"
+    return out
+
+
 def main(argv=None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
+    argv = _dump_dst_alone(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in argv or os.environ.get("TTEMU_DEBUG")
     try:
         call = _fast_call(argv)
@@ -188,6 +224,14 @@ def main(argv=None) -> int:
     except KeyboardInterrupt:
         _say("interrupted")
         return 130
+    except OSError as e:  # a file the system refused (not one ttemu checked first): the user's input
+        if debug:
+            import traceback
+
+            traceback.print_exc()
+        where = f"{e.filename}: " if e.filename else ""
+        _say(f"bad input: {where}{e.strerror or e}")
+        return 1
     except Exception as e:  # a bug in ttemu: still one line unless --debug
         if debug:
             import traceback

@@ -1,11 +1,14 @@
 """``ttemu disasm ELF``: an objdump-style listing of the executable sections, one
 line per 32-bit word: ``addr:<TAB>word<TAB>mnemonic<TAB>operands``. RISC-V words are
-disassembled by capstone, Tensix (``.ttinsn``) words by the arch's instruction table."""
+disassembled by :class:`ttemu.riscv.disasm.RiscvDisassembler` (capstone, and the
+arch's extensions by name; branch and jump targets as ``addr <symbol+0xoff>``), Tensix
+(``.ttinsn``) words by the arch's instruction table."""
 
 from __future__ import annotations
 
 from ..elf import read_elf
 from ..errors import ElfError
+from ..arch import get_arch
 from ..isa.table import get_table, rotr2
 from ..riscv.disasm import RiscvDisassembler
 
@@ -24,7 +27,7 @@ def listing(path, arch=None):
     img = read_elf(path)
     arch = arch or detect_arch([path])
     table = get_table(arch)
-    rv = RiscvDisassembler()
+    rv = RiscvDisassembler(get_arch(arch).riscv_extensions)
     labels = {}
     for name, addr in img.symbols.items():
         labels.setdefault(addr, []).append(name)
@@ -46,6 +49,6 @@ def listing(path, arch=None):
             if word & 3 != 3:
                 mn, ops = _split(table.disasm(rotr2(word)))
             else:
-                mn, ops = _split(rv.disasm(word))
+                mn, ops = rv.parts_at(word, addr, img.symbolize)
             lines.append(f"{addr:8x}:\t{word:08x}\t{mn}\t{ops}".rstrip("\t"))
     return lines

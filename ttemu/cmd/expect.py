@@ -28,6 +28,8 @@ class Comparison(Record):
     max_abs: float
     max_rel: float
     lines: list = Factory(list)
+    atol: float = 0.0
+    rtol: float = 0.0
 
     def text(self) -> str:
         return "\n".join(self.lines)
@@ -56,7 +58,23 @@ def compare(actual, expected, atol=0.0, rtol=0.0, name="output") -> Comparison:
         lines.append(f"{name}: {n_bad} of {a.size} values differ (atol {atol:g}, rtol {rtol:g}); "
                      f"max abs error {max_abs:.6g}, max rel error {max_rel:.6g}")
         lines += _tile_report(a, e, bad)
-    return Comparison(n_bad == 0, n_bad, a.size, max_abs, max_rel, lines)
+    return Comparison(n_bad == 0, n_bad, a.size, max_abs, max_rel, lines, atol, rtol)
+
+
+def vacuous(expected, atol=0.0, rtol=0.0) -> str:
+    """Why a tolerance makes a check pass whatever the kernel does, or "": it accepts an
+    all-zero output (nothing written) although the expected values are not all zero.
+    |0 - e| <= atol + rtol * |e| for every e  <=>  max |e| * (1 - rtol) <= atol."""
+    e = np.abs(np.asarray(expected, dtype=np.float64))
+    finite = e[np.isfinite(e)]
+    if not finite.size or not finite.any():
+        return ""
+    top = float(finite.max())
+    if top * (1.0 - rtol) <= atol:
+        why = (f"atol {atol:g} is at least the largest expected magnitude {top:.3g}" if rtol < 1 else
+               f"rtol {rtol:g} >= 1 accepts any value between 0 and twice the expected one")
+        return f"{why}, so an all-zero output passes"
+    return ""
 
 
 def _ranges(idx):

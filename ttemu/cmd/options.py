@@ -1,52 +1,20 @@
-"""Option values shared by the command layer: numbers, ``KEY=VALUE`` pairs, addresses
-(number, symbol, ``CORE:`` prefix), and the options of ``run`` / ``trace`` as data.
-New run options go into ``RUN_OPTIONS``."""
+"""The options of ``run`` / ``trace`` as data, their click form and a parser that
+needs no click. New run options go into ``RUN_OPTIONS``; what their values mean is
+parsed and checked by :mod:`ttemu.cmd.specs` before anything runs."""
 
 from __future__ import annotations
 
-from .. import errors
-from ..arch import ARCH_NAMES, CORE_NAMES
-
-
-def _int(text, what):
-    try:
-        return int(text, 0)
-    except ValueError:
-        raise errors.UsageError(f"{what}: {text!r} is not a number (decimal or 0x-hex)") from None
-
-
-def split_core(text):
-    """'trisc0:0xFFB00010' -> ('trisc0', '0xFFB00010'); plain text -> (None, text)."""
-    if ":" in text:
-        head, rest = text.split(":", 1)
-        if head in CORE_NAMES:
-            return head, rest
-    return None, text
-
-
-def parse_addr(text, tile, what):
-    """ADDR: decimal, 0x-hex, or a symbol of a loaded ELF; optional CORE: prefix."""
-    core, text = split_core(text.strip())
-    try:
-        return int(text, 0), core
-    except ValueError:
-        pass
-    try:
-        return tile.symbol(text), core
-    except KeyError:
-        raise errors.UsageError(f"{what}: {text!r} is neither a number nor a symbol of the loaded ELFs") from None
-
-
-def _pair(text, what):
-    if "=" not in text:
-        raise errors.UsageError(f"{what} expects KEY=VALUE, got {text!r}")
-    return text.split("=", 1)
+from ..arch import ARCH_NAMES
 
 
 class RunOptions:
-    """Options shared by ``run`` and ``trace`` (a plain holder)."""
+    """Options shared by ``run`` and ``trace`` (a plain holder): every option's default
+    (RUN_OPTIONS), then ``kw``; from Python, name only what differs."""
 
     def __init__(self, **kw):
+        for o in RUN_OPTIONS:
+            setattr(self, o.dest, o.default)
+        self.elfs, self.trace_file, self.summary = (), None, True
         self.__dict__.update(kw)
 
 
@@ -79,20 +47,29 @@ RUN_OPTIONS = (
         help="Default: from the ELF's RISC-V arch attribute, else wormhole_b0."),
     Opt(("--core",), "cores", multiple=True, metavar="NAME=ELF",
         help="Load ELF for core NAME (brisc, ncrisc, trisc0, trisc1, trisc2)."),
+    Opt(("--local-data",), "local_data", multiple=True, metavar="CORE=ADDR",
+        help="Also write CORE's local-memory ELF segment to L1 at ADDR, where its start-up code "
+             "copies it from (tt-metal firmware: MEM_<CORE>_INIT_LOCAL_L1_BASE_SCRATCH)."),
     Opt(("--load",), "loads", multiple=True, metavar="ADDR=FILE", help="Raw bytes into memory before the run."),
-    Opt(("--write",), "writes", multiple=True, metavar="ADDR=VALUE",
-        help="A 32-bit word to memory or an MMIO register before the run."),
+    Opt(("--input",), "inputs", multiple=True, metavar="[NAME=]ADDR:FMT[:RxC]=SOURCE",
+        help="Tiles into L1 before the run; SOURCE: uniform(LO,HI), normal(MEAN,STD), randint(LO,HI), "
+             "arange(START[,STEP]), ones, zeros, identity, [numbers...] or a file of raw L1 bytes."),
+    Opt(("--write",), "writes", multiple=True, metavar="ADDR=VALUE[,VALUE...][ when COND]",
+        help="32-bit words to memory or an MMIO register before the run, or once COND "
+             "(as --until) holds."),
     Opt(("--release",), metavar="NAMES",
         help="Comma list of cores to start (default: brisc if it has an ELF, else all with ELFs)."),
-    Opt(("--until",), "untils", multiple=True, metavar="ADDR=VALUE",
-        help="Stop when every such 32-bit word holds (ADDR may be a symbol)."),
+    Opt(("--until",), "untils", multiple=True, metavar="[CORE:]ADDR[:u8|u16|u32]=VALUE[/MASK]",
+        help="Stop when every such condition holds (ADDR may be a symbol); a run that ends "
+             "otherwise exits 9 (3 hang, 4 step limit)."),
     Opt(("--max-steps",), kind="int", help="Stop after N retired RISC-V instructions (exit 4)."),
     Opt(("--idle-steps",), kind="int",
         help="Stop when nothing is stored or pushed for N instructions (outcome idle)."),
     Opt(("--dump",), "dumps", multiple=True, metavar="ADDR:LEN=FILE",
         help="Raw bytes after the run; FILE '-' prints a hexdump."),
     Opt(("--dump-l1",), "dump_l1", multiple=True, metavar="ADDR:LEN[:FMT]",
-        help="Readable dump after the run; FMT hex32 (default), u32, i32, fp32, bf16, fp16."),
+        help="Readable dump after the run; FMT hex32 (default), u32, i32, fp32, bf16, fp16, or a tile "
+             "format tile-fp32, tile-bf16, tile-bfp8_b... (32x32 grids)."),
     Opt(("--dump-dst",), "dump_dst", kind="optional", flag_value="all", metavar="[ROWS]",
         help="Dst after the run as 32x32 tiles (ROWS: START:COUNT in Dst rows, or 'all'; "
              "add :raw for plain rows)."),
@@ -103,12 +80,12 @@ RUN_OPTIONS = (
     Opt(("--dump-cfg",), kind="flag", help="Non-zero Tensix configuration fields by name."),
     Opt(("--trace-stages",), metavar="STAGES",
         help="Tensix trace stages: comma list of push, mop, replay, issue (default push,issue)."),
-    Opt(("--expect",), "expects", multiple=True, metavar="ADDR:FMT[:RxC]=FILE",
-        help="Compare tiles in L1 after the run with FILE (.npy numbers, or raw L1 bytes); "
-             "exit 7 on mismatch."),
+    Opt(("--expect",), "expects", multiple=True, metavar="[NAME=]ADDR:FMT[:RxC]=FILE|EXPR",
+        help="Compare tiles in L1 after the run with FILE (.npy numbers, or raw L1 bytes) or a "
+             "numpy expression over the inputs; exit 7 on mismatch."),
     Opt(("--atol",), kind="float", help="Absolute tolerance for --expect / manifest checks."),
     Opt(("--rtol",), kind="float", help="Relative tolerance for --expect / manifest checks."),
-    Opt(("--seed",), kind="int", help="Seed for a manifest's generated inputs."),
+    Opt(("--seed",), kind="int", help="Seed for generated inputs (a manifest's and --input's: input k uses N + k)."),
     Opt(("--oracle",), metavar="LIBTTSIM_SO",
         help="Also run the set on Tenstorrent's ttsim (this release library) and compare every "
              "dumped and expected region bit for bit (exit 7 on a difference, 8 if ttsim "
@@ -117,8 +94,8 @@ RUN_OPTIONS = (
     Opt(("--progress/--no-progress",), "progress", kind="bool",
         help="A progress line on stderr during the run (default: when stderr is a terminal)."),
     Opt(("--strict",), kind="flag",
-        help="Stop at behaviour the ISA documentation leaves undefined (default: a warning, "
-             "once per site, counted in the summary)."),
+        help="Stop at behaviour the ISA documentation leaves undefined, and at Tensix work left "
+             "when a run finishes (exit 5; default: a warning, once per site, counted in the summary)."),
     Opt(("--gdb",), "gdb", kind="port", metavar="PORT",
         help="Serve the GDB remote protocol on 127.0.0.1:PORT (0: any free port, printed on "
              "stderr) and wait for gdb before the first instruction."),

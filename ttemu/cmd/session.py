@@ -1,20 +1,28 @@
 """One ``ttemu run`` / ``ttemu trace`` invocation: options -> tile -> run -> report.
 
 Kept apart from the click layer so the order of operations is plain to read:
-read ELFs (for the arch), build the tile, load ELFs, ``--load``, ``--write``, release,
-run, dump, summarise. Returns the exit code; errors propagate as typed exceptions.
+check every option and the manifest (nothing has run yet: a mistake costs nothing),
+read ELFs (for the arch), build the tile, load ELFs, inputs, ``--load``, ``--write``,
+check what is released can run, run, dump, check, summarise. Returns the exit code;
+errors propagate as typed exceptions.
 """
 
 from __future__ import annotations
 
+import math
 import os
 import sys
 
 from .. import dump as dumpmod
 from ..arch import CORE_NAMES
 from ..elf import read_elf
-from ..errors import TtemuError, UsageError
-from .options import _int, _pair, parse_addr, split_core
+from ..errors import BadInput, TtemuError, UsageError
+from . import specs
+from .report import print_summary, print_outcome, until_report
+
+#: a run that ended (halted, idle) before its --until conditions held
+UNTIL_NOT_MET = 9
+INTERRUPTED = 130
 
 
 def detect_arch(paths):
@@ -43,86 +51,235 @@ def arch_of_attribute(attr):
     return None
 
 
+def _at_least(value, what, lo):
+    if value is not None and value < lo:
+        raise UsageError(f"{what} {value}: must be at least {lo}")
+
+
+def _tolerance(value, what):
+    if value is not None and (math.isnan(value) or value < 0):
+        raise UsageError(f"{what} {value}: must be a number >= 0 (inf accepts any difference)")
+
+
 class Session:
     def __init__(self, opts):
         self.o = opts
         self.out = sys.stderr if opts.as_json else sys.stdout
+        self.manifest = None
+        self.prepared = False
 
-    # -- building ------------------------------------------------------------------
-    def _core_elfs(self):
-        pairs = []
-        for spec in self.o.cores:
-            name, path = _pair(spec, "--core")
-            if name not in CORE_NAMES:
-                raise UsageError(f"--core: unknown core {name!r} (one of {', '.join(CORE_NAMES)})")
-            pairs.append((name, path))
-        return pairs
-
-    def build(self):
-        from ..tile import Tile
-
+    # -- before anything runs: every option and the manifest ----------------------------
+    def prepare(self):
         o = self.o
-        core_elfs = self._core_elfs()
+        self.prepared = True
+        _at_least(o.max_steps, "--max-steps", 1)
+        _at_least(o.idle_steps, "--idle-steps", 1)
+        _at_least(o.seed, "--seed", 0)
+        _at_least(o.quantum, "--quantum", 1)
+        _tolerance(o.atol, "--atol")
+        _tolerance(o.rtol, "--rtol")
+        self.core_elfs = [specs.core_elf(t) for t in o.cores]
+        self.untils = [specs.condition(t) for t in o.untils]
+        self.writes = [(t, specs.write(t)) for t in o.writes]
+        self.loads = [(t, specs.load(t)) for t in o.loads]
+        self.local_data = dict(specs.local_data(t) for t in getattr(o, "local_data", ()))
+        self.inputs = [(t, specs.input_spec(t)) for t in getattr(o, "inputs", ())]
+        self.expect_specs = [(t, specs.expect_spec(t)) for t in o.expects]
+        self.stages = specs.stages(o.trace_stages) if o.trace_stages else ("push", "issue")
+        self.release = None
+        if o.release is not None:
+            self.release = [n.strip() for n in o.release.split(",") if n.strip()]
+            if not self.release:
+                raise UsageError(f"--release {o.release!r}: name at least one core ({', '.join(CORE_NAMES)})")
+            for n in self.release:
+                specs.core_name(n, "--release", o.release)
+        if o.gdb_core is not None:
+            specs.core_name(o.gdb_core, "--gdb-core")
+        if o.dump_dst is not None:
+            from ..tensix.dump_dst import parse_rows, view_rows
+
+            parse_rows(o.dump_dst, view_rows(o.dst_format))
+        self.oracle = None
+        if getattr(o, "oracle", None):
+            from .oracle.ttsim import OracleProbe
+
+            self.oracle = OracleProbe(o.oracle)  # says which chip the library is, while we load
+        for _, (_, _, path) in self.loads:
+            if not os.path.isfile(path):
+                raise BadInput(f"--load {path}: no such file")
         positional = list(o.elfs)
-        man = self.manifest = None
         if len(positional) == 1 and positional[0].endswith(".toml"):
             from . import manifest
 
-            man = self.manifest = manifest.load(positional[0], o.seed, o.arch)
+            self.manifest = manifest.load(positional[0], o.seed, o.arch)
             positional = []
+        self.positional = positional
+        man = self.manifest
+        self.dumps = [(t, specs.dump(t)) for t in (man.dumps if man else []) + list(o.dumps)]
+        self.dump_l1 = [(t, specs.dump_l1(t)) for t in (man.dump_l1 if man else []) + list(o.dump_l1)]
+        self.trace_file = o.trace_file or (man.trace if man else None)
+        if o.trace_file:
+            specs.output_path(o.trace_file, "--trace" if o.summary else "-o")
+        elif self.trace_file:
+            specs.output_path(self.trace_file, f"{man.path}: trace", BadInput)
+        n_man = len(man.dumps) if man else 0
+        for k, (t, (_, _, _, path)) in enumerate(self.dumps):
+            if k < n_man:
+                specs.output_path(path, f"{man.path}: dump[{k}]", BadInput)
+            else:
+                specs.output_path(path, "--dump")
+        if o.as_json and not o.summary and self.trace_file in (None, "-"):
+            raise UsageError("--json: the trace goes to stdout; write it to a file with -o FILE")
+        if self.oracle is not None and not (self.dumps or self.dump_l1 or self.expect_specs or
+                                            (man and man.expects)):
+            raise UsageError("--oracle: nothing to compare (give --dump, --dump-l1, --expect or a manifest "
+                             "with [[expect]] or dumps)")
+
+    # -- building ------------------------------------------------------------------
+    def build(self):
+        """The tile, loaded and released (options are checked first if they were not)."""
+        from ..tile import Tile, infer_core
+
+        if not self.prepared:
+            self.prepare()
+        o = self.o
+        man = self.manifest
+        core_elfs = list(self.core_elfs)
+        if man:
             given = {c for c, _ in core_elfs}
             core_elfs = [(c, p) for c, p in man.cores if c not in given] + core_elfs
+        positional = self.positional
         if not core_elfs and not positional:
             raise UsageError("no ELF given (ttemu run [OPTIONS] ELF... or --core NAME=ELF)")
         for path in positional + [p for _, p in core_elfs]:
             if not os.path.exists(path):
-                from ..errors import BadInput
-
                 raise BadInput(f"{path}: no such file")
         arch = o.arch or (man.arch if man else None) or detect_arch(positional + [p for _, p in core_elfs])
-        tile = Tile(arch, record=bool(getattr(o, "oracle", None)), **({"quantum": o.quantum} if o.quantum else {}))
+        tile = Tile(arch, record=self.oracle is not None, **({"quantum": o.quantum} if o.quantum else {}))
         tile.diagnostics.strict = bool(getattr(o, "strict", False))
+        local = dict(man.local_data) if man else {}
+        local.update(self.local_data)
         if man:
+            from . import manifest
+
+            man.local_data = local
             manifest.load_into(man, tile, core_elfs)
         else:
             for name, path in core_elfs:
-                tile.load_elf(path, core=name)
+                tile.load_elf(path, core=name, local_data=local.get(name))
         lone = len(positional) == 1 and not core_elfs
         for path in positional:
-            tile.load_elf(path, start_at_entry=lone)
-        for spec in o.loads:
-            addr_s, path = _pair(spec, "--load")
-            addr, core = parse_addr(addr_s, tile, "--load")
-            try:
-                with open(path, "rb") as f:
-                    data = f.read()
-            except OSError as e:
-                from ..errors import BadInput
-
-                raise BadInput(f"--load {path}: {e.strerror}") from None
-            tile.write(addr, data, core)
-        for spec in o.writes:
-            addr_s, value_s = _pair(spec, "--write")
-            addr, core = parse_addr(addr_s, tile, "--write")
-            tile.write_u32(addr, _int(value_s, "--write"), core)
-        if o.release is not None:
-            names = [n.strip() for n in o.release.split(",") if n.strip()]
+            core = infer_core(read_elf(path), tile.arch) if local else None
+            tile.load_elf(path, core=core, start_at_entry=lone, local_data=local.get(core))
+        for core in local:
+            if core not in tile.images:
+                raise UsageError(f"--local-data {core}=0x{local[core]:x}: no ELF is loaded for {core}")
+        for text, (addr, core, path) in self.loads:
+            with open(path, "rb") as f:
+                data = f.read()
+            self._host(tile, "--load", text, lambda: tile.write(specs.resolve(addr, tile, "--load"), data, core))
+        self._inputs(tile)
+        self.later = []
+        for text, (addr, words, core, when) in self.writes:
+            addr = specs.resolve(addr, tile, "--write")
+            if when is not None:
+                when = self._resolved(when, tile, f"--write {text!r}")
+                self.later += [(when, addr + 4 * i, v, core) for i, v in enumerate(words)]
+                continue
+            for i, v in enumerate(words):
+                self._host(tile, "--write", text, lambda a=addr + 4 * i, v=v: tile.write_u32(a, v, core))
+        if self.release is not None:
+            names, source = self.release, "--release"
         elif man and man.release is not None:
-            names = man.release
+            names, source = man.release, f"{man.path}: release"
         else:
-            names = tile.default_release()
+            names, source = tile.default_release(), None
+        self._check_start(tile, names, source)
+        if self.oracle is not None:  # (its child process has been loading the library meanwhile)
+            self.oracle.check(tile.arch.name)
         tile.release(names)
         return tile
 
+    def _host(self, tile, option, text, write):
+        """A host write an option asked for; what the tile refuses names the option."""
+        try:
+            write()
+        except TtemuError as e:
+            raise UsageError(f"{option} {text!r}: {e}") from None
+
+    def _resolved(self, cond, tile, what):
+        cond = specs.resolve_condition(cond, tile, what)
+        why = specs.check(cond)
+        if why:
+            raise UsageError(f"{what}: {why}")
+        return cond
+
+    def _inputs(self, tile):
+        """--input: placed after the manifest's inputs; references see both by name."""
+        if not self.inputs:
+            return
+        from . import manifest
+
+        man = self.manifest
+        base = len(man.inputs) if man else 0
+        seed = self.o.seed if self.o.seed is not None else (man.seed if man else 0)
+        self.named = {i.name: i.values for i in (man.inputs if man else [])}
+        self.cli_inputs = []
+        for j, (text, spec) in enumerate(self.inputs):
+            where = manifest.option_where("--input", text)
+            inp = manifest.make_input(spec, base + j, seed, where)
+            if inp.name in self.named:
+                where.fail("", f"the name {inp.name!r} is taken by another input")
+            manifest.place(tile, specs.resolve(inp.addr, tile, "--input"), inp.data, where)
+            self.named[inp.name] = inp.values
+            self.cli_inputs.append(inp)
+
+    def _check_start(self, tile, names, source):
+        """Each core released by the host must find code at its start pc: an ELF
+        segment covering it, or words the host wrote there. Otherwise its first
+        instruction is a zero word, which no core can execute."""
+        for core in names:
+            pc = tile.reset_pc(core)
+            if tile.covered(pc):
+                continue
+            try:
+                word = int.from_bytes(tile.read(pc, 4, core), "little")
+            except TtemuError:
+                word = 0
+            if word:
+                continue
+            why = (f"{core} starts at 0x{pc:08x} ({'its entry point' if core in tile.entry_override else 'its reset pc'}),"
+                   f" where nothing is loaded: no ELF segment covers it (loaded: {self._loaded(tile)})")
+            if source == "--release":
+                raise UsageError(f"--release {self.o.release}: {why}")
+            raise BadInput(f"{source}: {why}" if source else why)
+
+    def _explain_start(self, tile, err):
+        """A core another core released faults on its first instruction where no ELF put
+        code: say so (the fault alone names a zero word)."""
+        core, pc = getattr(err, "core", None), getattr(err, "pc", None)
+        hart = tile.harts.get(core) if core else None
+        if hart is None or hart.steps or pc != tile.reset_pc(core) or tile.covered(pc):
+            return
+        err.args = (f"{err.args[0]} ({core} was released at its reset pc 0x{pc:08x}, where no ELF segment "
+                    f"has code; loaded: {self._loaded(tile)})",)
+
+    @staticmethod
+    def _loaded(tile):
+        return "; ".join(f"{c} {os.path.basename(img.path)} " + ", ".join(
+            f"0x{s.vaddr:x}-0x{s.vaddr + len(s.data) - 1:x}" for s in img.segments if s.data)
+            for c, img in tile.images.items()) or "nothing"
+
     def until_conditions(self, tile):
         conds = []
-        if self.manifest:
-            for addr, value, core in self.manifest.until:
-                conds.append((tile.symbol(addr) if isinstance(addr, str) else addr, value, core))
-        for spec in self.o.untils:
-            addr_s, value_s = _pair(spec, "--until")
-            addr, core = parse_addr(addr_s, tile, "--until")
-            conds.append((addr, _int(value_s, "--until"), core))
+        man = self.manifest
+        if man:
+            from . import manifest
+
+            for k, c in enumerate(man.until):
+                conds.append(manifest.resolve_condition(c, tile, manifest.Where(f"{man.path}: until[{k}]")))
+        for text, c in zip(self.o.untils, self.untils):
+            conds.append(self._resolved(c, tile, f"--until {text!r}"))
         return conds
 
     # -- running -------------------------------------------------------------------
@@ -138,6 +295,9 @@ class Session:
             if self.gdb is not None:
                 self.gdb.finish(70)  # internal error (cli.INTERNAL_ERROR)
             raise
+        finally:
+            if getattr(self, "oracle", None) is not None:
+                self.oracle.close()
         if self.gdb is not None:
             self.gdb.finish(code)
         return code
@@ -147,15 +307,12 @@ class Session:
         from .gdb import GdbServer, listen
 
         o = self.o
-        first = getattr(o, "gdb_core", None)
-        if first is not None and first not in CORE_NAMES:
-            raise UsageError(f"--gdb-core: unknown core {first!r} (one of {', '.join(CORE_NAMES)})")
         listener = listen(o.gdb)
         port = listener.getsockname()[1]
         sys.stderr.write(f"ttemu: gdb server listening on 127.0.0.1:{port}; waiting for gdb "
                          f"(target remote :{port})\n")
         sys.stderr.flush()
-        server = GdbServer(tile, first)
+        server = GdbServer(tile, o.gdb_core)
         try:
             server.accept(listener)
         finally:
@@ -167,37 +324,43 @@ class Session:
         o = self.o
         tile = self.build()
         man = self.manifest
-        dumps = [self._parse_dump(d) for d in (man.dumps if man else []) + list(o.dumps)]
-        dump_l1 = [self._parse_dump_l1(d) for d in (man.dump_l1 if man else []) + list(o.dump_l1)]
+        dumps = [(specs.resolve(a, tile, "--dump"), n, c, p) for _, (a, n, c, p) in self.dumps]
+        dump_l1 = [(specs.resolve(a, tile, "--dump-l1"), n, c, f) for _, (a, n, c, f) in self.dump_l1]
         until = self.until_conditions(tile)
+        self.later = self._later_writes(tile) + self.later
         expects = self._expectations(tile)
-        if getattr(o, "oracle", None) and not (dumps or dump_l1 or expects):
-            raise UsageError("--oracle: nothing to compare (give --dump, --dump-l1, --expect or a manifest "
-                             "with [[expect]] or dumps)")
         if getattr(o, "gdb", None) is not None:
             self._attach_gdb(tile)
-        trace_file = o.trace_file or (man.trace if man else None)
         max_steps = o.max_steps if o.max_steps is not None else (man.max_steps if man else None)
         idle_steps = o.idle_steps if o.idle_steps is not None else (man.idle_steps if man else None)
         trace_out = None
-        if trace_file:
+        if self.trace_file:
             from ..trace import Tracer
 
-            trace_out = sys.stdout if trace_file == "-" else open(trace_file, "w")
-            stages = ("push", "issue") if not o.trace_stages else tuple(
-                s.strip() for s in o.trace_stages.split(",") if s.strip())
-            tile.tracer = Tracer(trace_out, tile, stages)
+            try:
+                trace_out = sys.stdout if self.trace_file == "-" else open(self.trace_file, "w")
+            except OSError as e:
+                raise UsageError(f"--trace {self.trace_file}: {e.strerror}") from None
+            tile.tracer = Tracer(trace_out, tile, self.stages)
         progress = None
         if getattr(o, "progress", None) is not False and (o.progress or sys.stderr.isatty()) and not o.as_json:
             from .progress import Progress
 
             progress = tile.progress = Progress(sys.stderr)
         try:
-            result = self._run_phases(tile, max_steps, until, idle_steps)
+            try:
+                result = self._run_phases(tile, max_steps, until, idle_steps)
+            except KeyboardInterrupt:
+                from ..run import snapshot
+
+                result = snapshot(tile, "interrupted", "Ctrl-C")
             if self.gdb is not None:
                 self.gdb.run_ended(result)
+            if result.outcome != "interrupted":
+                self._leftover(tile, result)
         except TtemuError as e:
-            if o.as_json and o.summary:
+            self._explain_start(tile, e)
+            if o.as_json:
                 import json
 
                 json.dump({"outcome": "error", "exit_code": e.exit_code, "category": e.category,
@@ -215,23 +378,29 @@ class Session:
                 tile.tracer.close()
                 if trace_out is not sys.stdout:
                     trace_out.close()
+        conditions = until_report(tile, ([self.phase_failed] if self.phase_failed else []) + until)
         dumped = self._do_dumps(tile, dumps, dump_l1) + self._tensix_dumps(tile)
-        checks = self._check(tile, expects)
+        checks = self._check(tile, expects) if result.outcome != "interrupted" else []
         exit_code = result.exit_code
-        if exit_code == 0 and any(not c.ok for _, c in checks):
+        if exit_code == 0 and any(not c["held"] for c in conditions):
+            exit_code = UNTIL_NOT_MET
+        if exit_code == 0 and any(not c.ok for _, c, _ in checks):
             exit_code = 7
         oracle = None
-        if getattr(o, "oracle", None) and exit_code in (0, 7):
+        if self.oracle is not None and exit_code in (0, 7):
             oracle = self._oracle(tile, result, dumped, expects, until)
             if not oracle["ok"]:
                 exit_code = 7
-        if o.summary:
-            self._summary(tile, result, [d["json"] for d in dumped], checks, exit_code, oracle)
+        if o.summary or o.as_json:
+            print_summary(self, tile, result, [d["json"] for d in dumped], checks, exit_code, oracle,
+                          conditions)
+        else:
+            print_outcome(result, conditions, sys.stderr)
         if not o.as_json:
             for d in dumped:
                 if d["text"]:
                     self.out.write(d["text"] + "\n")
-        for name, c in checks:
+        for name, c, _ in checks:
             if not c.ok:
                 self.out.write(c.text() + "\n")
         for d in (oracle or {}).get("diffs", []):
@@ -242,27 +411,56 @@ class Session:
                 sys.stderr.write(f"ttemu: {line}\n")
         return exit_code
 
+    def _leftover(self, tile, result):
+        """Tensix work left at the end of a run that finished (not a hang: those say
+        what holds them): a counted warning; with --strict an error."""
+        cop = tile._tensix
+        if cop is None or result.outcome in ("hang", "step-limit"):
+            return
+        left = cop.unfinished()
+        if not left:
+            return
+        text = f"the run ended ({result.outcome}) with Tensix work left: {'; '.join(left)}"
+        if tile.diagnostics.strict:
+            from ..errors import UnfinishedWork
+
+            raise UnfinishedWork(text + " (--strict)")
+        tile.diagnostics.warn(text, "unfinished Tensix work")
+
     def _run_phases(self, tile, max_steps, until, idle_steps):
-        """Run to the done condition; a manifest's ``when`` writes are made by the host
-        in order, each once its word holds (a handshake with firmware that clears its
-        mailboxes at start-up). A phase that ends otherwise ends the run."""
-        for when, group in self._later_phases(tile):
+        """Run to the done condition; host writes with a ``when`` (a manifest's, or
+        ``--write '... when ...'``) are made in order, each once its condition holds (a
+        handshake with firmware that clears its mailboxes at start-up). A phase that
+        ends otherwise ends the run (exit 9 when it finished without the condition)."""
+        self.phase_failed = None
+        for when, group in self._phases():
             res = tile.run(max_steps=max_steps, until=[when], idle_steps=idle_steps)
             if res.outcome != "until":
+                self.phase_failed = when
                 return res
             for addr, value, core in group:
                 tile.write_u32(addr, value, core)
         return tile.run(max_steps=max_steps, until=until, idle_steps=idle_steps)
 
-    def _later_phases(self, tile):
+    def _later_writes(self, tile):
+        out = []
+        man = self.manifest
+        if man:
+            from . import manifest
+
+            for k, (when, addr, value, core) in enumerate(man.later):
+                where = manifest.Where(f"{man.path}: write")
+                out.append((manifest.resolve_condition(when, tile, where.sub("when")),
+                            manifest.resolve(addr, tile, where), value, core))
+        return out
+
+    def _phases(self):
         phases = []
-        for (caddr, cvalue), addr, value, core in (self.manifest.later if self.manifest else []):
-            cond = (tile.symbol(caddr) if isinstance(caddr, str) else caddr, cvalue, None)
-            write = (tile.symbol(addr) if isinstance(addr, str) else addr, value, core)
+        for cond, addr, value, core in self.later:
             if phases and phases[-1][0] == cond:
-                phases[-1][1].append(write)
+                phases[-1][1].append((addr, value, core))
             else:
-                phases.append((cond, [write]))
+                phases.append((cond, [(addr, value, core)]))
         return phases
 
     # -- the oracle ---------------------------------------------------------------------
@@ -278,7 +476,7 @@ class Session:
                 regions.append((f"dump 0x{j['addr']:x}", j["addr"], j["len"], None, None))
         for name, addr, fmt, shape, *_ in expects:
             regions.append((name, addr, tiles.nbytes(fmt, shape), fmt, shape))
-        diffs, res = oracle.cross_check(tile, self.o.oracle, regions, until=[(a, v) for a, v, _ in until])
+        diffs, res = oracle.cross_check(tile, self.oracle.path, regions, until=until)
         return {"ok": all(d.ok for d in diffs), "diffs": diffs, "clocks": res.clocks,
                 "seconds": res.seconds}
 
@@ -287,74 +485,63 @@ class Session:
         """-> [(name, addr, fmt, shape, expected, atol, rtol)] from the manifest and --expect."""
         o = self.o
         out = []
-        for e in (self.manifest.expects if self.manifest else []):
-            addr = tile.symbol(e.addr) if isinstance(e.addr, str) else e.addr
-            atol = o.atol if o.atol is not None else e.atol
-            rtol = o.rtol if o.rtol is not None else e.rtol
-            out.append((e.name, addr, e.format, e.shape, e.expected, atol, rtol))
-        for k, text in enumerate(o.expects):
-            from . import manifest  # numpy: imported only when there is something to check
+        man = self.manifest
+        if man:
+            from . import manifest
 
-            addr_s, fmt, shape, path = manifest.parse_expect_option(text)
-            addr, _ = parse_addr(addr_s, tile, "--expect")
-            expected, shape = manifest.load_expected(path, fmt, shape)
-            atol, rtol = manifest._tolerance(fmt, {})
-            out.append((f"expect{k}", addr, fmt, shape, expected,
-                        o.atol if o.atol is not None else atol, o.rtol if o.rtol is not None else rtol))
+            for k, e in enumerate(man.expects):
+                addr = manifest.resolve(e.addr, tile, manifest.Where(f"{man.path}: expect[{k}]"))
+                atol = o.atol if o.atol is not None else e.atol
+                rtol = o.rtol if o.rtol is not None else e.rtol
+                out.append((e.name, addr, e.format, e.shape, e.expected, atol, rtol))
+        if not self.expect_specs:
+            return out
+        from . import manifest  # numpy: imported only when there is something to check
+
+        named = getattr(self, "named", None)
+        if named is None:
+            named = {i.name: i.values for i in (man.inputs if man else [])}
+        base = len(man.expects) if man else 0
+        for j, (text, spec) in enumerate(self.expect_specs):
+            where = manifest.option_where("--expect", text)
+            e = manifest.make_expect(spec, base + j, named, where, or_file=True)
+            addr = specs.resolve(e.addr, tile, "--expect")
+            out.append((e.name if "name" in spec else f"expect{j}", addr, e.format, e.shape, e.expected,
+                        o.atol if o.atol is not None else e.atol, o.rtol if o.rtol is not None else e.rtol))
         return out
 
     def _check(self, tile, expects):
+        """-> [(name, Comparison, vacuous)] for each expected output."""
         if not expects:
             return []
         from .. import tiles
-        from .expect import compare
+        from .expect import compare, vacuous
 
         checks = []
         for name, addr, fmt, shape, expected, atol, rtol in expects:
             data = tile.read(addr, tiles.nbytes(fmt, shape))
             actual = tiles.decode(data, fmt, shape)
-            checks.append((name, compare(actual, expected, atol, rtol, f"{name} at 0x{addr:x} ({fmt})")))
+            c = compare(actual, expected, atol, rtol, f"{name} at 0x{addr:x} ({fmt})")
+            checks.append((name, c, vacuous(expected, atol, rtol)))
         return checks
 
     # -- dumps ---------------------------------------------------------------------
-    def _parse_dump(self, text):
-        if "=" not in text or ":" not in text.split("=", 1)[0]:
-            raise UsageError(f"--dump expects ADDR:LEN=FILE, got {text!r}")
-        loc, path = text.rsplit("=", 1)
-        return loc, path
-
-    def _parse_dump_l1(self, text):
-        core, rest = split_core(text)
-        parts = rest.split(":")
-        if len(parts) not in (2, 3):
-            raise UsageError(f"--dump-l1 expects ADDR:LEN[:FMT], got {text!r}")
-        fmt = parts[2] if len(parts) == 3 else "hex32"
-        return (f"{core}:{parts[0]}" if core else parts[0]), parts[1], fmt
-
-    def _range(self, tile, addr_s, len_s, what):
-        addr, core = parse_addr(addr_s, tile, what)
-        n = _int(len_s, what)
-        if n <= 0:
-            raise UsageError(f"{what}: length must be positive")
-        return addr, n, core
-
     def _do_dumps(self, tile, dumps, dump_l1):
         """-> [{"text": human text or "", "json": summary entry}]; writes dump files."""
         out = []
-        for loc, path in dumps:
-            core, rest = split_core(loc)
-            addr_s, len_s = rest.rsplit(":", 1)
-            addr, n, c2 = self._range(tile, (f"{core}:" if core else "") + addr_s, len_s, "--dump")
-            data = tile.read(addr, n, c2)
+        for addr, n, core, path in dumps:
+            data = tile.read(addr, n, core)
             text = ""
             if path == "-":
                 text = dumpmod.hexdump(addr, data)
             else:
-                with open(path, "wb") as f:
-                    f.write(data)
+                try:
+                    with open(path, "wb") as f:
+                        f.write(data)
+                except OSError as e:
+                    raise UsageError(f"--dump {path}: {e.strerror}") from None
             out.append({"text": text, "json": {"kind": "raw", "addr": addr, "len": n, "file": path}})
-        for addr_s, len_s, fmt in dump_l1:
-            addr, n, core = self._range(tile, addr_s, len_s, "--dump-l1")
+        for addr, n, core, fmt in dump_l1:
             text, values = dumpmod.l1_report(tile, addr, n, core, fmt)
             out.append({"text": text, "json": {"kind": "l1", "addr": addr, "len": n, "format": fmt,
                                                 "values": values}})
@@ -382,7 +569,6 @@ class Session:
             reports.append(("cfg", cfg_report(tile)))
         return [{"text": text, "json": {"kind": kind, "data": data}} for kind, (text, data) in reports]
 
-    # -- summary -------------------------------------------------------------------
     def _cores_json(self, tile):
         res = {}
         for h in tile.harts.values():
@@ -391,65 +577,3 @@ class Session:
             res[h.name] = {"state": h.state, "pc": h.pc, "steps": h.steps,
                            "symbol": tile.symbolize(h.name, h.pc), "waiting_on": h.stall}
         return res
-
-    def _summary(self, tile, result, dumped, checks=(), exit_code=None, oracle=None):
-        from .ui import print_table
-
-        o = self.o
-        if o.as_json:
-            doc = {
-                "outcome": result.outcome, "exit_code": result.exit_code if exit_code is None else exit_code,
-                "steps": result.steps,
-                "detail": result.detail, "arch": tile.arch.name,
-                "cores": {n: {"state": c.state, "pc": c.pc, "steps": c.steps, "symbol": c.symbol,
-                              "waiting_on": c.waiting_on}
-                          for n, c in result.cores.items() if c.state != "reset" or n in tile.images},
-                "blocked": result.blocked, "tensix": result.tensix, "dumps": dumped,
-                "warning_count": len(tile.diagnostics.sites),
-                "warnings": tile.diagnostics.as_json(),
-                "expect": [{"name": n, "ok": c.ok, "mismatched": c.mismatched, "total": c.total,
-                            "max_abs_error": c.max_abs, "max_rel_error": c.max_rel} for n, c in checks],
-            }
-            if oracle is not None:
-                doc["oracle"] = {"ok": oracle["ok"], "clocks": oracle["clocks"], "seconds": oracle["seconds"],
-                                 "regions": [{"name": d.name, "addr": d.addr, "len": d.length,
-                                              "differing_bytes": d.differing_bytes} for d in oracle["diffs"]]}
-            if self.manifest is not None:
-                doc["manifest"] = self.manifest.name
-                doc["seed"] = self.manifest.seed
-            import json
-
-            json.dump(doc, sys.stdout, indent=1)
-            sys.stdout.write("\n")
-            return
-        head = f"ttemu: {result.outcome} after {result.steps} instructions"
-        if result.detail:
-            head += f" ({result.detail})"
-        self.out.write(head + "\n")
-        rows = []
-        for n, c in result.cores.items():
-            if c.state == "reset" and n not in tile.images:
-                continue
-            where = c.symbol or ""
-            if c.waiting_on:
-                where = (where + ": " if where else "") + c.waiting_on
-            rows.append((n, c.state, f"0x{c.pc:08x}", c.steps, where))
-        print_table(("core", "state", "pc", "steps", "where"), rows, self.out)
-        for line in result.blocked:
-            self.out.write(f"  blocked: {line}\n")
-        if tile.diagnostics.sites:
-            n = sum(c for _, c, _ in tile.diagnostics.sites.values())
-            self.out.write(f"  warnings: {len(tile.diagnostics.sites)} sites, {n} occurrences\n")
-            for line in tile.diagnostics.lines():
-                self.out.write(f"    {line}\n")
-        for name, c in checks:
-            verdict = "ok" if c.ok else f"MISMATCH ({c.mismatched} of {c.total})"
-            self.out.write(f"  expect {name}: {verdict}; max abs error {c.max_abs:.3g}, max rel error {c.max_rel:.3g}\n")
-        if oracle is not None:
-            same = sum(d.ok for d in oracle["diffs"])
-            self.out.write(f"  oracle ttsim: {same} of {len(oracle['diffs'])} regions bit-identical "
-                           f"({oracle['clocks']} clocks, {oracle['seconds']:.2f} s)\n")
-        if any(v.get("pushed") for v in result.tensix.values()):
-            trows = [(t, *vals.values()) for t, vals in result.tensix.items()]
-            heads = ("thread",) + tuple(next(iter(result.tensix.values())).keys())
-            print_table(heads, trows, self.out)

@@ -44,53 +44,105 @@ def orc_b(x: int) -> int:
 HELPERS = {"GREV": grev, "ORCB": orc_b}
 
 
+#: OP (opcode 0x33) encodings beyond RV32IM: (funct7, funct3) -> (extension, mnemonic,
+#: expression over A, B (unsigned) and sA, sB (signed)); the translator and the
+#: disassembler both read it
+OP = {
+    (0x20, 7): (ZBB, "andn", "{A} & ({B} ^ " + _M + ")"),
+    (0x20, 6): (ZBB, "orn", "{A} | ({B} ^ " + _M + ")"),
+    (0x20, 4): (ZBB, "xnor", "{A} ^ {B} ^ " + _M),
+    (0x05, 4): (ZBB, "min", "{A} if {sA} < {sB} else {B}"),
+    (0x05, 5): (ZBB, "minu", "{A} if {A} < {B} else {B}"),
+    (0x05, 6): (ZBB, "max", "{A} if {sA} > {sB} else {B}"),
+    (0x05, 7): (ZBB, "maxu", "{A} if {A} > {B} else {B}"),
+    (0x30, 1): (ZBB, "rol", "(({A} << ({B} & 31)) | ({A} >> (-{B} & 31))) & " + _M),
+    (0x30, 5): (ZBB, "ror", "(({A} >> ({B} & 31)) | ({A} << (-{B} & 31))) & " + _M),
+    (0x10, 2): (ZBA, "sh1add", "(({A} << 1) + {B}) & " + _M),
+    (0x10, 4): (ZBA, "sh2add", "(({A} << 2) + {B}) & " + _M),
+    (0x10, 6): (ZBA, "sh3add", "(({A} << 3) + {B}) & " + _M),
+    # pack (Zbkb); with rs2 = x0 it is Zbb's zext.h (the one form Zbb alone has)
+    (0x04, 4): (XTTZBKB, "pack", "({A} & 0xFFFF) | (({B} & 0xFFFF) << 16)"),
+}
+ZEXT_H = (ZBB, "zext.h", "{A} & 0xFFFF")
+
+#: OP-IMM (opcode 0x13) funct3 1 encodings beyond RV32I, by instruction bits [31:20]
+OP_IMM_UNARY = {
+    0x600: (ZBB, "clz", "32 - ({A}).bit_length()"),
+    0x601: (ZBB, "ctz", "(({A} & -{A}).bit_length() - 1) if {A} else 32"),
+    0x602: (ZBB, "cpop", "({A}).bit_count()"),
+    0x604: (ZBB, "sext.b", "((({A} & 0xFF) ^ 0x80) - 0x80) & " + _M),
+    0x605: (ZBB, "sext.h", "((({A} & 0xFFFF) ^ 0x8000) - 0x8000) & " + _M),
+}
+
+
+def _op_entry(ext, f7, f3, rs2):
+    """The OP table's entry an encoding executes as under ``ext``, or None."""
+    entry = OP.get((f7, f3))
+    if entry is None:
+        return None
+    if entry[1] == "pack" and XTTZBKB not in ext:
+        return ZEXT_H if ZBB in ext and rs2 == 0 else None
+    return entry if entry[0] in ext else None
+
+
 def op(ext, f7: int, f3: int, rs2: int, A: str, B: str, sA: str, sB: str) -> str | None:
     """OP (opcode 0x33) encodings beyond RV32IM."""
-    if ZBB in ext:
-        e = {
-            (0x20, 7): f"{A} & ({B} ^ {_M})",  # andn
-            (0x20, 6): f"{A} | ({B} ^ {_M})",  # orn
-            (0x20, 4): f"{A} ^ {B} ^ {_M}",  # xnor
-            (0x05, 4): f"{A} if {sA} < {sB} else {B}",  # min
-            (0x05, 5): f"{A} if {A} < {B} else {B}",  # minu
-            (0x05, 6): f"{A} if {sA} > {sB} else {B}",  # max
-            (0x05, 7): f"{A} if {A} > {B} else {B}",  # maxu
-            (0x30, 1): f"(({A} << ({B} & 31)) | ({A} >> (-{B} & 31))) & {_M}",  # rol
-            (0x30, 5): f"(({A} >> ({B} & 31)) | ({A} << (-{B} & 31))) & {_M}",  # ror
-        }.get((f7, f3))
-        if e is not None:
-            return e
-    if ZBA in ext and f7 == 0x10 and f3 in (2, 4, 6):  # sh1add, sh2add, sh3add
-        return f"(({A} << {f3 >> 1}) + {B}) & {_M}"
-    if (f7, f3) == (0x04, 4):  # pack (Zbkb); with rs2 = x0 it is Zbb's zext.h
-        if XTTZBKB in ext:
-            return f"({A} & 0xFFFF) | (({B} & 0xFFFF) << 16)"
-        if ZBB in ext and rs2 == 0:
-            return f"{A} & 0xFFFF"
+    entry = _op_entry(ext, f7, f3, rs2)
+    return None if entry is None else entry[2].format(A=A, B=B, sA=sA, sB=sB)
+
+
+def _op_imm_entry(ext, f3, imm):
+    """-> (extension, mnemonic, expression, shift operand or None) or None."""
+    if f3 == 1:
+        entry = OP_IMM_UNARY.get(imm)
+        return entry + (None,) if entry is not None and entry[0] in ext else None
+    if f3 != 5:
+        return None
+    sh = imm & 31
+    if imm >> 5 == 0x30 and ZBB in ext:  # rori
+        return (ZBB, "rori", "(({A} >> %d) | ({A} << %d)) & %s" % (sh, -sh & 31, _M) if sh else "{A}", sh)
+    if imm == 0x287 and ZBB in ext:
+        return (ZBB, "orc.b", "ORCB({A})", None)
+    if imm >> 5 == 0x34:  # grevi; rev8 (Zbb) and brev8 (Zbkb) are grevi 24 and 7
+        expr = "GREV({A}, %d)" % sh
+        if imm == 0x698 and (ZBB in ext or GREVI in ext):
+            return (ZBB, "rev8", expr, None)
+        if imm == 0x687 and (XTTZBKB in ext or GREVI in ext):
+            return (XTTZBKB, "brev8", expr, None)
+        if GREVI in ext:
+            return (GREVI, "grevi", expr, sh)
     return None
 
 
 def op_imm(ext, f3: int, imm: int, A: str, sA: str) -> str | None:
     """OP-IMM (opcode 0x13) shift-group encodings (funct3 1 and 5) beyond RV32I;
     ``imm`` is instruction bits [31:20]."""
-    if f3 == 1 and ZBB in ext:
-        return {
-            0x600: f"32 - ({A}).bit_length()",  # clz
-            0x601: f"(({A} & -{A}).bit_length() - 1) if {A} else 32",  # ctz
-            0x602: f"({A}).bit_count()",  # cpop
-            0x604: f"((({A} & 0xFF) ^ 0x80) - 0x80) & {_M}",  # sext.b
-            0x605: f"((({A} & 0xFFFF) ^ 0x8000) - 0x8000) & {_M}",  # sext.h
-        }.get(imm)
-    if f3 != 5:
-        return None
-    sh = imm & 31
-    if imm >> 5 == 0x30 and ZBB in ext:  # rori
-        return f"(({A} >> {sh}) | ({A} << {-sh & 31})) & {_M}" if sh else A
-    if imm == 0x287 and ZBB in ext:  # orc.b
-        return f"ORCB({A})"
-    if imm >> 5 == 0x34:  # grevi; rev8 (Zbb) and brev8 (Zbkb) are grevi 24 and 7
-        if GREVI in ext or (imm == 0x698 and ZBB in ext) or (imm == 0x687 and XTTZBKB in ext):
-            return f"GREV({A}, {sh})"
+    entry = _op_imm_entry(ext, f3, imm)
+    return None if entry is None else entry[2].format(A=A)
+
+
+_ABI = ("zero", "ra", "sp", "gp", "tp", "t0", "t1", "t2", "s0", "s1", "a0", "a1", "a2", "a3", "a4", "a5",
+        "a6", "a7", "s2", "s3", "s4", "s5", "s6", "s7", "s8", "s9", "s10", "s11", "t3", "t4", "t5", "t6")
+
+
+def disasm(ext, word: int) -> tuple | None:
+    """(mnemonic, operands) of an extension instruction of ``ext``, or None: the names
+    the RISC-V bit-manipulation spec (and objdump) give them."""
+    opcode, rd, f3, rs1 = word & 0x7F, (word >> 7) & 31, (word >> 12) & 7, (word >> 15) & 31
+    if opcode == 0x33:
+        rs2 = (word >> 20) & 31
+        entry = _op_entry(ext, word >> 25, f3, rs2)
+        if entry is None:
+            return None
+        if entry is ZEXT_H or (rs2 == 0 and entry[1] == "pack" and ZBB in ext):  # objdump's name for it
+            return "zext.h", f"{_ABI[rd]}, {_ABI[rs1]}"
+        return entry[1], f"{_ABI[rd]}, {_ABI[rs1]}, {_ABI[rs2]}"
+    if opcode == 0x13:
+        entry = _op_imm_entry(ext, f3, word >> 20)
+        if entry is None:
+            return None
+        ops = f"{_ABI[rd]}, {_ABI[rs1]}"
+        return entry[1], ops if entry[3] is None else f"{ops}, {entry[3]}"
     return None
 
 

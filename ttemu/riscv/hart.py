@@ -35,6 +35,8 @@ class Hart(Record, eq=False):
     stall: str | None = None
     blocks: dict = Factory(dict)
     single: dict = Factory(dict)  # one-instruction blocks (tracing, exact step limits)
+    stepped: dict = Factory(dict)  # pc -> (step block, index, count): host clocks (ttemu.run._run_steps)
+    step_spans: dict = Factory(dict)  # start pc of a step block -> its instruction count
     # written by a block's special exit: (kind, pc, count correction)
     exit_pc: int = 0
     exit_delta: int = 0

@@ -23,7 +23,7 @@ baby cores implement it (tt-isa-documentation WormholeB0/TensixTile/BabyRISCV/RE
 plus the extensions the arch lists (Blackhole: Zaamo, Zba, Zbb, pack/brev8, grevi;
 ``ext.py`` builds their expressions),
 except where ttemu deliberately reports a guest fault instead of the hardware's silent
-behaviour: misaligned accesses, ``ecall``, illegal instructions (README.md lists them).
+behaviour: misaligned accesses, ``ecall``, illegal instructions (docs/architecture.md lists them).
 ``ecall`` / ``ebreak`` call the tile's debug interface, which raises that error or, on a
 tile whose ebreaks pause as hardware's do, pauses the core (``EXIT_PAUSE``;
 ttemu/mmio/riscv_debug.py).
@@ -351,15 +351,32 @@ class Translator:
     # -- block assembly -----------------------------------------------------------
     def translate(self, start, max_len=MAX_BLOCK):
         """-> (function, instruction count) for the block starting at ``start``."""
+        return self._translate(start, max_len, False)
+
+    def translate_steps(self, start):
+        """-> (function, instruction count): the block starting at ``start`` (as
+        :meth:`translate` makes it) as a *step block*, ``f(K, E)``, which runs the block's
+        instructions ``K`` to ``E - 1`` (``0 <= K < E <= count``) and returns as a
+        one-instruction block would after the last of them: the next pc, or an exit
+        whose ``exit_delta`` counts from the block's start (``count + exit_delta`` is the
+        index after the last instruction that retired). One translation serves an exact
+        run of any length from any of the block's instructions (``ttemu.run._run_steps``:
+        a host clock of one instruction per core), where a one-instruction block per pc
+        costs a compilation each."""
+        return self._translate(start, MAX_BLOCK, True)
+
+    def _translate(self, start, max_len, steps):
         first = self.fetch(start)
         key = None
         if self.code_cache.dir is not None:
             key, span = self._cache_key(start, first, max_len)
+            if key is not None and steps:
+                key = b"steps:" + key
             hit = self.code_cache.get(key) if key is not None else None
             if (type(hit) is tuple and len(hit) == 2 and type(hit[0]) is int and 0 < hit[0] <= span
                     and getattr(hit[1], "co_filename", None) == f"<block 0x{start:08x}>"):
                 return self._install(hit[1], start, hit[0])
-        code, count = self._compile(start, first, max_len)
+        code, count = self._compile(start, first, max_len, steps)
         if key is not None:
             self.code_cache.put(key, (count, code))
         return self._install(code, start, count)
@@ -399,8 +416,9 @@ class Translator:
             self.on_translate(start, [(start + 4 * k) & M32 for k in range(count)])
         return ns["_blk"], count
 
-    def _compile(self, start, first, max_len):
-        """Decode the block at ``start`` and compile its Python function: -> (code, count)."""
+    def _compile(self, start, first, max_len, steps=False):
+        """Decode the block at ``start`` and compile its Python function (a step block
+        with ``steps``, see :meth:`translate_steps`): -> (code, count)."""
         pcs, words = [], []
         pc = start
         word = first
@@ -424,17 +442,10 @@ class Translator:
             regs |= ins.reads | ins.writes
             written |= ins.writes
         wb = "".join(f"x[{r}] = r{r}; " for r in sorted(written))
-        body = []
-        if any(ins.kind == "store" for ins in insns):
-            body.append("ACT[0] = 1")
-        for ins in insns:
-            for line in ins.code:
-                body.append(line.replace("{WB}", wb))
-        last = insns[-1]
-        if not last.term:
-            body.append(f"{wb}return {(last.pc + 4) & M32}")
+        body = (self._step_body if steps else self._block_body)(insns, wb)
         head = [f"r{r} = x[{r}]" for r in sorted(regs)]
-        src = [f"def _blk({', '.join(f'{n}={n}' for n in self.argnames)}):"]
+        args = ("K", "E") if steps else ()
+        src = [f"def _blk({', '.join(args + tuple(f'{n}={n}' for n in self.argnames))}):"]
         src += ["    " + line for line in head]
         if written:
             src.append("    try:")
@@ -445,6 +456,40 @@ class Translator:
         else:
             src += ["    " + line for line in body]
         return compile("\n".join(src) + "\n", f"<block 0x{start:08x}>", "exec"), count
+
+    @staticmethod
+    def _block_body(insns, wb):
+        body = []
+        if any(ins.kind == "store" for ins in insns):
+            body.append("ACT[0] = 1")
+        for ins in insns:
+            for line in ins.code:
+                body.append(line.replace("{WB}", wb))
+        last = insns[-1]
+        if not last.term:
+            body.append(f"{wb}return {(last.pc + 4) & M32}")
+        return body
+
+    @staticmethod
+    def _step_body(insns, wb):
+        """Instruction ``k`` runs when ``K <= k``; after it, the block returns when ``E``
+        says it was the last. A store marks activity as its own one-instruction block
+        does (before the attempt)."""
+        body = []
+        last = len(insns) - 1
+        for k, ins in enumerate(insns):
+            code = (["ACT[0] = 1"] if ins.kind == "store" else []) + [line.replace("{WB}", wb) for line in ins.code]
+            npc = (ins.pc + 4) & M32
+            if k == last:  # reached only from K <= k, and E is then k + 1
+                body += code
+                if not ins.term:
+                    body.append(f"{wb}return {npc}")
+                break
+            body.append(f"if K <= {k}:")
+            body += ["    " + line for line in code]
+            body.append(f"    if E == {k + 1}:")
+            body.append(f"        {wb}return {npc}")
+        return body
 
     def _fetch_or_none(self, pc):
         try:

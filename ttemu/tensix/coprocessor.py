@@ -403,6 +403,29 @@ class Coprocessor:
         """Hang diagnosis: one line per thread that holds an instruction."""
         return [f"t{t.index} {t.held_reason}" for t in self.threads if t.held is not None]
 
+    def unfinished(self):
+        """What each thread still has to do, one text per thread that is not idle (the
+        FIFO, the MOP expander, replay playback, the wait gate, a busy unit)."""
+        out = []
+        for t in self.threads:
+            if t.idle():
+                continue
+            parts = []
+            queued = len(t.fifo) + len(t.mid)
+            if queued:
+                parts.append(f"{queued} queued")
+            if t.mop.active is not None:
+                parts.append("a MOP expanding")
+            if t.replay.play_left:
+                parts.append(f"{t.replay.play_left} to replay")
+            if t.held is not None:
+                parts.append(t.held_reason or "one held")
+            busy = [type(u).__name__ for u in self.units if u.busy(t.index)]
+            if busy:
+                parts.append(f"busy: {', '.join(busy)}")
+            out.append(f"t{t.index} {', '.join(parts)} (pushed {t.pushed}, issued {t.issued})")
+        return out
+
     def summary(self):
         out = {}
         for t in self.threads:

@@ -135,6 +135,11 @@ def _grid(texts, split_col=None, split_row=None, indent="  ", row_labels=None):
 # Dst
 # ---------------------------------------------------------------------------------------
 
+def view_rows(fmt: str) -> int:
+    """Rows of Dst as ``--dst-format`` shows it: 512 32-bit rows, else 1024 16-bit ones."""
+    return 512 if _check_format(fmt) in ("fp32", "int32") else 1024
+
+
 def _dst_view(dst, fmt: str):
     """(values as float64 or raw ints [rows, 16], view name, rows)."""
     if fmt in ("fp32", "int32"):

@@ -104,21 +104,13 @@ def _cfg(tile, args, core):
 
 
 def _l1(tile, args, core):
-    from ..options import _int, parse_addr, split_core
     from ...dump import l1_report
+    from .. import specs
 
     if len(args) != 1:
         raise UsageError("monitor l1 ADDR:LEN[:FMT]")
-    prefix, rest = split_core(args[0])
-    parts = rest.split(":")
-    if len(parts) not in (2, 3):
-        raise UsageError(f"monitor l1 expects ADDR:LEN[:FMT], got {args[0]!r}")
-    addr, _ = parse_addr(parts[0], tile, "monitor l1")
-    n = _int(parts[1], "monitor l1")
-    if n <= 0:
-        raise UsageError("monitor l1: length must be positive")
-    fmt = parts[2] if len(parts) == 3 else "hex32"
-    return l1_report(tile, addr, n, prefix or core, fmt, "monitor l1")[0]
+    addr, n, prefix, fmt = specs.dump_l1(args[0], "monitor l1")
+    return l1_report(tile, specs.resolve(addr, tile, "monitor l1"), n, prefix or core, fmt, "monitor l1")[0]
 
 
 def _cores(tile, args, core):

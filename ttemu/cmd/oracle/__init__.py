@@ -20,7 +20,8 @@ def cross_check(tile, lib_path, regions, *, until=()):
     given, and compare ``regions`` bit for bit.
 
     ``regions``: (name, addr, length) or (name, addr, length, tile format, shape) for a
-    report as tiles and values; ``until``: the done condition, (addr, value) pairs.
+    report as tiles and values; ``until``: the done condition, conditions
+    (:class:`ttemu.condition.Condition`) or (addr, value) pairs of 32-bit words.
     Returns (list of :class:`RegionDiff`, :class:`TtsimResult`); raises
     ``OracleUnable`` when ttsim cannot make the comparison.
 
@@ -30,7 +31,7 @@ def cross_check(tile, lib_path, regions, *, until=()):
         assert all(d.ok for d in diffs), "\n".join(d.text() for d in diffs)
     """
     regions = [tuple(r) + (None,) * (5 - len(r)) for r in regions]
-    plan = plan_from_tile(tile, until=[(a, v, None) for a, v, *_ in until],
+    plan = plan_from_tile(tile, until=until,
                           reads=[(a, n, None) for _, a, n, _, _ in regions])
     plan.bound_clocks(max((h.steps for h in tile.harts.values()), default=0))
     res = run_ttsim(lib_path, plan)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import base64
 from dataclasses import dataclass, field
 
+from ...condition import as_condition
 from ...errors import OracleUnable
 
 
@@ -22,12 +23,13 @@ class Plan:
     writes: list = field(default_factory=list)  # [(addr, bytes)] in the order ttemu made them
     initial_soft_reset: int = 0
     release_soft_reset: int = 0
-    until: list = field(default_factory=list)  # [(addr, u32)]: done when every word holds
+    #: [(addr, value, width, mask)]: done when every masked byte / halfword / word holds
+    until: list = field(default_factory=list)
     clock_limit: int = 10_000_000
     clocks_when_no_until: int = 0  # run exactly this many clocks when ``until`` is empty
     poll_clocks: int = 1000
     reads: list = field(default_factory=list)  # [(addr, length)] read back after the run
-    #: host writes made after release: [[(addr, u32) words that must hold first], [(addr, bytes)]]
+    #: host writes made after release: [[conditions (as ``until``) that must hold first], [(addr, bytes)]]
     phases: list = field(default_factory=list)
 
     def bound_clocks(self, core_steps: int) -> None:
@@ -66,9 +68,10 @@ def _is_local(tile, addr):
 def plan_from_tile(tile, *, until=(), reads=()) -> Plan:
     """The plan of a tile built with ``record=True``: the host writes made before its
     first release, and the soft-reset value that release wrote; host writes made after
-    the release become phases, each made once the ``until`` words of the run before it
-    hold (the host's half of a mailbox handshake). ``until``:
-    [(addr, value, core)]; ``reads``: [(addr, length, core)]. Bound ttsim's clocks
+    the release become phases, each made once the ``until`` conditions of the run before
+    it hold (the host's half of a mailbox handshake). ``until``: conditions
+    (:class:`ttemu.condition.Condition`, or (addr, value[, core]) tuples of words);
+    ``reads``: [(addr, length, core)]. Bound ttsim's clocks
     with :meth:`Plan.bound_clocks` once ttemu's run is known."""
     if tile.host_log is None:
         raise ValueError("the tile did not record its host writes (Tile(..., record=True))")
@@ -76,7 +79,7 @@ def plan_from_tile(tile, *, until=(), reads=()) -> Plan:
     for entry in tile.host_log:
         if release is not None:  # after the release: runs and the writes between them
             if entry[0] == "run":
-                cond = [(a, v & 0xFFFFFFFF) for a, v in entry[1]]
+                cond = list(entry[1])
             elif entry[0] == "write":
                 _, addr, data, core, _ = entry
                 if _is_local(tile, addr):
@@ -100,6 +103,7 @@ def plan_from_tile(tile, *, until=(), reads=()) -> Plan:
         writes.append((addr, data))
     if release is None:
         raise ValueError("the tile was never released (Tile.release)")
+    until = [as_condition(u).as_plan() for u in until]
     for what, items in (("--until", until), ("dump", reads)):
         for item in items:
             if _is_local(tile, item[0]):
@@ -110,7 +114,7 @@ def plan_from_tile(tile, *, until=(), reads=()) -> Plan:
         writes=writes,
         initial_soft_reset=tile.arch.soft_reset_value,
         release_soft_reset=release,
-        until=[(a, v & 0xFFFFFFFF) for a, v, _ in until],
+        until=until,
         reads=[(a, n) for a, n, _ in reads],
         phases=phases,
     )

@@ -21,6 +21,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 
+from ...condition import Condition
 from ...errors import BadInput, OracleUnable
 from .plan import Plan
 
@@ -44,6 +45,44 @@ def _bh_tlb(addr, x, y):
 
 #: arch -> (TLB encoder, worker tile x, y): the tile ttsim's chip model exposes first.
 TLB = {"wormhole_b0": (_wh_tlb, 1, 1), "blackhole": (_bh_tlb, 1, 2)}
+#: PCI device id (config space offset 0, bits 31:16; vendor 0x1E52) -> the chip simulated
+DEVICE_ARCH = {0x401E: "wormhole_b0", 0xB140: "blackhole"}
+ARCH_LIBRARY = {"wormhole_b0": "Wormhole B0 (libttsim_wh.so)", "blackhole": "Blackhole (libttsim_bh.so)"}
+
+
+class OracleProbe:
+    """``--oracle LIB`` checked before the run: the file exists (a bare relative name
+    is a file here, not a library search), and a child process loads it and reads its
+    PCI device id, while ttemu loads the ELFs; :meth:`check` then refuses a library of
+    the other chip, or one that does not load, with a one-line :class:`BadInput`."""
+
+    def __init__(self, path: str):
+        if not os.path.isfile(path):
+            raise BadInput(f"--oracle {path}: no such file")
+        self.given = path
+        self.path = os.path.abspath(path)
+        self.proc = subprocess.Popen([sys.executable, "-m", "ttemu.cmd.oracle.child", "--probe", self.path],
+                                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                     env=_child_env())
+
+    def check(self, arch: str) -> None:
+        out, _ = self.proc.communicate(timeout=120)
+        device = next((int(ln.split()[1], 16) >> 16 for ln in out.splitlines() if ln.startswith("device 0x")),
+                      None)
+        if self.proc.returncode != 0 or device is None:
+            raise BadInput(f"--oracle {self.given}: not a loadable ttsim library ({_last_line(out)})")
+        lib_arch = DEVICE_ARCH.get(device)
+        if lib_arch is None:
+            raise BadInput(f"--oracle {self.given}: simulates PCI device 0x{device:04x}, neither "
+                           f"{' nor '.join(ARCH_LIBRARY.values())}")
+        if lib_arch != arch:
+            raise BadInput(f"--oracle {self.given}: this library simulates {ARCH_LIBRARY[lib_arch]}, the run is "
+                           f"for {ARCH_LIBRARY[arch]}")
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
 
 #: arch -> the NoC (x, y) of every Tensix worker tile of ttsim's chip, in its tile order
 #: (ttsim tile.cpp tile_to_coord: Wormhole 8 x 10 tiles, columns 1-4 and 6-9, rows 1-5 and
@@ -134,8 +173,8 @@ def execute(lib_path: str, plan: Plan) -> TtsimResult:
     chip.write_u32(SOFT_RESET, plan.release_soft_reset)
     clocks = 0
 
-    def holds(words):
-        return all(chip.read_u32(a) == v for a, v in words)
+    def holds(conds):
+        return all(int.from_bytes(chip.read(a, w), "little") & m == v for a, v, w, m in conds)
 
     def done():
         return holds(plan.until)
@@ -170,6 +209,7 @@ def run_ttsim(lib_path: str, plan: Plan, *, timeout: float | None = None) -> Tts
     not reach the done condition within the plan's clock limit."""
     if not os.path.isfile(lib_path):
         raise BadInput(f"--oracle {lib_path}: no such file")
+    lib_path = os.path.abspath(lib_path)  # a bare name is this file, not a search of the library path
     with tempfile.TemporaryDirectory(prefix="ttemu-oracle-") as tmp:
         plan_path = os.path.join(tmp, "plan.json")
         out_path = os.path.join(tmp, "result.json")
@@ -178,8 +218,7 @@ def run_ttsim(lib_path: str, plan: Plan, *, timeout: float | None = None) -> Tts
         t0 = time.perf_counter()
         proc = subprocess.run([sys.executable, "-m", "ttemu.cmd.oracle.child", lib_path, plan_path, out_path],
                               capture_output=True, text=True, timeout=timeout,
-                              env={**os.environ, "PYTHONPATH": _package_root() + os.pathsep
-                                   + os.environ.get("PYTHONPATH", "")})
+                              env=_child_env())
         seconds = time.perf_counter() - t0
         text = proc.stdout + proc.stderr
         error = next((ln.strip() for ln in text.splitlines() if "ERROR:" in ln), None)
@@ -194,9 +233,13 @@ def run_ttsim(lib_path: str, plan: Plan, *, timeout: float | None = None) -> Tts
             d = json.load(f)
     res = TtsimResult(d["completed"], d["clocks"], [bytes.fromhex(r) for r in d["regions"]], seconds)
     if not res.completed:
-        conds = ", ".join(f"0x{a:x}=0x{v:x}" for a, v in plan.until)
+        conds = ", ".join(Condition(a, v, None, w, m).text() for a, v, w, m in plan.until)
         raise OracleUnable(f"ttsim did not reach the done condition ({conds}) in {res.clocks} clocks")
     return res
+
+
+def _child_env():
+    return {**os.environ, "PYTHONPATH": _package_root() + os.pathsep + os.environ.get("PYTHONPATH", "")}
 
 
 def _package_root():
