@@ -69,7 +69,7 @@ def execute_batch(lib_path: str, plans: list, out) -> None:
         for i, plan in list(pending.items()):
             if plan.until:
                 chip.select(*tiles[i])
-                if all(chip.read_u32(a) == v for a, v in plan.until):
+                if all(int.from_bytes(chip.read(a, w), "little") & m == v for a, v, w, m in plan.until):
                     finish(i, True)
                     continue
                 if clocks >= plan.clock_limit:
@@ -136,7 +136,7 @@ def _child(lib_path, plans, timeout):
                         done[d["i"]] = TtsimResult(True, d["clocks"], [bytes.fromhex(r) for r in d["regions"]],
                                                    d["seconds"])
                     else:
-                        conds = ", ".join(f"0x{a:x}=0x{v:x}" for a, v in plans[d["i"]].until)
+                        conds = ", ".join(f"0x{a:x}=0x{v:x}" for a, v, *_ in plans[d["i"]].until)
                         done[d["i"]] = OracleUnable(f"ttsim did not reach the done condition ({conds}) "
                                                     f"in {d['clocks']} clocks")
     if status == 0 and len(done) == len(plans):
