@@ -65,9 +65,9 @@ def _blocks(rng, count, rows, use32):
 
 @needs_native
 @settings(max_examples=200, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1), bf16=st.booleans(), use32=st.booleans(), rows=st.sampled_from([8, 4]),
+@given(seed=st.integers(0, 2**32 - 1), bf16=st.booleans(), use32=st.booleans(), quirk=st.booleans(), rows=st.sampled_from([8, 4]),
        count=st.integers(1, 24), exps=st.sampled_from([None, None, None, 1, 60, 120, 126, 127, 128, 190, 252]))
-def test_mvmul_matches_python(seed, bf16, use32, rows, count, exps):
+def test_mvmul_matches_python(seed, bf16, use32, quirk, rows, count, exps):
     """Jobs one after the other on a few Dst blocks (chains of accumulations), every
     phase, the whole batch (``mvmul``) and one call per job (``mvmul1``) alike."""
     rng = np.random.default_rng(seed)
@@ -79,24 +79,26 @@ def test_mvmul_matches_python(seed, bf16, use32, rows, count, exps):
              int(rng.integers(0, 4))) for _ in range(count)]
     want = bits.copy()
     f = FusedMvmul()
+    f.minus_one_quirk = quirk  # (Wormhole's; mode 1 / 2 below)
+    mode = use32 and (1 if quirk else 2)
     a19, b19 = a_bank & np.uint32(0x7FFFF), b_bank & np.uint32(0x7FFFF)  # (dot_accumulate takes Src values)
     for arow, brow, n, r, phase in jobs:
         f.dot_accumulate(a19[arow:arow + 16], b19[brow:brow + n], bf16, phase, want[r:r + n],
                          want[r + 8:r + 8 + n] if use32 else None)
     got = bits.copy()
-    NATIVE.mvmul(got, a_bank, b_bank, np.array(jobs, np.int32), bf16, use32)
+    NATIVE.mvmul(got, a_bank, b_bank, np.array(jobs, np.int32), bf16, mode)
     np.testing.assert_array_equal(got, want)
     one = bits.copy()
     for job in jobs:
-        NATIVE.mvmul1(one, a_bank, b_bank, *job, bf16, use32)
+        NATIVE.mvmul1(one, a_bank, b_bank, *job, bf16, mode)
     np.testing.assert_array_equal(one, want)
 
 
 @needs_native
 @settings(max_examples=200, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1), bf16=st.booleans(), use32=st.booleans(), count=st.integers(1, 24),
+@given(seed=st.integers(0, 2**32 - 1), bf16=st.booleans(), use32=st.booleans(), quirk=st.booleans(), count=st.integers(1, 24),
        exps=st.sampled_from([None, None, 1, 60, 120, 127, 240]))
-def test_elw_matches_python(seed, bf16, use32, count, exps):
+def test_elw_matches_python(seed, bf16, use32, quirk, count, exps):
     """ELWADD / ELWSUB (phase 0, with and without AddDst) and ELWMUL (any phase), SrcB
     broadcast by row and / or column 0, and exact cancellation (SrcB = +-SrcA)."""
     rng = np.random.default_rng(seed)
@@ -108,6 +110,8 @@ def test_elw_matches_python(seed, bf16, use32, count, exps):
     blocks = _blocks(rng, int(rng.integers(1, 5)), 8, use32)
     want = bits.copy()
     f = FusedMvmul()
+    f.minus_one_quirk = quirk  # (Wormhole's; mode 1 / 2 below)
+    mode = use32 and (1 if quirk else 2)
     jobs = []
     for _ in range(count):
         kind = int(rng.integers(0, 3))
@@ -130,11 +134,11 @@ def test_elw_matches_python(seed, bf16, use32, count, exps):
         else:
             f.elw_add(a, b, kind == 1, bf16, want[r:r + 8], lo, add_dst)
     got = bits.copy()
-    NATIVE.elw(got, a_bank, b_bank, np.array(jobs, np.int32), bf16, use32)
+    NATIVE.elw(got, a_bank, b_bank, np.array(jobs, np.int32), bf16, mode)
     np.testing.assert_array_equal(got, want)
     one = bits.copy()
     for job in jobs:
-        NATIVE.elw1(one, a_bank, b_bank, *job, bf16, use32)
+        NATIVE.elw1(one, a_bank, b_bank, *job, bf16, mode)
     np.testing.assert_array_equal(one, want)
 
 

@@ -232,6 +232,7 @@ RUN_ELSEWHERE = {
     "pytest --run-simulator": "tests/test_llk_harness.py",
     "pip install --no-deps riscv-ctg": ".ci/run",
     "python scripts/rv_archtests.py": "tests/test_rv_archtests.py",
+    "python scripts/fuzz.py ": "tests/test_fuzz.py::test_command_line (each subcommand, short seed ranges)",
 }
 RUN_HERE = ["ttemu run firmware/eltwise_add/eltwise_add.toml --arch blackhole"]
 

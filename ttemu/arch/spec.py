@@ -178,6 +178,9 @@ class ArchSpec(Record, frozen=True):
     # Blackhole maps ConfigDualWrite (one bank's worth of words; a write lands in both
     # banks, a read returns bank 0) between Config[1] and ThreadConfig
     cfg_dual_write: bool = False
+    # The Matrix Unit's accumulator renormalises a sum of exactly -1 unit (FP32 Dst) as
+    # if it were 28 bits long (Wormhole B0; ttsim's Wormhole model, not its Blackhole one)
+    fpu_minus_one_quirk: bool = False
     noc: NocSpec | None = None
     # Tensix instructions whose fields this arch's table names or packs differently from
     # the implementations' parameters (written after the Wormhole ISA pages): mnemonic ->

@@ -94,6 +94,7 @@ ARCH = ArchSpec(
     cores=_CORES,
     soft_reset_addr=0xFFB121B0,
     soft_reset_value=0x47800,
+    fpu_minus_one_quirk=True,
     wall_clock_lo=0xFFB121F0,
     wall_clock_hi=0xFFB121F8,
     address_map=_MAP,

@@ -84,6 +84,14 @@ class OracleProbe:
             self.proc.kill()
             self.proc.wait()
 
+#: arch -> the NoC (x, y) of every Tensix worker tile of ttsim's chip, in its tile order
+#: (ttsim tile.cpp tile_to_coord: Wormhole 8 x 10 tiles, columns 1-4 and 6-9, rows 1-5 and
+#: 7-11; Blackhole 14 x 10, columns 1-7 and 10-16, rows 2-11). Each has its own state.
+WORKERS = {
+    "wormhole_b0": [(x + (1 if x < 4 else 2), y + (1 if y < 5 else 2)) for y in range(10) for x in range(8)],
+    "blackhole": [(x + (1 if x < 7 else 3), y + 2) for y in range(10) for x in range(14)],
+}
+
 
 @dataclass
 class TtsimResult:
@@ -107,6 +115,12 @@ class Chip:
         self.tlb, self.x, self.y = TLB[arch]
         self.window = None
         self.lib.libttsim_init()
+
+    def select(self, x: int, y: int) -> None:
+        """Reach the worker tile at NoC (x, y) from now on (:data:`WORKERS`)."""
+        if (x, y) != (self.x, self.y):
+            self.x, self.y = x, y
+            self.window = None
 
     def _aim(self, addr):
         writes, off, size = self.tlb(addr, self.x, self.y)

@@ -27,9 +27,10 @@ behaviour, and its source read for the algorithm):
   precision (13 low bits of 24 away, half towards +inf); their sum is normalised and
   rounded to the Dst precision (24 / BF16 8 / FP16 11 bits) half away from zero. A
   largest exponent <= 0, an exact cancellation or a result exponent <= 0 gives +0; FP32 /
-  BF16 overflow gives sign|255|0, FP16 saturates at exponent 31, mantissa 1023. A sum of
-  exactly -1 unit (FP32 Dst only) comes out as sign|exponent+4|0 (the renormalisation
-  of -1 counts one leading sign bit too many on Wormhole).
+  BF16 overflow gives sign|255|0, FP16 saturates at exponent 31, mantissa 1023. On
+  Wormhole (``quirk``: ArchSpec.fpu_minus_one_quirk) a sum of exactly -1 unit (FP32 Dst
+  only) comes out as sign|exponent+4|0 (the renormalisation of -1 counts one leading
+  sign bit too many); Blackhole's is exact.
 
 Partial sums travel as ``(exp, signed mantissa)`` int64 arrays (the mantissa at 2**23
 per unit of exp, the Dst mantissa's scale) and Dst values as FP32-layout bits:
@@ -92,7 +93,7 @@ def dst_decode(dst):
     return ed, np.where(dst >= 0x80000000, -md, md) << 1
 
 
-def accumulate(terms, ed, ds, fp32_acc, exp8):
+def accumulate(terms, ed, ds, fp32_acc, exp8, quirk=True):
     """Sum the partial sums ``terms`` [(exp, 2 x man25), ...] (man signed, 2**23 per unit
     of exp, i.e. the Dst mantissa's scale; doubled) and the Dst values (``ed``, ``ds``: see
     :func:`dst_decode`), returning FP32-layout result bits (uint32), see the module
@@ -125,7 +126,7 @@ def accumulate(terms, ed, ds, fp32_acc, exp8):
     mag = np.abs(total)
     nb = np.frexp(mag)[1].astype(I64)  # bit length; 32 - nb = clz(mag) in 32 bits
     keep = 0 if fp32_acc else (16 if exp8 else 13)
-    if fp32_acc:  # -1 renormalises as if 28 bits long (Wormhole)
+    if fp32_acc and quirk:  # -1 renormalises as if 28 bits long (Wormhole)
         nb[total == -1] = 28
     # normalise to 24 bits (exponent emax + nb - 24), keep 24 - keep of them, round half
     # away from zero (magnitude half up), put back at 24 bits
@@ -153,7 +154,7 @@ def accumulate(terms, ed, ds, fp32_acc, exp8):
     return out.astype(_U32)
 
 
-def accumulate_plain(terms, ed, ds, fp32_acc, exp8):
+def accumulate_plain(terms, ed, ds, fp32_acc, exp8, quirk=True):
     """The plain form of :func:`accumulate` (tests compare the two). Sum the partial sums ``terms`` [(exp, 2 x man25), ...] (man signed, 2**23 per unit
     of exp, i.e. the Dst mantissa's scale; doubled) and the Dst values (``ed``, ``ds``: see
     :func:`dst_decode`), returning FP32-layout result bits (uint32), see the module
@@ -180,7 +181,7 @@ def accumulate_plain(terms, ed, ds, fp32_acc, exp8):
     mag = np.abs(total)
     nb = np.frexp(mag)[1]  # bit length; 32 - nb = clz(mag) in 32 bits
     keep = 0 if fp32_acc else (16 if exp8 else 13)
-    if fp32_acc:  # -1 renormalises as if 28 bits long (Wormhole)
+    if fp32_acc and quirk:  # -1 renormalises as if 28 bits long (Wormhole)
         nb = np.where(total == -1, 28, nb)
     # normalise to 24 bits (exponent emax + nb - 24), keep 24 - keep of them, round half
     # away from zero (magnitude half up), put back at 24 bits

@@ -124,6 +124,7 @@ class FusedMvmul:
     Unit)."""
 
     def __init__(self):
+        self.minus_one_quirk = True  # ArchSpec.fpu_minus_one_quirk (fpu_datapath.accumulate's quirk)
         self._bufs = {}
         self._run_bufs = {}
         self._src = {}
@@ -404,9 +405,11 @@ class FusedMvmul:
                 wp[1:] = powers[:, wave]
             k0 = wave[0]
             r0 = jobs[k0][2]
-            if r0 + step * m <= len(bits) and all(jobs[k][2] == r0 + step * c for c, k in enumerate(wave)):
-                # consecutive blocks: views of Dst (a 4-row block in the upper half of Dst32's last
-                # group of 8 rows ends 12 rows further, not 16: the rows below take the gather)
+            span = 16 * m if use32 else n * m
+            if r0 + span <= len(bits) and all(jobs[k][2] == r0 + step * c for c, k in enumerate(wave)):
+                # consecutive blocks, all inside DstBits: views of Dst (a 4-row block at the
+                # last Dst32b rows, 508..511, has its low halves at DstBits 1020..1023, within
+                # 16 rows of its start but its view's slice would run past the end)
                 if use32:
                     blk = bits[r0:r0 + 16 * m].reshape(m, 16, 16)
                     self._accumulate(wx, wp, wc, blk[:, :n], blk[:, 8:8 + n], add_dst, scaled)
@@ -525,7 +528,7 @@ class FusedMvmul:
             xs += 0.5
         np.floor(xs, out=xs)
         w = np.add.reduce(xs, axis=0)
-        if lo is not None:
+        if lo is not None and self.minus_one_quirk:
             np.putmask(w, w == -1.0, _MINUS_ONE_32)
         w *= pm
         if not scaled:

@@ -60,6 +60,26 @@ static inline operand decode(uint32_t x, int bf16, int is_a, int part)
 
 static inline int bitlen(uint64_t x) { return x ? 64 - __builtin_clzll(x) : 0; }
 
+/* ``use32`` everywhere: 0 a 16-bit Dst; DST32_QUIRK a 32-bit Dst whose accumulator
+ * renormalises a sum of exactly -1 unit as if 28 bits long (Wormhole:
+ * ArchSpec.fpu_minus_one_quirk); DST32_EXACT a 32-bit Dst without it (Blackhole). */
+#define DST32_QUIRK 1
+#define DST32_EXACT 2
+
+/* A ``use32`` argument (0, 1 or 2; False / True as 0 / 1) -> the mode, or -1 with an
+ * exception set. */
+static int dst_mode(PyObject *o)
+{
+    long m = PyLong_AsLong(o);
+    if (m == -1 && PyErr_Occurred())
+        return -1;
+    if (m < 0 || m > DST32_EXACT) {
+        PyErr_SetString(PyExc_ValueError, "use32: 0 (Dst16), 1 (Dst32, Wormhole's -1 quirk) or 2 (Dst32)");
+        return -1;
+    }
+    return (int)m;
+}
+
 /* fpu_datapath.accumulate for one element: the Dst value (ed, ds: exponent, twice the
  * signed 24-bit mantissa) plus ``nt`` partial sums (et, vt) -> FP32-layout bits. In
  * int32: every value is below 2**30 in magnitude (|ds| < 2**25, |vt| < 2**29), so an
@@ -91,7 +111,7 @@ static inline uint32_t accumulate(int nt, const int32_t *et, const int32_t *vt, 
         return 0;
     uint32_t mag = (uint32_t)(total < 0 ? -total : total);
     int nb = 32 - __builtin_clz(mag);
-    if (use32 && total == -1)
+    if (use32 == DST32_QUIRK && total == -1)
         nb = 28; /* -1 renormalises as if 28 bits long (Wormhole) */
     int k = use32 ? nb : nb + 16;
     uint32_t man;
@@ -312,7 +332,7 @@ __attribute__((target("avx2"))) static void accumulate_row_avx2(uint16_t *hi, ui
         __m256i ebit = _mm256_sub_epi32(fe, _mm256_set1_epi32(127));
         __m256i up = _mm256_cmpgt_epi32(_mm256_sllv_epi32(one, ebit), mag);
         __m256i nb = _mm256_add_epi32(_mm256_add_epi32(ebit, one), up); /* up is -1 where true */
-        if (use32)
+        if (use32 == DST32_QUIRK)
             nb = _mm256_blendv_epi8(nb, _mm256_set1_epi32(28), _mm256_cmpeq_epi32(total, _mm256_set1_epi32(-1)));
         __m256i k = use32 ? nb : _mm256_add_epi32(nb, _mm256_set1_epi32(16));
         __m256i k24 = _mm256_sub_epi32(k, _mm256_set1_epi32(24));
@@ -449,7 +469,7 @@ static PyObject *py_mvmul(PyObject *self, PyObject *const *args, Py_ssize_t narg
         PyErr_SetString(PyExc_TypeError, "mvmul(dst, srca, srcb, jobs, bf16, use32)");
         return NULL;
     }
-    int bf16 = PyObject_IsTrue(args[4]), use32 = PyObject_IsTrue(args[5]);
+    int bf16 = PyObject_IsTrue(args[4]), use32 = dst_mode(args[5]);
     if (bf16 < 0 || use32 < 0)
         return NULL;
     Py_buffer d, a, b, j;
@@ -501,7 +521,7 @@ static PyObject *py_elw(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         PyErr_SetString(PyExc_TypeError, "elw(dst, srca, srcb, jobs, bf16, use32)");
         return NULL;
     }
-    int bf16 = PyObject_IsTrue(args[4]), use32 = PyObject_IsTrue(args[5]);
+    int bf16 = PyObject_IsTrue(args[4]), use32 = dst_mode(args[5]);
     if (bf16 < 0 || use32 < 0)
         return NULL;
     Py_buffer d, a, b, j;
@@ -559,10 +579,10 @@ static PyObject *py_mvmul1(PyObject *self, PyObject *const *args, Py_ssize_t nar
         if (v[i] == -1 && PyErr_Occurred())
             return NULL;
     }
-    long arow = v[0], brow = v[1], rows = v[2], r = v[3], phase = v[4], bf16 = v[5] != 0, use32 = v[6] != 0;
+    long arow = v[0], brow = v[1], rows = v[2], r = v[3], phase = v[4], bf16 = v[5] != 0, use32 = v[6];
     long span = use32 ? 8 + rows : rows;
     if (arow < 0 || arow + 16 > 64 || brow < 0 || rows < 1 || rows > 8 || brow + rows > 64 || r < 0 ||
-        r + span > 1024 || phase < 0 || phase > 3) {
+        r + span > 1024 || phase < 0 || phase > 3 || use32 < 0 || use32 > DST32_EXACT) {
         PyErr_SetString(PyExc_ValueError, "mvmul1: operands out of range");
         return NULL;
     }
@@ -601,10 +621,10 @@ static PyObject *py_elw1(PyObject *self, PyObject *const *args, Py_ssize_t nargs
         if (v[i] == -1 && PyErr_Occurred())
             return NULL;
     }
-    long arow = v[0], brow = v[1], r = v[2], phase = v[3], flags = v[4], bf16 = v[5] != 0, use32 = v[6] != 0;
+    long arow = v[0], brow = v[1], r = v[2], phase = v[3], flags = v[4], bf16 = v[5] != 0, use32 = v[6];
     long kind = flags & 3, bcast_row = (flags >> 3) & 1;
     if (arow < 0 || arow + 8 > 64 || brow < 0 || brow + (bcast_row ? 1 : 8) > 64 || r < 0 ||
-        r + (use32 ? 16 : 8) > 1024 || phase < 0 || phase > 3 || kind == 3) {
+        r + (use32 ? 16 : 8) > 1024 || phase < 0 || phase > 3 || kind == 3 || use32 < 0 || use32 > DST32_EXACT) {
         PyErr_SetString(PyExc_ValueError, "elw1: operands out of range");
         return NULL;
     }

@@ -222,6 +222,9 @@ class MatrixUnit(Unit):
         self._rm = (0, 0)
         self._rm_version = -1
         self._fused = FusedMvmul()  # holds the MVMULs waiting for the next access to Dst (_fused_mvmul)
+        self._quirk = self._fused.minus_one_quirk = cop.tile.arch.fpu_minus_one_quirk
+        # fpu_native's use32 for a 32-bit Dst: 1 with the -1 quirk (Wormhole), 2 without
+        self._native32 = 1 if self._quirk else 2
         self._blocked = (None, None, None)  # (LaneConfig array, its version, _blocked_columns' answer)
         # Per thread: (config versions, SrcA format the unpacker recorded, LaneConfig and
         # its version, _move_view's answer), see _move_view.
@@ -511,7 +514,7 @@ class MatrixUnit(Unit):
         else:
             h = self._read16(row, nrows)
             ed, ds = dst_exp[h], dst_man[h]
-        bits = FD.accumulate(terms, ed, ds, use32, not fp16)
+        bits = FD.accumulate(terms, ed, ds, use32, not fp16, self._quirk)
         if use32:
             self._write_ieee32(row, bits)
         elif fp16:
@@ -617,7 +620,7 @@ class MatrixUnit(Unit):
             return False
         self._log_defer(row, n, r, use32)
         native.mvmul1(self.cop.dst.bits, src.data["A"][bank_a], src.data["B"][bank_b], srca_row, srcb_row, n, r,
-                      phase, bf16, use32)
+                      phase, bf16, use32 and self._native32)
         return True
 
     def _fused_mvmul(self, a, b, bf16, phase, row, n, use32):
@@ -740,7 +743,8 @@ class MatrixUnit(Unit):
         bcast_row = (instr_mod19 >> 1) & 1
         flags = _ELW_KIND[kind] | add_dst << 2 | bcast_row << 3 | (instr_mod19 & 1) << 4
         native.elw1(cop.dst.bits, src.data["A"][src.math_bank["A"]], src.data["B"][src.math_bank["B"]],
-                    rwc.SrcA & 0x38, rwc.SrcB & (0x3F if bcast_row else 0x38), r, phase, flags, bf16, use32)
+                    rwc.SrcA & 0x38, rwc.SrcB & (0x3F if bcast_row else 0x38), r, phase, flags, bf16,
+                    use32 and self._native32)
         return True
 
     def _fused_elw(self, a, b, kind, bf16, phase, row, use32, add_dst):

@@ -103,7 +103,8 @@ def run_batch(unit, t, body, start, end):
     if native is not None:
         bits = dst.bits
         for mvmul, jobs in plan.segments:
-            (native.mvmul if mvmul else native.elw)(bits, a_bank, b_bank, jobs, plan.bf16, plan.use32)
+            (native.mvmul if mvmul else native.elw)(bits, a_bank, b_bank, jobs, plan.bf16,
+                                                     plan.use32 and unit._native32)
     else:
         _queue(unit, plan, a_bank, b_bank)
     # what each instruction's _log_defer does, in order: the Dst write log (appended one by
