@@ -460,193 +460,157 @@ static int get_buf(PyObject *obj, Py_buffer *view, int writable, Py_ssize_t need
     return 0;
 }
 
-/* mvmul(dst, srca, srcb, jobs, bf16, use32): jobs an int32 buffer of [n][5] (SrcA row,
- * SrcB row, rows, DstBits row, phase), applied in order. */
+/* Dst (written), SrcA and SrcB of a call, held while its jobs run. */
+typedef struct {
+    Py_buffer d, a, b;
+} Operands;
+
+static int get_operands(PyObject *const *args, Operands *o)
+{
+    if (get_buf(args[0], &o->d, 1, 1024 * 16 * 2, "dst") < 0)
+        return -1;
+    if (get_buf(args[1], &o->a, 0, 64 * 16 * 4, "srca") < 0) {
+        PyBuffer_Release(&o->d);
+        return -1;
+    }
+    if (get_buf(args[2], &o->b, 0, 64 * 16 * 4, "srcb") < 0) {
+        PyBuffer_Release(&o->a);
+        PyBuffer_Release(&o->d);
+        return -1;
+    }
+    return 0;
+}
+
+static void release_operands(Operands *o)
+{
+    PyBuffer_Release(&o->b);
+    PyBuffer_Release(&o->a);
+    PyBuffer_Release(&o->d);
+}
+
+/* One job (five int32 fields, see mvmul / elw below) applied to the operands; -1 (no
+ * exception set) when its fields are out of range, nothing done. */
+typedef int (*JobFn)(Operands *o, const int32_t *jb, int bf16, int use32);
+
+static int mvmul_checked(Operands *o, const int32_t *jb, int bf16, int use32)
+{
+    int arow = jb[0], brow = jb[1], rows = jb[2], r = jb[3], phase = jb[4];
+    int span = use32 ? 8 + rows : rows;
+    if (arow < 0 || arow + 16 > 64 || brow < 0 || rows < 1 || rows > 8 || brow + rows > 64 || r < 0 ||
+        r + span > 1024 || phase < 0 || phase > 3)
+        return -1;
+    mvmul_job((uint16_t *)o->d.buf, (const uint32_t *)o->a.buf, (const uint32_t *)o->b.buf, arow, brow, rows, r,
+              phase, bf16, use32);
+    return 0;
+}
+
+static int elw_checked(Operands *o, const int32_t *jb, int bf16, int use32)
+{
+    int arow = jb[0], brow = jb[1], r = jb[2], phase = jb[3], flags = jb[4];
+    int kind = flags & 3, bcast_row = (flags >> 3) & 1;
+    if (arow < 0 || arow + 8 > 64 || brow < 0 || brow + (bcast_row ? 1 : 8) > 64 || r < 0 ||
+        r + (use32 ? 16 : 8) > 1024 || phase < 0 || phase > 3 || kind == 3)
+        return -1;
+    elw_job((uint16_t *)o->d.buf, (const uint32_t *)o->a.buf, (const uint32_t *)o->b.buf, arow, brow, r, phase, kind,
+            (flags >> 2) & 1, bcast_row, (flags >> 4) & 1, bf16, use32);
+    return 0;
+}
+
+/* NAME(dst, srca, srcb, jobs, bf16, use32): ``jobs`` an int32 buffer of [n][5], applied
+ * in order (a job out of range stops there, with a ValueError naming it). */
+static PyObject *run_jobs(PyObject *const *args, Py_ssize_t nargs, JobFn fn, const char *name)
+{
+    if (nargs != 6) {
+        PyErr_Format(PyExc_TypeError, "%s(dst, srca, srcb, jobs, bf16, use32)", name);
+        return NULL;
+    }
+    int bf16 = PyObject_IsTrue(args[4]), use32 = dst_mode(args[5]);
+    if (bf16 < 0 || use32 < 0)
+        return NULL;
+    Operands o;
+    if (get_operands(args, &o) < 0)
+        return NULL;
+    Py_buffer j;
+    if (get_buf(args[3], &j, 0, 0, "jobs") < 0) {
+        release_operands(&o);
+        return NULL;
+    }
+    const int32_t *jobs = (const int32_t *)j.buf;
+    Py_ssize_t n = j.len / (5 * 4);
+    int ok = 1;
+    for (Py_ssize_t q = 0; q < n && ok; ++q)
+        if (fn(&o, jobs + 5 * q, bf16, use32) < 0) {
+            PyErr_Format(PyExc_ValueError, "%s job %zd out of range", name, q);
+            ok = 0;
+        }
+    PyBuffer_Release(&j);
+    release_operands(&o);
+    if (!ok)
+        return NULL;
+    Py_RETURN_NONE;
+}
+
+/* NAME(dst, srca, srcb, f0, f1, f2, f3, f4, bf16, use32): one job, its five fields as
+ * arguments. */
+static PyObject *run_one(PyObject *const *args, Py_ssize_t nargs, JobFn fn, const char *name)
+{
+    if (nargs != 10) {
+        PyErr_Format(PyExc_TypeError, "%s(dst, srca, srcb, five job fields, bf16, use32)", name);
+        return NULL;
+    }
+    int32_t jb[5];
+    for (int i = 0; i < 5; ++i) {
+        long v = PyLong_AsLong(args[3 + i]);
+        if (v == -1 && PyErr_Occurred())
+            return NULL;
+        if (v < INT32_MIN || v > INT32_MAX) {
+            PyErr_Format(PyExc_ValueError, "%s: operands out of range", name);
+            return NULL;
+        }
+        jb[i] = (int32_t)v;
+    }
+    int bf16 = PyObject_IsTrue(args[8]), use32 = dst_mode(args[9]);
+    if (bf16 < 0 || use32 < 0)
+        return NULL;
+    Operands o;
+    if (get_operands(args, &o) < 0)
+        return NULL;
+    int rc = fn(&o, jb, bf16, use32);
+    release_operands(&o);
+    if (rc < 0) {
+        PyErr_Format(PyExc_ValueError, "%s: operands out of range", name);
+        return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
+/* mvmul: jobs of (SrcA row, SrcB row, rows, DstBits row, phase). */
 static PyObject *py_mvmul(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
-    if (nargs != 6) {
-        PyErr_SetString(PyExc_TypeError, "mvmul(dst, srca, srcb, jobs, bf16, use32)");
-        return NULL;
-    }
-    int bf16 = PyObject_IsTrue(args[4]), use32 = dst_mode(args[5]);
-    if (bf16 < 0 || use32 < 0)
-        return NULL;
-    Py_buffer d, a, b, j;
-    if (get_buf(args[0], &d, 1, 1024 * 16 * 2, "dst") < 0)
-        return NULL;
-    if (get_buf(args[1], &a, 0, 64 * 16 * 4, "srca") < 0)
-        goto fail_d;
-    if (get_buf(args[2], &b, 0, 64 * 16 * 4, "srcb") < 0)
-        goto fail_a;
-    if (get_buf(args[3], &j, 0, 0, "jobs") < 0)
-        goto fail_b;
-    const int32_t *jobs = (const int32_t *)j.buf;
-    Py_ssize_t n = j.len / (5 * 4);
-    for (Py_ssize_t q = 0; q < n; ++q) {
-        const int32_t *jb = jobs + 5 * q;
-        int arow = jb[0], brow = jb[1], rows = jb[2], r = jb[3], phase = jb[4];
-        int span = use32 ? 8 + rows : rows;
-        if (arow < 0 || arow + 16 > 64 || brow < 0 || rows < 1 || rows > 8 || brow + rows > 64 || r < 0 ||
-            r + span > 1024 || phase < 0 || phase > 3) {
-            PyErr_Format(PyExc_ValueError, "mvmul job %zd out of range", q);
-            goto fail_j;
-        }
-        mvmul_job((uint16_t *)d.buf, (const uint32_t *)a.buf, (const uint32_t *)b.buf, arow, brow, rows, r, phase,
-                  bf16, use32);
-    }
-    PyBuffer_Release(&j);
-    PyBuffer_Release(&b);
-    PyBuffer_Release(&a);
-    PyBuffer_Release(&d);
-    Py_RETURN_NONE;
-fail_j:
-    PyBuffer_Release(&j);
-fail_b:
-    PyBuffer_Release(&b);
-fail_a:
-    PyBuffer_Release(&a);
-fail_d:
-    PyBuffer_Release(&d);
-    return NULL;
+    return run_jobs(args, nargs, mvmul_checked, "mvmul");
 }
 
-/* elw(dst, srca, srcb, jobs, bf16, use32): jobs an int32 buffer of [n][5] (SrcA row,
- * SrcB row, DstBits row, phase, flags: kind (0 add, 1 sub, 2 mul) | AddDst << 2 |
- * BroadcastSrcBRow << 3 | BroadcastSrcBCol0 << 4), applied in order. */
+/* elw: jobs of (SrcA row, SrcB row, DstBits row, phase, flags: kind (0 add, 1 sub, 2 mul)
+ * | AddDst << 2 | BroadcastSrcBRow << 3 | BroadcastSrcBCol0 << 4). */
 static PyObject *py_elw(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
-    if (nargs != 6) {
-        PyErr_SetString(PyExc_TypeError, "elw(dst, srca, srcb, jobs, bf16, use32)");
-        return NULL;
-    }
-    int bf16 = PyObject_IsTrue(args[4]), use32 = dst_mode(args[5]);
-    if (bf16 < 0 || use32 < 0)
-        return NULL;
-    Py_buffer d, a, b, j;
-    if (get_buf(args[0], &d, 1, 1024 * 16 * 2, "dst") < 0)
-        return NULL;
-    if (get_buf(args[1], &a, 0, 64 * 16 * 4, "srca") < 0)
-        goto fail_d;
-    if (get_buf(args[2], &b, 0, 64 * 16 * 4, "srcb") < 0)
-        goto fail_a;
-    if (get_buf(args[3], &j, 0, 0, "jobs") < 0)
-        goto fail_b;
-    const int32_t *jobs = (const int32_t *)j.buf;
-    Py_ssize_t n = j.len / (5 * 4);
-    for (Py_ssize_t q = 0; q < n; ++q) {
-        const int32_t *jb = jobs + 5 * q;
-        int arow = jb[0], brow = jb[1], r = jb[2], phase = jb[3], flags = jb[4];
-        int kind = flags & 3, bcast_row = (flags >> 3) & 1;
-        int span = use32 ? 16 : 8;
-        if (arow < 0 || arow + 8 > 64 || brow < 0 || brow + (bcast_row ? 1 : 8) > 64 || r < 0 || r + span > 1024 ||
-            phase < 0 || phase > 3 || kind == 3) {
-            PyErr_Format(PyExc_ValueError, "elw job %zd out of range", q);
-            goto fail_j;
-        }
-        elw_job((uint16_t *)d.buf, (const uint32_t *)a.buf, (const uint32_t *)b.buf, arow, brow, r, phase, kind,
-                (flags >> 2) & 1, bcast_row, (flags >> 4) & 1, bf16, use32);
-    }
-    PyBuffer_Release(&j);
-    PyBuffer_Release(&b);
-    PyBuffer_Release(&a);
-    PyBuffer_Release(&d);
-    Py_RETURN_NONE;
-fail_j:
-    PyBuffer_Release(&j);
-fail_b:
-    PyBuffer_Release(&b);
-fail_a:
-    PyBuffer_Release(&a);
-fail_d:
-    PyBuffer_Release(&d);
-    return NULL;
+    return run_jobs(args, nargs, elw_checked, "elw");
 }
 
-/* mvmul1(dst, srca, srcb, arow, brow, rows, r, phase, bf16, use32): one MVMUL (the
- * fields of one job of mvmul as arguments). */
+/* mvmul1(dst, srca, srcb, arow, brow, rows, r, phase, bf16, use32): one MVMUL. */
 static PyObject *py_mvmul1(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
-    if (nargs != 10) {
-        PyErr_SetString(PyExc_TypeError, "mvmul1(dst, srca, srcb, arow, brow, rows, r, phase, bf16, use32)");
-        return NULL;
-    }
-    long v[7];
-    for (int i = 0; i < 7; ++i) {
-        v[i] = PyLong_AsLong(args[3 + i]);
-        if (v[i] == -1 && PyErr_Occurred())
-            return NULL;
-    }
-    long arow = v[0], brow = v[1], rows = v[2], r = v[3], phase = v[4], bf16 = v[5] != 0, use32 = v[6];
-    long span = use32 ? 8 + rows : rows;
-    if (arow < 0 || arow + 16 > 64 || brow < 0 || rows < 1 || rows > 8 || brow + rows > 64 || r < 0 ||
-        r + span > 1024 || phase < 0 || phase > 3 || use32 < 0 || use32 > DST32_EXACT) {
-        PyErr_SetString(PyExc_ValueError, "mvmul1: operands out of range");
-        return NULL;
-    }
-    Py_buffer d, a, b;
-    if (get_buf(args[0], &d, 1, 1024 * 16 * 2, "dst") < 0)
-        return NULL;
-    if (get_buf(args[1], &a, 0, 64 * 16 * 4, "srca") < 0) {
-        PyBuffer_Release(&d);
-        return NULL;
-    }
-    if (get_buf(args[2], &b, 0, 64 * 16 * 4, "srcb") < 0) {
-        PyBuffer_Release(&a);
-        PyBuffer_Release(&d);
-        return NULL;
-    }
-    mvmul_job((uint16_t *)d.buf, (const uint32_t *)a.buf, (const uint32_t *)b.buf, (int)arow, (int)brow, (int)rows,
-              (int)r, (int)phase, (int)bf16, (int)use32);
-    PyBuffer_Release(&b);
-    PyBuffer_Release(&a);
-    PyBuffer_Release(&d);
-    Py_RETURN_NONE;
+    return run_one(args, nargs, mvmul_checked, "mvmul1");
 }
 
-/* elw1(dst, srca, srcb, arow, brow, r, phase, flags, bf16, use32): one ELW* (the
- * fields of one job of elw as arguments). */
+/* elw1(dst, srca, srcb, arow, brow, r, phase, flags, bf16, use32): one ELW*. */
 static PyObject *py_elw1(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
-    if (nargs != 10) {
-        PyErr_SetString(PyExc_TypeError, "elw1(dst, srca, srcb, arow, brow, r, phase, flags, bf16, use32)");
-        return NULL;
-    }
-    long v[7];
-    for (int i = 0; i < 7; ++i) {
-        v[i] = PyLong_AsLong(args[3 + i]);
-        if (v[i] == -1 && PyErr_Occurred())
-            return NULL;
-    }
-    long arow = v[0], brow = v[1], r = v[2], phase = v[3], flags = v[4], bf16 = v[5] != 0, use32 = v[6];
-    long kind = flags & 3, bcast_row = (flags >> 3) & 1;
-    if (arow < 0 || arow + 8 > 64 || brow < 0 || brow + (bcast_row ? 1 : 8) > 64 || r < 0 ||
-        r + (use32 ? 16 : 8) > 1024 || phase < 0 || phase > 3 || kind == 3 || use32 < 0 || use32 > DST32_EXACT) {
-        PyErr_SetString(PyExc_ValueError, "elw1: operands out of range");
-        return NULL;
-    }
-    Py_buffer d, a, b;
-    if (get_buf(args[0], &d, 1, 1024 * 16 * 2, "dst") < 0)
-        return NULL;
-    if (get_buf(args[1], &a, 0, 64 * 16 * 4, "srca") < 0) {
-        PyBuffer_Release(&d);
-        return NULL;
-    }
-    if (get_buf(args[2], &b, 0, 64 * 16 * 4, "srcb") < 0) {
-        PyBuffer_Release(&a);
-        PyBuffer_Release(&d);
-        return NULL;
-    }
-    elw_job((uint16_t *)d.buf, (const uint32_t *)a.buf, (const uint32_t *)b.buf, (int)arow, (int)brow, (int)r,
-            (int)phase, (int)kind, (int)((flags >> 2) & 1), (int)bcast_row, (int)((flags >> 4) & 1), (int)bf16,
-            (int)use32);
-    PyBuffer_Release(&b);
-    PyBuffer_Release(&a);
-    PyBuffer_Release(&d);
-    Py_RETURN_NONE;
+    return run_one(args, nargs, elw_checked, "elw1");
 }
 
 static PyMethodDef methods[] = {
