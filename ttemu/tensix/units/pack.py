@@ -86,6 +86,10 @@ from ..formats import (
 from ..regs.adc import PACKERS, WIDTHS
 from ..regs.dst import adj16, adj16_row, adj_row, adj_rows
 from . import Unit, op
+from .fpu_native import load as _load_native
+
+#: the data movers' compiled routes (movers_native.c), or None: the pure-Python path
+_NATIVE = _load_native("_movers_native")
 
 #: Instructions of this unit not implemented yet (each stops a run as unimplemented).
 #: TBUFCMD has no page in the ISA documentation.
@@ -427,6 +431,10 @@ _FIRST = (0,)  # the Dst read interfaces of a PACR that reads through the first 
 #: _rows_fast_form's answer for BF16 from a 16-bit Dst packed as BFP8 / BFP4 / BFP2
 #: (bf16_rows_bfp: it writes both streams, so the caller runs it itself)
 _BF16_BFP = "bf16_rows_bfp"
+#: the row forms movers_native.pack_rows has (its form codes), and the log2 of the L1
+#: bytes of one datum each writes
+_NATIVE_FORMS = {fp32_rows_bytes: (0, 2), fp32_rows_bf16_bytes: (1, 1), fp32_rows_fp16_bytes: (2, 1),
+                 _bf16_rows_form: (3, 1), _fp16_rows_form: (4, 1), _bf16_fp32_rows_form: (5, 2)}
 
 
 def _hist_exps_of(inter: Intermediate, v):
@@ -643,6 +651,8 @@ class Packers(Unit):
         self._fields = {}  # packer index -> its _PackerFields
         self._chains = {}  # _dst16_form's configuration -> (its Dst16Chain, histogram exponents) or None
         self._chain_uses = {}  # _dst16_form's configuration -> PACRs that took the chain before its tables
+        #: the compiled row forms (movers_native.c), or None: the pure-Python ones
+        self.native = _NATIVE
 
     #: PACRs of one configuration through the chain before _dst16_form builds its tables
     TABLE_AFTER = 48
@@ -957,6 +967,11 @@ class Packers(Unit):
             self._emit(t, i, st.data, data, out_fmt, acc, what)
             return True
         if rows_form is not None:
+            native = self.native
+            if native is not None and not acc and not st.data.buf:
+                form = _NATIVE_FORMS.get(rows_form)
+                if form is not None and self._span_native(native, i, g, st, form, span, remap, n):
+                    return True
             done = rows_form(self.cop.dst.bits, span, remap)
             if done is None:
                 return False
@@ -968,6 +983,39 @@ class Packers(Unit):
         if read_32b:
             return False
         return self._dst16_form(t, i, g, st, span, remap, repr_, inter, mode, late_inter, out_fmt, acc, what)
+
+    def _span_native(self, native, i, g, st, form, span, remap, n):
+        """The row form ``form`` of :meth:`_span_fast` compiled (movers_native.pack_rows):
+        convert, take the largest histogram exponent and write whole 16-byte units to L1
+        in one call, as the Python forms, ``_histogram`` and ``_store`` do: -> False
+        (nothing done) where it does not apply: the histogram counts (ENABLE_ACC_STATS),
+        output that leaves a partial unit or lies beyond L1, or an undefined datum."""
+        tv = self.cop.config.thread_values
+        if tv[0]["ENABLE_ACC_STATS_Enable"] or tv[1]["ENABLE_ACC_STATS_Enable"] or tv[2]["ENABLE_ACC_STATS_Enable"]:
+            return False
+        code, shift = form
+        nbytes = n << shift
+        stream = st.data
+        addr = stream.byte_address
+        cop = self.cop
+        if nbytes & 15 or addr < 0 or addr + nbytes > cop.arch.l1_size:
+            return False
+        tile = cop.tile
+        r = native.pack_rows(code, cop.dst.bits, span, remap[0], remap[1], tile.l1, addr, tile.is_code)
+        if r < 0:
+            return False
+        self._tpg_advance(i, g, n)
+        top = r & 0xFFFF
+        if top > self._hist_max[i]:
+            self._hist_max[i] = top
+        if r >> 16:  # (as _store: translated code there is stale)
+            for w, c in enumerate(tile.is_code[addr >> 2:(addr + nbytes + 3) >> 2]):
+                if c:
+                    tile.invalidate_code(((addr >> 2) + w) << 2)
+        tile.activity[0] = 1
+        stream.byte_address = addr + nbytes
+        st.writes += nbytes >> 4
+        return True
 
     def _tile_done(self, thread, i, g, nm):
         """TDMA-RISC.md: AccTileSize / metadata FIFO at the end of a PACR with Last."""
