@@ -104,6 +104,8 @@ _ADDR_MOD_PACK_NAMES = tuple(tuple(tuple(f"ADDR_MOD_PACK_SEC{n}_{f}{side}{g}" fo
                                          (("Y", "Clear"), ("Y", "CR"), ("Y", "Incr"), ("Z", "Clear"), ("Z", "Incr")))
                                    for side in ("src", "dst")) for n in range(4))
 _ADDR_MOD_PACK_FLAT = tuple(names[0] + names[1] for names in _ADDR_MOD_PACK_NAMES)
+_ADDR_MOD_KEYS = tuple(("pack_addr_mod", slot) for slot in range(4))  # (their derived values' keys)
+_NO_REMAP = (0, 0)
 _EDGE_MASK_NAMES = tuple(f"PCK_EDGE_OFFSET_SEC{c}_mask" for c in range(4))
 _ROW_MAP_NAMES = tuple(f"TILE_ROW_SET_MAPPING_{b}_row_set_mapping_{j}" for b in range(4) for j in range(16))
 _Y_MASK = (1 << WIDTHS["Y"]) - 1
@@ -749,13 +751,14 @@ class Packers(Unit):
         cfg = cop.config
         spec = cop.arch.packers
         thread = t.index
-        for name, value in (("CtxtCtrl", CtxtCtrl), ("CfgContext", CfgContext), ("RowPadZero", RowPadZero)):
-            if value:
-                raise Unimplemented(f"t{thread} PACR {name}={value} is not modelled (no functional description "
-                                    "beyond assembly.yaml)")
+        if CtxtCtrl or CfgContext or RowPadZero:
+            for name, value in (("CtxtCtrl", CtxtCtrl), ("CfgContext", CfgContext), ("RowPadZero", RowPadZero)):
+                if value:
+                    raise Unimplemented(f"t{thread} PACR {name}={value} is not modelled (no functional description "
+                                        "beyond assembly.yaml)")
         bank = cfg.bank_of(thread)
         remap = (cfg.get(spec.dst_access_cfg[0], bank), cfg.get(spec.dst_access_cfg[1], bank)) \
-            if spec.dst_access_cfg else (0, 0)
+            if spec.dst_access_cfg else _NO_REMAP
         if DstAccessMode >= len(spec.interface_rows) or (DstAccessMode and not all(remap)):
             raise Unimplemented(f"t{thread} PACR DstAccessMode={DstAccessMode} (strided Dst reads) is not modelled"
                                 + (" without DEST_ACCESS_CFG_remap_addrs and swizzle_32b" if spec.dst_access_cfg
@@ -782,6 +785,11 @@ class Packers(Unit):
         p0_initial = (g(spec.sections[0] + "L1_Dest_addr") + (0 if g(spec.sections[0] + "Sub_l1_tile_header_size")
                                                              else 1))
         p0_initial &= 0xFFFFFFFF
+        if mask == 1 and not OvrdThreadId:  # (one packer, the thread's own ADC: the loop below, shorter)
+            self._pack_one(t, 0, g, bank, thread, p0_initial, bool(ZeroWrite), bool(Flush), bool(Last),
+                           intf, spec.interface_rows[DstAccessMode], zero_special, remap)
+            self._advance_adcs(thread, AddrMode, (thread,))
+            return None
         adcs_in = set()
         for i in range(n_packers):
             if not (mask >> i) & 1:
@@ -802,12 +810,13 @@ class Packers(Unit):
         ThreadConfig fields kept until one of them is written)."""
         tv = self.cop.config.thread_values[thread]  # cfg.thread_get(thread, name)
         slot = addr_mod & 3
-        modes = tv.derived(("pack_addr_mod", slot), _ADDR_MOD_PACK_FLAT[slot],
-                           lambda: tuple(tuple(map(tv.__getitem__, names)) for names in _ADDR_MOD_PACK_NAMES[slot]))
-        channel = self.cop.adcs.channel
+        modes = tv.get(_ADDR_MOD_KEYS[slot])  # (the derived value, without a lambda per PACR)
+        if modes is None:
+            modes = tv.derived(_ADDR_MOD_KEYS[slot], _ADDR_MOD_PACK_FLAT[slot],
+                               lambda: tuple(tuple(map(tv.__getitem__, names)) for names in _ADDR_MOD_PACK_NAMES[slot]))
+        adc = self.cop.adcs.adc
         for i in (sorted(which) if len(which) > 1 else which):
-            for ch, (y_clear, y_cr, y_incr, z_clear, z_incr) in ((channel(i, PACKERS, 0), modes[0]),
-                                                                 (channel(i, PACKERS, 1), modes[1])):
+            for ch, (y_clear, y_cr, y_incr, z_clear, z_incr) in zip(adc[i][PACKERS].channel, modes):
                 # (Channel.set's truncation to the counter widths, inline)
                 if y_clear:
                     ch.Y = ch.Y_Cr = 0
