@@ -182,19 +182,32 @@ def test_native_kinds_are_the_conversions_named():
 
 @needs_native
 @settings(max_examples=300, deadline=None)
-@given(kind=st.integers(0, 6), nrows=st.integers(1, 64), seed=st.integers(0, 2**32 - 1))
-def test_unpack_rows_match_unpack_convert(kind, nrows, seed):
+@given(kind=st.integers(0, 6), nrows=st.integers(1, 64), per=st.sampled_from([None, 16, 32]),
+       gap=st.sampled_from([0, 4, 64]), seed=st.integers(0, 2**32 - 1))
+def test_unpack_rows_match_unpack_convert(kind, nrows, per, gap, seed):
+    """Datums one after the other (``per`` None) or in rows of ``per`` ``gap`` bytes apart
+    (Tileize_mode's RowStride), as _read_l1_rows reads them."""
     in_fmt, out_fmt, to_dst = _KINDS[kind]
     rng = np.random.default_rng(seed)
     wide = in_fmt is _F.Float32
     n = 16 * nrows
+    if per is not None and n % per:
+        per = 16
     if wide:
         raw = (_special16(rng, n, "ieee32").astype(np.uint32) << 16) | rng.integers(0, 1 << 16, size=n, dtype=np.uint32)
         raw = np.where(rng.integers(0, 4, size=n) == 0, raw & np.uint32(0xFFFF0000), raw).astype("<u4")
     else:
         raw = _special16(rng, n, "ieee16").astype("<u2")
     start = 2 * int(rng.integers(0, 64))
-    l1 = bytearray(start) + bytearray(raw.tobytes()) + bytearray(32)
+    if per is None:
+        l1 = bytearray(start) + bytearray(raw.tobytes()) + bytearray(32)
+        per, stride = n, 0
+    else:  # rows of per datums, each followed by gap bytes of noise
+        stride = per * raw.itemsize + gap
+        l1 = bytearray(rng.integers(0, 256, size=start + (n // per) * stride, dtype=np.uint8).tobytes())
+        for r in range(n // per):
+            at = start + r * stride
+            l1[at:at + per * raw.itemsize] = raw[r * per:(r + 1) * per].tobytes()
     vals = unpack_convert(raw.astype(np.uint32), in_fmt, out_fmt, to_dst=to_dst)
     if kind == 4:  # the other conversions the unpackers route to the same kind
         for other in ((_F.Float32, _F.Tf32), (_F.Tf32, _F.Tf32)):
@@ -215,17 +228,19 @@ def test_unpack_rows_match_unpack_convert(kind, nrows, seed):
             want[adj + 8] = (vals & 0xFFFF).reshape(-1, 16)
         else:
             want[row:row + nrows] = vals.reshape(-1, 16)
-    NATIVE.unpack_rows(kind, l1, start, n, dest, row)
+    NATIVE.unpack_rows(kind, l1, start, n, dest, row, per, stride)
     assert np.array_equal(dest, want)
 
 
 @needs_native
 def test_unpack_rows_refuses_what_it_cannot_do():
     src = np.zeros((64, 16), dtype=np.uint32)
-    for args in ((0, bytearray(64), 0, 64, src, 0),           # 128 bytes from a 64-byte L1
-                 (0, bytearray(4096), 0, 16, src, 64),        # past the bank's 64 rows
-                 (0, bytearray(4096), 0, 8, src, 0),          # not whole rows
-                 (7, bytearray(4096), 0, 16, src, 0)):        # no kind 7
+    for args in ((0, bytearray(64), 0, 64, src, 0, 64, 0),          # 128 bytes from a 64-byte L1
+                 (0, bytearray(4096), 0, 32, src, 0, 16, 4090),     # the second row beyond L1
+                 (0, bytearray(4096), 0, 16, src, 64, 16, 0),       # past the bank's 64 rows
+                 (0, bytearray(4096), 0, 8, src, 0, 8, 0),          # not whole rows
+                 (0, bytearray(4096), 0, 32, src, 0, 24, 48),       # rows of 24 do not make 32
+                 (7, bytearray(4096), 0, 16, src, 0, 16, 0)):       # no kind 7
         with pytest.raises((ValueError, TypeError, BufferError)):
             NATIVE.unpack_rows(*args)
     assert not src.any()
@@ -297,7 +312,7 @@ def _run(path, arch, native):
 
 KERNELS = {"datacopy_bf16/datacopy_bf16.toml": ("pack_rows", "unpack_rows", "move16"),
            "datacopy_fp32/datacopy_fp32.toml": ("pack_rows", "unpack_rows"),
-           "tilize/tilize.toml": ("pack_rows", "move16"), "untilize/untilize.toml": ("pack_rows",),
+           "tilize/tilize.toml": ("pack_rows", "unpack_rows", "move16"), "untilize/untilize.toml": ("pack_rows",),
            "eltwise_add/eltwise_add.toml": ("pack_rows", "unpack_rows"),
            "reduce_row/reduce_row_max.toml": ("pack_rows", "unpack_rows"),
            "transpose/transpose.toml": (), "sfpu_relu/sfpu_relu.toml": ("pack_rows", "unpack_rows", "move16"),

@@ -262,89 +262,81 @@ done:
     return result;
 }
 
-/* unpack_rows(kind, l1, start, n, dest, row0, dst32) -> None
+/* unpack_rows(kind, l1, start, n, dest, row0, per_row, stride) -> None
  *
- * ``n`` (a multiple of 16) datums one after the other from L1 byte ``start`` (the caller
+ * ``n`` (a multiple of 16 and of ``per_row``) datums from L1, ``per_row`` one after the
+ * other from byte ``start``, ``start + stride``, ... (Tileize_mode's rows; the caller
  * checked the range), converted by ``kind`` and written as whole rows from row ``row0``
  * of ``dest``: a Src bank (uint32 [64][16], 19-bit values) for the U_SRC_* kinds,
  * DstBits (uint16 [1024][16]) otherwise; ``U_DST32`` writes Dst32 rows (AdjRow without
  * remapping: the high halves, the low halves 8 rows further). */
 static PyObject *py_unpack_rows(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 6) {
-        PyErr_SetString(PyExc_TypeError, "unpack_rows(kind, l1, start, n, dest, row0)");
+    if (nargs != 8) {
+        PyErr_SetString(PyExc_TypeError, "unpack_rows(kind, l1, start, n, dest, row0, per_row, stride)");
         return NULL;
     }
     long kind = PyLong_AsLong(args[0]);
     Py_ssize_t start = PyLong_AsSsize_t(args[2]), n = PyLong_AsSsize_t(args[3]);
     long row0 = PyLong_AsLong(args[5]);
+    Py_ssize_t per = PyLong_AsSsize_t(args[6]), stride = PyLong_AsSsize_t(args[7]);
     if (PyErr_Occurred())
         return NULL;
-    if (kind < U_SRC_BF16 || kind > U_SRC_FP32_BF16 || n < 0 || n & 15 || row0 < 0) {
-        PyErr_SetString(PyExc_ValueError, "unpack_rows: bad kind, count or row");
+    if (kind < U_SRC_BF16 || kind > U_SRC_FP32_BF16 || n < 0 || n & 15 || row0 < 0 || per <= 0 || n % per
+        || stride < 0) {
+        PyErr_SetString(PyExc_ValueError, "unpack_rows: bad kind, count, row or stride");
         return NULL;
     }
     int to_src = kind == U_SRC_BF16 || kind == U_SRC_FP16 || kind == U_SRC_TF32 || kind == U_SRC_FP32_BF16;
-    int in4 = kind == U_DST32 || kind == U_SRC_TF32 || kind == U_SRC_FP32_BF16;
+    int nb = (kind == U_DST32 || kind == U_SRC_TF32 || kind == U_SRC_FP32_BF16) ? 4 : 2;
     long nrows = (long)(n / 16);
     Py_buffer lb, db;
     if (get_buffer(args[1], &lb, 0, 0, "l1") < 0)
         return NULL;
-    if (start < 0 || start + n * (in4 ? 4 : 2) > lb.len) {
+    if (start < 0 || (n && start + (n / per - 1) * stride + per * nb > lb.len)) {
         PyBuffer_Release(&lb);
         PyErr_SetString(PyExc_ValueError, "unpack_rows: beyond L1");
         return NULL;
     }
-    long rows_needed = to_src ? row0 + nrows : (kind == U_DST32 ? 1024 : row0 + nrows);
+    long rows_needed = (to_src || kind != U_DST32) ? row0 + nrows : 1024;
     if (get_buffer(args[4], &db, 1, rows_needed * 16 * (to_src ? 4 : 2), "dest") < 0) {
         PyBuffer_Release(&lb);
         return NULL;
     }
-    if (kind == U_DST32 && row0 + nrows > 1024) {
-        PyErr_SetString(PyExc_ValueError, "unpack_rows: beyond Dst");
+    if ((to_src && row0 + nrows > 64) || row0 + nrows > 1024) {
+        PyErr_SetString(PyExc_ValueError, "unpack_rows: beyond the register");
         PyBuffer_Release(&lb);
         PyBuffer_Release(&db);
         return NULL;
     }
     const uint8_t *in = (const uint8_t *)lb.buf + start;
-    if (to_src) {
-        uint32_t *o = (uint32_t *)db.buf + row0 * 16;
-        for (Py_ssize_t k = 0; k < n; k++) {
-            uint32_t x, t;
-            if (in4) {
-                x = (uint32_t)in[4 * k] | ((uint32_t)in[4 * k + 1] << 8) | ((uint32_t)in[4 * k + 2] << 16)
-                    | ((uint32_t)in[4 * k + 3] << 24);
-                if (kind == U_SRC_TF32) {
-                    t = (x >> 13) & 0x7FFFF;
-                } else { /* flush exponent 0 to a signed zero, truncate to BF16, WriteSrcBF16 */
-                    if ((x & 0x7F800000) == 0)
-                        x &= 0x80000000;
-                    t = (x >> 16) << 3;
-                }
+    for (Py_ssize_t k = 0; k < n; k++) {
+        const uint8_t *p = in + (k / per) * stride + (k % per) * nb;
+        uint32_t x = (uint32_t)p[0] | ((uint32_t)p[1] << 8);
+        if (nb == 4)
+            x |= ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
+        if (to_src) {
+            uint32_t t;
+            if (kind == U_SRC_TF32) {
+                t = (x >> 13) & 0x7FFFF;
+            } else if (kind == U_SRC_FP32_BF16) { /* exponent 0 flushed to a signed zero, truncated */
+                if ((x & 0x7F800000) == 0)
+                    x &= 0x80000000;
+                t = (x >> 16) << 3;
             } else {
-                x = (uint32_t)in[2 * k] | ((uint32_t)in[2 * k + 1] << 8);
                 t = kind == U_SRC_BF16 ? x << 3 : ((x & 0x8000) << 3) | (x & 0x7FFF);
             }
-            /* src_from_tf32, then the 19-bit mask */
-            o[k] = ((t & 0x40000) | ((t & 0x3FF) << 8) | ((t & 0x3FC00) >> 10)) & 0x7FFFF;
-        }
-    } else if (kind == U_DST32) {
-        uint16_t *bits = (uint16_t *)db.buf;
-        for (long r = 0; r < nrows; r++) {
-            uint32_t a = adj_row((uint32_t)(row0 + r), 0, 0);
-            for (int c = 0; c < 16; c++) {
-                const uint8_t *p = in + 4 * (r * 16 + c);
-                uint32_t lo = (uint32_t)p[0] | ((uint32_t)p[1] << 8), hi = (uint32_t)p[2] | ((uint32_t)p[3] << 8);
-                bits[a * 16 + c] = (uint16_t)((hi & 0x8000) | ((hi & 0x7F) << 8) | ((hi & 0x7F80) >> 7));
-                bits[(a + 8) * 16 + c] = (uint16_t)lo;
-            }
-        }
-    } else {
-        uint16_t *o = (uint16_t *)db.buf + row0 * 16;
-        for (Py_ssize_t k = 0; k < n; k++) {
-            uint32_t x = (uint32_t)in[2 * k] | ((uint32_t)in[2 * k + 1] << 8);
-            o[k] = (uint16_t)(kind == U_DST16_BF16 ? (x & 0x8000) | ((x & 0x7F) << 8) | ((x & 0x7F80) >> 7)
-                                                   : (x & 0x8000) | ((x & 0x3FF) << 5) | ((x & 0x7C00) >> 10));
+            /* WriteSrcTF32 (src_from_tf32), then the 19-bit mask */
+            ((uint32_t *)db.buf)[row0 * 16 + k] = ((t & 0x40000) | ((t & 0x3FF) << 8) | ((t & 0x3FC00) >> 10)) & 0x7FFFF;
+        } else if (kind == U_DST32) { /* WriteDstFP32: the high half BF16-shuffled, the low half as is */
+            uint16_t *bits = (uint16_t *)db.buf;
+            uint32_t a = adj_row((uint32_t)(row0 + k / 16), 0, 0), hi = x >> 16;
+            bits[a * 16 + k % 16] = (uint16_t)((hi & 0x8000) | ((hi & 0x7F) << 8) | ((hi & 0x7F80) >> 7));
+            bits[(a + 8) * 16 + k % 16] = (uint16_t)x;
+        } else {
+            ((uint16_t *)db.buf)[row0 * 16 + k]
+                = (uint16_t)(kind == U_DST16_BF16 ? (x & 0x8000) | ((x & 0x7F) << 8) | ((x & 0x7F80) >> 7)
+                                                 : (x & 0x8000) | ((x & 0x3FF) << 5) | ((x & 0x7C00) >> 10));
         }
     }
     PyBuffer_Release(&lb);

@@ -511,11 +511,13 @@ class Unpackers(Unit):
                             else self._read_l1(t, u, pos >> 4, 8, 0, check_only=waiting))
 
         # Read and convert.
-        if (contiguous and n and not waiting and not bfp and not AllDatumsAreZero and not ups and self.fast_rows
-                and self.native is not None and not (out_addr | n) & 15):
+        if ((contiguous or strided) and n and not waiting and not bfp and not AllDatumsAreZero and not ups
+                and self.fast_rows and self.native is not None and not (out_addr | n) & 15):
             kind = _NATIVE_KINDS.get((in_fmt, out_fmt, to_dst))
-            written = kind is not None and self._rows_native(t, u, kind, dat_u >> 4, n, out_addr >> 4, to_dst,
-                                                             transpose, col_shift, src_rows(src)[which][thread])
+            # (rows of datums in L1: one of n, or Tileize_mode's RowStride apart)
+            per, stride = (n, 0) if contiguous else (1 << row_shift, row_stride_u >> 4)
+            written = kind is not None and self._rows_native(t, u, kind, dat_u >> 4, n, per, stride, out_addr >> 4,
+                                                             to_dst, transpose, col_shift, src_rows(src)[which][thread])
         else:
             written = False
         if not written:
@@ -799,10 +801,11 @@ class Unpackers(Unit):
         else:
             bits[cop.dst.map16(adj16(row, remap[0]), write=True), col] = (vals & 0xFFFF).astype(np.uint16)
 
-    def _rows_native(self, t, u, kind, start, n, row0, to_dst, transpose, col_shift, src_row):
-        """:meth:`_read_l1_run`, ``unpack_convert`` and :meth:`_write_rows` of ``n`` datums
-        from L1 byte ``start`` to whole output rows ``row0``.. in one compiled call
-        (movers_native.unpack_rows, conversion ``kind``): -> False (nothing done) where
+    def _rows_native(self, t, u, kind, start, n, per, stride, row0, to_dst, transpose, col_shift, src_row):
+        """:meth:`_read_l1_run` / :meth:`_read_l1_rows`, ``unpack_convert`` and
+        :meth:`_write_rows` of ``n`` datums from L1 (``per`` one after the other from byte
+        ``start``, ``start + stride``, ...) to whole output rows ``row0``.. in one compiled
+        call (movers_native.unpack_rows, conversion ``kind``): -> False (nothing done) where
         ``_write_rows`` would not write them as whole rows."""
         cop = self.cop
         nrows = n >> 4
@@ -833,8 +836,8 @@ class Unpackers(Unit):
                 if code != _DST32_KIND and cop.dst.aliased16:
                     return False
                 dest = cop.dst.bits
-        self._check_l1(t, u, start, start + n * nbytes, nbytes)
-        self.native.unpack_rows(code, cop.tile.l1, start, n, dest, row)
+        self._check_l1(t, u, start, start + (n // per - 1) * stride + per * nbytes, nbytes)
+        self.native.unpack_rows(code, cop.tile.l1, start, n, dest, row, per, stride)
         return True
 
     def _write_rows(self, t, u, row0, vals, to_dst, transpose, col_shift, out_fmt, src_row):
