@@ -806,67 +806,52 @@ class Unpackers(Unit):
         :meth:`_write_rows` of ``n`` datums from L1 (``per`` one after the other from byte
         ``start``, ``start + stride``, ...) to whole output rows ``row0``.. in one compiled
         call (movers_native.unpack_rows, conversion ``kind``): -> False (nothing done) where
-        ``_write_rows`` would not write them as whole rows."""
-        cop = self.cop
-        nrows = n >> 4
+        ``_write_rows`` would not write them as whole rows (or would transpose them)."""
         code, nbytes = kind
-        if u == 1:
-            row = (row0 + src_row) & 0x3F
-            if row + nrows > 64:
-                return False
-            dest = cop.src.data["B"][cop.src.unpack_bank["B"]]
-        else:
-            if col_shift or row0 < 4 or transpose:
-                return False
-            ovrd = cop.config.thread_get(t.index, "SRCA_SET_SetOvrdWithAddr")
-            row = row0 - 4
-            if not to_dst:
-                if row + nrows - 1 >= (64 if ovrd else 16):
-                    return False
-                if not ovrd:
-                    row += src_row
-                row &= 63
-                if row + nrows > 64:
-                    return False
-                dest = cop.src.data["A"][cop.src.unpack_bank["A"]]
-            else:
-                if ovrd or (row & 0x3FF) + nrows > 1024 or self._dst_remap() != (0, 0):
-                    return False
-                row &= 0x3FF
-                if code != _DST32_KIND and cop.dst.aliased16:
-                    return False
-                dest = cop.dst.bits
+        target = None if transpose else self._row_target(t, u, row0, n >> 4, to_dst, col_shift,
+                                                          code == _DST32_KIND, src_row)
+        if target is None:
+            return False
         self._check_l1(t, u, start, start + (n // per - 1) * stride + per * nbytes, nbytes)
-        self.native.unpack_rows(code, cop.tile.l1, start, n, dest, row, per, stride)
+        self.native.unpack_rows(code, self.cop.tile.l1, start, n, target[0], target[1], per, stride)
         return True
+
+    def _row_target(self, t, u, row0, nrows, to_dst, col_shift, dst32, src_row):
+        """Where whole output rows ``row0``.. land as one slice of rows: (the SrcB / SrcA
+        bank or DstBits, the first row; ``dst32``: Dst32 rows, whose AdjRows the writer
+        takes), or None where they do not (a column shift, a partly dropped or wrapping
+        block, a remapped Dst, an aliased one for Dst16 rows)."""
+        cop = self.cop
+        if u == 1:
+            first = (row0 + src_row) & 0x3F
+            return None if first + nrows > 64 else (cop.src.data["B"][cop.src.unpack_bank["B"]], first)
+        if col_shift or row0 < 4:
+            return None
+        ovrd = cop.config.thread_get(t.index, "SRCA_SET_SetOvrdWithAddr")
+        row = row0 - 4
+        if not to_dst:
+            if row + nrows - 1 >= (64 if ovrd else 16):
+                return None  # (undefined: the general form warns)
+            if not ovrd:
+                row += src_row
+            row &= 63
+            return None if row + nrows > 64 else (cop.src.data["A"][cop.src.unpack_bank["A"]], row)
+        if ovrd or (row & 0x3FF) + nrows > 1024 or self._dst_remap() != (0, 0) or (not dst32 and cop.dst.aliased16):
+            return None
+        return cop.dst.bits, row & 0x3FF
 
     def _write_rows(self, t, u, row0, vals, to_dst, transpose, col_shift, out_fmt, src_row):
         """:meth:`_write` of whole output rows ``row0``.. (``vals``: one row of 16 per
         row) as slices of rows where they do not wrap: -> False (nothing written) where
         this form does not apply (a column shift, a transposed or partly dropped or
         wrapping block, a remapped or aliased Dst)."""
-        cop = self.cop
         nrows = vals.shape[0]
-        if u == 1:
-            first = (row0 + src_row) & 0x3F
-            if first + nrows > 64:
-                return False
-            cop.src.data["B"][cop.src.unpack_bank["B"]][first:first + nrows] = vals & _MASK19
-            return True
-        if col_shift or row0 < 4:
+        dst32 = to_dst and unpack_writes_dst32(out_fmt)
+        target = self._row_target(t, u, row0, nrows, to_dst, col_shift, dst32, src_row)
+        if target is None:
             return False
-        ovrd = cop.config.thread_get(t.index, "SRCA_SET_SetOvrdWithAddr")
-        row = row0 - 4
+        data, row = target
         if not to_dst:
-            last = row + nrows - 1
-            if last >= (64 if ovrd else 16):
-                return False  # (undefined: the general form warns)
-            if not ovrd:
-                row += src_row
-            row &= 63
-            if row + nrows > 64:
-                return False
-            data = cop.src.data["A"][cop.src.unpack_bank["A"]]
             if not transpose:
                 data[row:row + nrows] = vals & _MASK19
                 return True
@@ -875,18 +860,12 @@ class Unpackers(Unit):
             # Haloize_mode: row r, column c of a face lands in row c, column r
             data[row:row + nrows] = (vals & _MASK19).reshape(-1, 16, 16).transpose(0, 2, 1).reshape(-1, 16)
             return True
-        if ovrd or (row & 0x3FF) + nrows > 1024 or self._dst_remap() != (0, 0):
-            return False
-        row &= 0x3FF
-        bits = cop.dst.bits
-        if unpack_writes_dst32(out_fmt):
+        if dst32:
             adj = adj_rows(np.arange(row, row + nrows))
-            bits[adj] = vals >> _U16
-            bits[adj + 8] = vals & _LO16
+            data[adj] = vals >> _U16
+            data[adj + 8] = vals & _LO16
         else:
-            if cop.dst.aliased16:
-                return False
-            bits[row:row + nrows] = vals & _LO16
+            data[row:row + nrows] = vals & _LO16
         return True
 
     def _dst_remap(self):
