@@ -121,12 +121,16 @@ def print_summary(session, tile, result, dumped, checks=(), exit_code=None, orac
 
 def _kernels(tile):
     """Which form of each compiled kernel ran (``--json``'s ``kernels``): ``compiled``, or
-    ``python`` when the extension is not built or ``TTEMU_NATIVE=off`` (the same results)."""
+    ``python`` when the extension is not built or ``TTEMU_NATIVE=off`` (the same results).
+    ``data_movers``: the packers', unpackers' and MOVA2D's common routes (movers_native.c)."""
     cop = tile._tensix
     if cop is not None:
         native, vector = cop.math.native is not None, cop.sfpu.native is not None
+        movers = cop.pack.native is not None
     else:  # (no coprocessor made: what it would take, without importing the units)
         from ..tensix.units import fpu_native
 
         native, vector = fpu_native.MODULE is not None, fpu_native.built("_sfpu_native", "sfpu")
-    return {"matrix_unit": "compiled" if native else "python", "vector_unit": "compiled" if vector else "python"}
+        movers = fpu_native.built("_movers_native")
+    return {"matrix_unit": "compiled" if native else "python", "vector_unit": "compiled" if vector else "python",
+            "data_movers": "compiled" if movers else "python"}

@@ -58,6 +58,10 @@ from . import math_batch
 from .fpu_datapath import BF16, FP16, INT8, TF32
 from .fpu_fused import FusedMvmul
 from .fpu_native import MODULE as _NATIVE
+from .fpu_native import load as _load_native
+
+#: the data movers' compiled routes (movers_native.c: MOVA2D's move16), or None
+_MOVERS = _load_native("_movers_native")
 
 #: Instructions of this unit not implemented (each stops a run as unimplemented).
 #: The legacy instructions have no page with a functional model (MatrixUnit.md,
@@ -231,6 +235,8 @@ class MatrixUnit(Unit):
         self._move_views = [None, None, None]
         self.fast_moves = True  # MOVA2D's common case through _move_view (tests compare both)
         self.move16_uses = 0  # fast moves made by arithmetic (move16_rows) before the table
+        #: movers_native (its move16: move16_rows compiled), or None: the numpy forms
+        self.movers = _MOVERS
         # the compiled datapath (fpu_native), or None: the pure-Python one (fpu_fused)
         self.native = _NATIVE
 
@@ -1012,13 +1018,16 @@ class MatrixUnit(Unit):
                 n, dst_row, src_row = 8, (dst + rwc.Dst + base) & 0x3F8, (src + rwc.SrcA) & 0x38
             else:
                 n, dst_row, src_row = 1, (dst + rwc.Dst + base) & 0x3FF, (src + rwc.SrcA) & 0x3F
-            x = cop.src.math_view("A")[src_row:src_row + n]
-            uses = self.move16_uses
-            if uses < MOVE16_TABLE_AFTER:
-                self.move16_uses = uses + 1
-                cop.dst.bits[dst_row:dst_row + n] = move16_rows(x, fp16, flush)
-            else:  # (mode "wrap": Src bits above 18 ignored, as move16_rows does)
-                cop.dst.bits[dst_row:dst_row + n] = move16_table(fp16, flush).take(x, mode="wrap")
+            movers = self.movers
+            if movers is not None:
+                movers.move16(cop.src.math_view("A"), src_row, n, cop.dst.bits, dst_row, fp16, flush)
+            else:
+                x = cop.src.math_view("A")[src_row:src_row + n]
+                if self.move16_uses < MOVE16_TABLE_AFTER:
+                    self.move16_uses += 1
+                    cop.dst.bits[dst_row:dst_row + n] = move16_rows(x, fp16, flush)
+                else:  # (mode "wrap": Src bits above 18 ignored, as move16_rows does)
+                    cop.dst.bits[dst_row:dst_row + n] = move16_table(fp16, flush).take(x, mode="wrap")
             self._forget16(dst_row, n)
             if mnemonic == "MOVA2D":
                 self.last_srca_row = src_row

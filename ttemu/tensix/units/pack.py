@@ -86,6 +86,10 @@ from ..formats import (
 from ..regs.adc import PACKERS, WIDTHS
 from ..regs.dst import adj16, adj16_row, adj_row, adj_rows
 from . import Unit, op
+from .fpu_native import load as _load_native
+
+#: the data movers' compiled routes (movers_native.c), or None: the pure-Python path
+_NATIVE = _load_native("_movers_native")
 
 #: Instructions of this unit not implemented yet (each stops a run as unimplemented).
 #: TBUFCMD has no page in the ISA documentation.
@@ -100,6 +104,8 @@ _ADDR_MOD_PACK_NAMES = tuple(tuple(tuple(f"ADDR_MOD_PACK_SEC{n}_{f}{side}{g}" fo
                                          (("Y", "Clear"), ("Y", "CR"), ("Y", "Incr"), ("Z", "Clear"), ("Z", "Incr")))
                                    for side in ("src", "dst")) for n in range(4))
 _ADDR_MOD_PACK_FLAT = tuple(names[0] + names[1] for names in _ADDR_MOD_PACK_NAMES)
+_ADDR_MOD_KEYS = tuple(("pack_addr_mod", slot) for slot in range(4))  # (their derived values' keys)
+_NO_REMAP = (0, 0)
 _EDGE_MASK_NAMES = tuple(f"PCK_EDGE_OFFSET_SEC{c}_mask" for c in range(4))
 _ROW_MAP_NAMES = tuple(f"TILE_ROW_SET_MAPPING_{b}_row_set_mapping_{j}" for b in range(4) for j in range(16))
 _Y_MASK = (1 << WIDTHS["Y"]) - 1
@@ -427,6 +433,10 @@ _FIRST = (0,)  # the Dst read interfaces of a PACR that reads through the first 
 #: _rows_fast_form's answer for BF16 from a 16-bit Dst packed as BFP8 / BFP4 / BFP2
 #: (bf16_rows_bfp: it writes both streams, so the caller runs it itself)
 _BF16_BFP = "bf16_rows_bfp"
+#: the row forms movers_native.pack_rows has (its form codes), and the log2 of the L1
+#: bytes of one datum each writes
+_NATIVE_FORMS = {fp32_rows_bytes: (0, 2), fp32_rows_bf16_bytes: (1, 1), fp32_rows_fp16_bytes: (2, 1),
+                 _bf16_rows_form: (3, 1), _fp16_rows_form: (4, 1), _bf16_fp32_rows_form: (5, 2)}
 
 
 def _hist_exps_of(inter: Intermediate, v):
@@ -643,6 +653,8 @@ class Packers(Unit):
         self._fields = {}  # packer index -> its _PackerFields
         self._chains = {}  # _dst16_form's configuration -> (its Dst16Chain, histogram exponents) or None
         self._chain_uses = {}  # _dst16_form's configuration -> PACRs that took the chain before its tables
+        #: the compiled row forms (movers_native.c), or None: the pure-Python ones
+        self.native = _NATIVE
 
     #: PACRs of one configuration through the chain before _dst16_form builds its tables
     TABLE_AFTER = 48
@@ -739,13 +751,14 @@ class Packers(Unit):
         cfg = cop.config
         spec = cop.arch.packers
         thread = t.index
-        for name, value in (("CtxtCtrl", CtxtCtrl), ("CfgContext", CfgContext), ("RowPadZero", RowPadZero)):
-            if value:
-                raise Unimplemented(f"t{thread} PACR {name}={value} is not modelled (no functional description "
-                                    "beyond assembly.yaml)")
+        if CtxtCtrl or CfgContext or RowPadZero:
+            for name, value in (("CtxtCtrl", CtxtCtrl), ("CfgContext", CfgContext), ("RowPadZero", RowPadZero)):
+                if value:
+                    raise Unimplemented(f"t{thread} PACR {name}={value} is not modelled (no functional description "
+                                        "beyond assembly.yaml)")
         bank = cfg.bank_of(thread)
         remap = (cfg.get(spec.dst_access_cfg[0], bank), cfg.get(spec.dst_access_cfg[1], bank)) \
-            if spec.dst_access_cfg else (0, 0)
+            if spec.dst_access_cfg else _NO_REMAP
         if DstAccessMode >= len(spec.interface_rows) or (DstAccessMode and not all(remap)):
             raise Unimplemented(f"t{thread} PACR DstAccessMode={DstAccessMode} (strided Dst reads) is not modelled"
                                 + (" without DEST_ACCESS_CFG_remap_addrs and swizzle_32b" if spec.dst_access_cfg
@@ -772,6 +785,11 @@ class Packers(Unit):
         p0_initial = (g(spec.sections[0] + "L1_Dest_addr") + (0 if g(spec.sections[0] + "Sub_l1_tile_header_size")
                                                              else 1))
         p0_initial &= 0xFFFFFFFF
+        if mask == 1 and not OvrdThreadId:  # (one packer, the thread's own ADC: the loop below, shorter)
+            self._pack_one(t, 0, g, bank, thread, p0_initial, bool(ZeroWrite), bool(Flush), bool(Last),
+                           intf, spec.interface_rows[DstAccessMode], zero_special, remap)
+            self._advance_adcs(thread, AddrMode, (thread,))
+            return None
         adcs_in = set()
         for i in range(n_packers):
             if not (mask >> i) & 1:
@@ -792,12 +810,13 @@ class Packers(Unit):
         ThreadConfig fields kept until one of them is written)."""
         tv = self.cop.config.thread_values[thread]  # cfg.thread_get(thread, name)
         slot = addr_mod & 3
-        modes = tv.derived(("pack_addr_mod", slot), _ADDR_MOD_PACK_FLAT[slot],
-                           lambda: tuple(tuple(map(tv.__getitem__, names)) for names in _ADDR_MOD_PACK_NAMES[slot]))
-        channel = self.cop.adcs.channel
+        modes = tv.get(_ADDR_MOD_KEYS[slot])  # (the derived value, without a lambda per PACR)
+        if modes is None:
+            modes = tv.derived(_ADDR_MOD_KEYS[slot], _ADDR_MOD_PACK_FLAT[slot],
+                               lambda: tuple(tuple(map(tv.__getitem__, names)) for names in _ADDR_MOD_PACK_NAMES[slot]))
+        adc = self.cop.adcs.adc
         for i in (sorted(which) if len(which) > 1 else which):
-            for ch, (y_clear, y_cr, y_incr, z_clear, z_incr) in ((channel(i, PACKERS, 0), modes[0]),
-                                                                 (channel(i, PACKERS, 1), modes[1])):
+            for ch, (y_clear, y_cr, y_incr, z_clear, z_incr) in zip(adc[i][PACKERS].channel, modes):
                 # (Channel.set's truncation to the counter widths, inline)
                 if y_clear:
                     ch.Y = ch.Y_Cr = 0
@@ -957,6 +976,11 @@ class Packers(Unit):
             self._emit(t, i, st.data, data, out_fmt, acc, what)
             return True
         if rows_form is not None:
+            native = self.native
+            if native is not None and not acc and not st.data.buf:
+                form = _NATIVE_FORMS.get(rows_form)
+                if form is not None and self._span_native(native, i, g, st, form, span, remap, n):
+                    return True
             done = rows_form(self.cop.dst.bits, span, remap)
             if done is None:
                 return False
@@ -968,6 +992,39 @@ class Packers(Unit):
         if read_32b:
             return False
         return self._dst16_form(t, i, g, st, span, remap, repr_, inter, mode, late_inter, out_fmt, acc, what)
+
+    def _span_native(self, native, i, g, st, form, span, remap, n):
+        """The row form ``form`` of :meth:`_span_fast` compiled (movers_native.pack_rows):
+        convert, take the largest histogram exponent and write whole 16-byte units to L1
+        in one call, as the Python forms, ``_histogram`` and ``_store`` do: -> False
+        (nothing done) where it does not apply: the histogram counts (ENABLE_ACC_STATS),
+        output that leaves a partial unit or lies beyond L1, or an undefined datum."""
+        tv = self.cop.config.thread_values
+        if tv[0]["ENABLE_ACC_STATS_Enable"] or tv[1]["ENABLE_ACC_STATS_Enable"] or tv[2]["ENABLE_ACC_STATS_Enable"]:
+            return False
+        code, shift = form
+        nbytes = n << shift
+        stream = st.data
+        addr = stream.byte_address
+        cop = self.cop
+        if nbytes & 15 or addr < 0 or addr + nbytes > cop.arch.l1_size:
+            return False
+        tile = cop.tile
+        r = native.pack_rows(code, cop.dst.bits, span, remap[0], remap[1], tile.l1, addr, tile.is_code)
+        if r < 0:
+            return False
+        self._tpg_advance(i, g, n)
+        top = r & 0xFFFF
+        if top > self._hist_max[i]:
+            self._hist_max[i] = top
+        if r >> 16:  # (as _store: translated code there is stale)
+            for w, c in enumerate(tile.is_code[addr >> 2:(addr + nbytes + 3) >> 2]):
+                if c:
+                    tile.invalidate_code(((addr >> 2) + w) << 2)
+        tile.activity[0] = 1
+        stream.byte_address = addr + nbytes
+        st.writes += nbytes >> 4
+        return True
 
     def _tile_done(self, thread, i, g, nm):
         """TDMA-RISC.md: AccTileSize / metadata FIFO at the end of a PACR with Last."""

@@ -78,6 +78,10 @@ from ..formats import DataFormat, datum_bits, from_hw_code, is_bfp, unpack_conve
 from ..regs.dst import adj16, adj_rows
 from ..regs.src import MATH, UNPACK
 from . import Unit, Wait, op
+from .fpu_native import load as _load_native
+
+#: the data movers' compiled routes (movers_native.c), or None: the pure-Python path
+_NATIVE = _load_native("_movers_native")
 
 #: Instructions of this unit not implemented yet (each stops a run as unimplemented).
 PENDING = frozenset()
@@ -88,6 +92,19 @@ _F = DataFormat
 
 _LE_UINT = {1: np.dtype("u1"), 2: np.dtype("<u2"), 4: np.dtype("<u4")}  # L1 datums of 1, 2, 4 bytes
 _MASK19, _U16, _LO16 = np.uint32(0x7FFFF), np.uint32(16), np.uint32(0xFFFF)
+#: (InDataFormat, OutDataFormat, to Dst) -> movers_native.unpack_rows's kind: the
+#: conversions unpack_convert makes that the compiled route has (the layouts of
+#: formats/layout.py), and the L1 bytes of a datum
+_NATIVE_KINDS = {(DataFormat.Float16_b, DataFormat.Float16_b, False): (0, 2),
+                 (DataFormat.Float16, DataFormat.Float16, False): (1, 2),
+                 (DataFormat.Float16_b, DataFormat.Float16_b, True): (2, 2),
+                 (DataFormat.Float16, DataFormat.Float16, True): (3, 2),
+                 (DataFormat.Float32, DataFormat.Float32, True): (4, 4),
+                 (DataFormat.Float32, DataFormat.Tf32, True): (4, 4),
+                 (DataFormat.Tf32, DataFormat.Tf32, True): (4, 4),
+                 (DataFormat.Float32, DataFormat.Tf32, False): (5, 4),
+                 (DataFormat.Float32, DataFormat.Float16_b, False): (6, 4)}
+_DST32_KIND = 4
 
 
 def src_rows(src):
@@ -176,6 +193,8 @@ class Unpackers(Unit):
         self._waits = {}
         #: whole output rows written as slices (_write_rows; tests compare both forms)
         self.fast_rows = True
+        #: the compiled route for those (movers_native.c), or None: the pure-Python one
+        self.native = _NATIVE
 
     # -- UNPACR: form dispatch --------------------------------------------------------
     @op
@@ -492,63 +511,73 @@ class Unpackers(Unit):
                             else self._read_l1(t, u, pos >> 4, 8, 0, check_only=waiting))
 
         # Read and convert.
-        if n and contiguous:  # whole bytes one after the other: one slice of L1
-            raw = self._read_l1_run(t, u, dat_u >> 4, n, bits, check_only=waiting)
-        elif strided and not waiting:
-            raw = self._read_l1_rows(t, u, dat_u >> 4, nrows, 1 << row_shift, row_stride_u >> 4, bits)
-        elif bounds_only:
-            lo_u, hi_u = _span_bounds(dat_u, n, row_shift, row_stride_u, ds_u)
-            nbytes = max(bits // 8, 1)
-            self._check_l1(t, u, lo_u >> 4, (hi_u >> 4) + nbytes, nbytes)
-            raw = np.zeros(0, dtype=np.uint32)
-        elif n:
-            raw = self._read_l1(t, u, addr_u >> 4, bits, (addr_u & 15) >> 1, check_only=waiting)
+        if ((contiguous or strided) and n and not waiting and not bfp and not AllDatumsAreZero and not ups
+                and self.fast_rows and self.native is not None and not (out_addr | n) & 15):
+            kind = _NATIVE_KINDS.get((in_fmt, out_fmt, to_dst))
+            # (rows of datums in L1: one of n, or Tileize_mode's RowStride apart)
+            per, stride = (n, 0) if contiguous else (1 << row_shift, row_stride_u >> 4)
+            written = kind is not None and self._rows_native(t, u, kind, dat_u >> 4, n, per, stride, out_addr >> 4,
+                                                             to_dst, transpose, col_shift, src_rows(src)[which][thread])
         else:
-            raw = np.zeros(0, dtype=np.uint32)
-        unsigned = v.unsigned
-        conv_out = out_fmt
-        if not to_dst and in_fmt == out_fmt == _F.Float32:
-            # tt-llk follows its last unpack to Dst with one FP32 unpack to SrcA, datums
-            # zeroed (a TEN-3868 workaround, cunpack_common.h unpack_to_dest_tile_done).
-            quiet = False
-            self.cop.undefined("UNPACR FP32->FP32 Src",
-                               f"unpacker {u}: FP32 -> FP32 into Src{'AB'[u]} (UNPACR_Regular.md FormatConversion: "
-                               "undefined; ttsim refuses it); ttemu converts as FP32 -> TF32")
-            conv_out = _F.Tf32
-        if waiting:
-            # no datums: only what stops the run for these formats (known from an earlier attempt)
-            key = (in_fmt, conv_out, to_dst, exp_bits is None, bool(unsigned), v.fp8_e4m3)
-            if key not in self._formats_ok:
-                unpack_convert(raw, in_fmt, conv_out, to_dst=to_dst, exps=exp_bits, int8_unsigned=bool(unsigned),
-                               fp8_e4m3=v.fp8_e4m3, fp8_max_to_ones=self.spec.fp8_max_to_ones)
-                self._formats_ok.add(key)
-            result = Wait(f"Src{which} bank {sbank} owned by the Matrix Unit (unpacker {u})")
-            if quiet and wait_key is not None:
-                if len(self._waits) >= 64:
-                    self._waits.clear()
-                self._waits[wait_key] = (v, result)
-            return result
-        values = unpack_convert(raw, in_fmt, conv_out, to_dst=to_dst, exps=exp_bits, int8_unsigned=bool(unsigned),
-                                fp8_e4m3=v.fp8_e4m3, fp8_max_to_ones=self.spec.fp8_max_to_ones)
-        if AllDatumsAreZero:
-            values = np.zeros_like(values)
+            written = False
+        if not written:
+            if n and contiguous:  # whole bytes one after the other: one slice of L1
+                raw = self._read_l1_run(t, u, dat_u >> 4, n, bits, check_only=waiting)
+            elif strided and not waiting:
+                raw = self._read_l1_rows(t, u, dat_u >> 4, nrows, 1 << row_shift, row_stride_u >> 4, bits)
+            elif bounds_only:
+                lo_u, hi_u = _span_bounds(dat_u, n, row_shift, row_stride_u, ds_u)
+                nbytes = max(bits // 8, 1)
+                self._check_l1(t, u, lo_u >> 4, (hi_u >> 4) + nbytes, nbytes)
+                raw = np.zeros(0, dtype=np.uint32)
+            elif n:
+                raw = self._read_l1(t, u, addr_u >> 4, bits, (addr_u & 15) >> 1, check_only=waiting)
+            else:
+                raw = np.zeros(0, dtype=np.uint32)
+            unsigned = v.unsigned
+            conv_out = out_fmt
+            if not to_dst and in_fmt == out_fmt == _F.Float32:
+                # tt-llk follows its last unpack to Dst with one FP32 unpack to SrcA, datums
+                # zeroed (a TEN-3868 workaround, cunpack_common.h unpack_to_dest_tile_done).
+                quiet = False
+                self.cop.undefined("UNPACR FP32->FP32 Src",
+                                   f"unpacker {u}: FP32 -> FP32 into Src{'AB'[u]} (UNPACR_Regular.md FormatConversion: "
+                                   "undefined; ttsim refuses it); ttemu converts as FP32 -> TF32")
+                conv_out = _F.Tf32
+            if waiting:
+                # no datums: only what stops the run for these formats (known from an earlier attempt)
+                key = (in_fmt, conv_out, to_dst, exp_bits is None, bool(unsigned), v.fp8_e4m3)
+                if key not in self._formats_ok:
+                    unpack_convert(raw, in_fmt, conv_out, to_dst=to_dst, exps=exp_bits, int8_unsigned=bool(unsigned),
+                                   fp8_e4m3=v.fp8_e4m3, fp8_max_to_ones=self.spec.fp8_max_to_ones)
+                    self._formats_ok.add(key)
+                result = Wait(f"Src{which} bank {sbank} owned by the Matrix Unit (unpacker {u})")
+                if quiet and wait_key is not None:
+                    if len(self._waits) >= 64:
+                        self._waits.clear()
+                    self._waits[wait_key] = (v, result)
+                return result
+            values = unpack_convert(raw, in_fmt, conv_out, to_dst=to_dst, exps=exp_bits, int8_unsigned=bool(unsigned),
+                                    fp8_e4m3=v.fp8_e4m3, fp8_max_to_ones=self.spec.fp8_max_to_ones)
+            if AllDatumsAreZero:
+                values = np.zeros_like(values)
 
-        # Output slots: each datum then UpsampleZeroes zeroes (skipped when interleaving).
-        per = ups + 1
-        if per == 1:
-            slot_vals = values if values.dtype == np.uint32 else values.astype(np.uint32)
-            oaddr = out_addr  # n slots from out_addr on (_write)
-        else:
-            slot = np.arange(n * per, dtype=np.int64)
-            keep = (slot % per == 0) if interleave else np.ones(n * per, dtype=bool)
-            slot_vals = np.zeros(n * per, dtype=np.uint32)
-            slot_vals[::per] = values
-            slot = slot[keep]
-            slot_vals = slot_vals[keep]
-            oaddr = out_addr + slot
+            # Output slots: each datum then UpsampleZeroes zeroes (skipped when interleaving).
+            per = ups + 1
+            if per == 1:
+                slot_vals = values if values.dtype == np.uint32 else values.astype(np.uint32)
+                oaddr = out_addr  # n slots from out_addr on (_write)
+            else:
+                slot = np.arange(n * per, dtype=np.int64)
+                keep = (slot % per == 0) if interleave else np.ones(n * per, dtype=bool)
+                slot_vals = np.zeros(n * per, dtype=np.uint32)
+                slot_vals[::per] = values
+                slot = slot[keep]
+                slot_vals = slot_vals[keep]
+                oaddr = out_addr + slot
 
         rows_state = src_rows(src)
-        if n:
+        if not written and n:
             self._write(t, u, oaddr, slot_vals, to_dst, transpose, col_shift, out_fmt, rows_state[which][thread])
 
         # Counters for the next instruction.
@@ -772,33 +801,57 @@ class Unpackers(Unit):
         else:
             bits[cop.dst.map16(adj16(row, remap[0]), write=True), col] = (vals & 0xFFFF).astype(np.uint16)
 
+    def _rows_native(self, t, u, kind, start, n, per, stride, row0, to_dst, transpose, col_shift, src_row):
+        """:meth:`_read_l1_run` / :meth:`_read_l1_rows`, ``unpack_convert`` and
+        :meth:`_write_rows` of ``n`` datums from L1 (``per`` one after the other from byte
+        ``start``, ``start + stride``, ...) to whole output rows ``row0``.. in one compiled
+        call (movers_native.unpack_rows, conversion ``kind``): -> False (nothing done) where
+        ``_write_rows`` would not write them as whole rows (or would transpose them)."""
+        code, nbytes = kind
+        target = None if transpose else self._row_target(t, u, row0, n >> 4, to_dst, col_shift,
+                                                          code == _DST32_KIND, src_row)
+        if target is None:
+            return False
+        self._check_l1(t, u, start, start + (n // per - 1) * stride + per * nbytes, nbytes)
+        self.native.unpack_rows(code, self.cop.tile.l1, start, n, target[0], target[1], per, stride)
+        return True
+
+    def _row_target(self, t, u, row0, nrows, to_dst, col_shift, dst32, src_row):
+        """Where whole output rows ``row0``.. land as one slice of rows: (the SrcB / SrcA
+        bank or DstBits, the first row; ``dst32``: Dst32 rows, whose AdjRows the writer
+        takes), or None where they do not (a column shift, a partly dropped or wrapping
+        block, a remapped Dst, an aliased one for Dst16 rows)."""
+        cop = self.cop
+        if u == 1:
+            first = (row0 + src_row) & 0x3F
+            return None if first + nrows > 64 else (cop.src.data["B"][cop.src.unpack_bank["B"]], first)
+        if col_shift or row0 < 4:
+            return None
+        ovrd = cop.config.thread_get(t.index, "SRCA_SET_SetOvrdWithAddr")
+        row = row0 - 4
+        if not to_dst:
+            if row + nrows - 1 >= (64 if ovrd else 16):
+                return None  # (undefined: the general form warns)
+            if not ovrd:
+                row += src_row
+            row &= 63
+            return None if row + nrows > 64 else (cop.src.data["A"][cop.src.unpack_bank["A"]], row)
+        if ovrd or (row & 0x3FF) + nrows > 1024 or self._dst_remap() != (0, 0) or (not dst32 and cop.dst.aliased16):
+            return None
+        return cop.dst.bits, row & 0x3FF
+
     def _write_rows(self, t, u, row0, vals, to_dst, transpose, col_shift, out_fmt, src_row):
         """:meth:`_write` of whole output rows ``row0``.. (``vals``: one row of 16 per
         row) as slices of rows where they do not wrap: -> False (nothing written) where
         this form does not apply (a column shift, a transposed or partly dropped or
         wrapping block, a remapped or aliased Dst)."""
-        cop = self.cop
         nrows = vals.shape[0]
-        if u == 1:
-            first = (row0 + src_row) & 0x3F
-            if first + nrows > 64:
-                return False
-            cop.src.data["B"][cop.src.unpack_bank["B"]][first:first + nrows] = vals & _MASK19
-            return True
-        if col_shift or row0 < 4:
+        dst32 = to_dst and unpack_writes_dst32(out_fmt)
+        target = self._row_target(t, u, row0, nrows, to_dst, col_shift, dst32, src_row)
+        if target is None:
             return False
-        ovrd = cop.config.thread_get(t.index, "SRCA_SET_SetOvrdWithAddr")
-        row = row0 - 4
+        data, row = target
         if not to_dst:
-            last = row + nrows - 1
-            if last >= (64 if ovrd else 16):
-                return False  # (undefined: the general form warns)
-            if not ovrd:
-                row += src_row
-            row &= 63
-            if row + nrows > 64:
-                return False
-            data = cop.src.data["A"][cop.src.unpack_bank["A"]]
             if not transpose:
                 data[row:row + nrows] = vals & _MASK19
                 return True
@@ -807,18 +860,12 @@ class Unpackers(Unit):
             # Haloize_mode: row r, column c of a face lands in row c, column r
             data[row:row + nrows] = (vals & _MASK19).reshape(-1, 16, 16).transpose(0, 2, 1).reshape(-1, 16)
             return True
-        if ovrd or (row & 0x3FF) + nrows > 1024 or self._dst_remap() != (0, 0):
-            return False
-        row &= 0x3FF
-        bits = cop.dst.bits
-        if unpack_writes_dst32(out_fmt):
+        if dst32:
             adj = adj_rows(np.arange(row, row + nrows))
-            bits[adj] = vals >> _U16
-            bits[adj + 8] = vals & _LO16
+            data[adj] = vals >> _U16
+            data[adj + 8] = vals & _LO16
         else:
-            if cop.dst.aliased16:
-                return False
-            bits[row:row + nrows] = vals & _LO16
+            data[row:row + nrows] = vals & _LO16
         return True
 
     def _dst_remap(self):
