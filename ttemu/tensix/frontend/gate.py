@@ -97,8 +97,9 @@ class WaitGate:
             return False
         if self.opcode == "STALLWAIT":
             pending = 0
-            for bit, kind, arg, _ in cop.arch.stallwait_conditions:  # every one: a busy query may settle a unit
-                if (self.cond_mask >> bit) & 1 and cop.condition(thread, kind, arg):
+            # every selected one that can hold (a busy query may settle a unit)
+            for bit, kind, arg in cop.stall_checks(self.cond_mask):
+                if cop.condition(thread, kind, arg):
                     pending |= 1 << bit
             self.pending = pending  # for hold_state
             return pending != 0
