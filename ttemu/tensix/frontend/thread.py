@@ -206,7 +206,12 @@ class TensixThread:
                         else:
                             item = run.items[pos]
                             entry = run.entries[pos]
-                            self._step_to(run, pos + 1, cur)
+                            pos += 1  # (_step_to, spelled out)
+                            self._pos = pos
+                            if cur is not None:
+                                cur.i = run.mop_i[pos]
+                            replay.play_left = run.play_left[pos]
+                            replay.play_index = run.play_index[pos]
                         moved = True
                     else:
                         self._run = self._cursor = None

@@ -58,9 +58,11 @@ def _scalar(fn):
 
     @functools.wraps(fn)
     def run(self, t, *args, **fields):
-        busy = self.occupied_by_other(t)
-        if busy is not None:
-            return busy
+        occ = self.occupant
+        if occ is not None and occ != t.index:  # (occupied_by_other's answer is None otherwise)
+            busy = self.occupied_by_other(t)
+            if busy is not None:
+                return busy
         return fn(self, t, *args, **fields)
 
     run.tt_positional = fn  # (the frontend calls it with fn's parameters, positionally)
