@@ -212,11 +212,16 @@ class Tile:
 
         push_addr = self.arch.region("tensix_inst").base
 
+        tt_origins = {}  # pc -> f".ttinsn pc 0x{pc:08x}" (made once per pc)
+
         def TT(word, pc):
             if not spec.can_push:
                 raise GuestFault(f".ttinsn 0x{word:08x}: {name} cannot push Tensix instructions", name, pc)
+            origin = tt_origins.get(pc)
+            if origin is None:
+                origin = tt_origins[pc] = f".ttinsn pc 0x{pc:08x}"
             try:
-                ok = self.tensix.push_from_core(name, push_addr, word, origin=f".ttinsn pc 0x{pc:08x}")
+                ok = self.tensix.push_from_core(name, push_addr, word, origin)
             except (GuestFault, Unimplemented) as e:
                 raise _locate(e, name, pc) from None
             if not ok:

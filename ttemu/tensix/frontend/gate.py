@@ -20,8 +20,16 @@ interface (:meth:`ttemu.tensix.coprocessor.Coprocessor.condition`).
 
 from __future__ import annotations
 
+import functools
+
 STALL_ON_ZERO = 1
 STALL_ON_MAX = 2
+
+
+@functools.lru_cache(maxsize=256)
+def _bits(mask: int) -> tuple:
+    """The indices of the set bits of ``mask``, ascending."""
+    return tuple(i for i in range(mask.bit_length()) if (mask >> i) & 1)
 
 
 class WaitGate:
@@ -46,7 +54,7 @@ class WaitGate:
         self.block_mask = block_mask
         self.cond_mask = cond_mask
         self.sem_mask = sem_mask
-        self.sem_indices = tuple(i for i in range(sem_mask.bit_length()) if (sem_mask >> i) & 1)
+        self.sem_indices = _bits(sem_mask)
 
     def latch_streamwait(self, block_mask: int, cond_index: int, target: int, stream_select: int) -> None:
         self.opcode = "STREAMWAIT"
