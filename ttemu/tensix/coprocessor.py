@@ -224,7 +224,7 @@ class Coprocessor:
         t, queue, after_mop = where
         tile = self.tile
         if len(queue) < FIFO_DEPTH and tile.tracer is None:
-            if (t.held is None and not t.fed and not queue and self.fast_push and not self._pumping
+            if (t.held is None and not t.fed and not t.fifo and not t.mid and self.fast_push and not self._pumping
                     and (word >> 24) not in EXPANDER_OPCODES and not self.one_per_pass):
                 replay = t.replay
                 if t.mop.active is None and not replay.play_left and not replay.record_left:
