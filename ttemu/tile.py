@@ -182,12 +182,27 @@ class Tile:
                 v = (v - ((v >> (bits - 1)) & 1) * (1 << bits)) & 0xFFFFFFFF
             return v
 
+        # addr -> (push, origin): a Tensix instruction push address a 4-byte store of this core
+        # reached, where push(value, origin) is what its device's write does (see PushPort.pusher)
+        pushes = {}
+
         def ST(addr, width, value, pc):
-            dev = device(addr, width, "store", pc)
-            try:
-                ok = dev.write(name, addr, width, value)
-            except (GuestFault, Unimplemented) as e:
-                raise _locate(e, name, pc) from None
+            fast = pushes.get(addr)
+            if fast is not None and width == 4:
+                try:
+                    ok = fast[0](value, fast[1])
+                except (GuestFault, Unimplemented) as e:
+                    raise _locate(e, name, pc) from None
+            else:
+                dev = device(addr, width, "store", pc)
+                try:
+                    ok = dev.write(name, addr, width, value)
+                except (GuestFault, Unimplemented) as e:
+                    raise _locate(e, name, pc) from None
+                if width == 4 and ok is not None:
+                    pusher = getattr(dev, "pusher", None)
+                    if pusher is not None:  # (a store that went through: the next ones may skip device)
+                        pushes[addr] = pusher(name, addr)
             if not ok:
                 hart.stall = _stall_text(self.last_stall, pc) or f"waiting on a store to 0x{addr:08x}{where(addr)}"
                 self.last_stall = None
@@ -197,11 +212,16 @@ class Tile:
 
         push_addr = self.arch.region("tensix_inst").base
 
+        tt_origins = {}  # pc -> f".ttinsn pc 0x{pc:08x}" (made once per pc)
+
         def TT(word, pc):
             if not spec.can_push:
                 raise GuestFault(f".ttinsn 0x{word:08x}: {name} cannot push Tensix instructions", name, pc)
+            origin = tt_origins.get(pc)
+            if origin is None:
+                origin = tt_origins[pc] = f".ttinsn pc 0x{pc:08x}"
             try:
-                ok = self.tensix.push_from_core(name, push_addr, word, origin=f".ttinsn pc 0x{pc:08x}")
+                ok = self.tensix.push_from_core(name, push_addr, word, origin)
             except (GuestFault, Unimplemented) as e:
                 raise _locate(e, name, pc) from None
             if not ok:

@@ -16,7 +16,7 @@ from ..errors import GuestFault, Unimplemented
 from ..isa.table import get_table
 from .debug_port import TensixDebugPort
 from .devices import MopCfgPort, PcBufPort, PushPort
-from .frontend.thread import FIFO_DEPTH, TensixThread
+from .frontend.thread import EXPANDER_OPCODES, FIFO_DEPTH, TensixThread
 from .regs.adc import ADCs
 from .regs.config import ConfigSpace
 from .regs.dst import Dst
@@ -64,10 +64,38 @@ def _params(handler):
     return [p.name for p in params]
 
 
+_NO_DEFAULT = object()
+
+
+def _positional_params(handler):
+    """The parameters after the thread of a bound unit method (or a plain function) that
+    takes all of them positionally: ``[(name, default or _NO_DEFAULT), ...]``; None when
+    it takes any other kind (``*args``, ``**kwargs``, keyword-only, positional-only) or is
+    no plain function. A wrapper that forwards ``*args`` and ``**kwargs`` unchanged to the
+    function it names as ``tt_positional`` (the Scalar Unit's occupancy check) has that
+    function's parameters."""
+    bound = type(handler).__name__ == "method"
+    f = handler.__func__ if bound else handler
+    f = getattr(f, "tt_positional", f)
+    code = getattr(f, "__code__", None)
+    skip = 2 if bound else 1  # (self,) the thread
+    if (type(f).__name__ != "function" or code is None or hasattr(f, "__signature__") or code.co_posonlyargcount
+            or code.co_kwonlyargcount or code.co_flags & 0x0C or code.co_argcount < skip):
+        return None
+    names = code.co_varnames[skip:code.co_argcount]
+    defaults = f.__defaults__ or ()
+    firstdefault = len(names) - len(defaults)
+    return [(n, defaults[i - firstdefault] if i >= firstdefault else _NO_DEFAULT) for i, n in enumerate(names)]
+
+
 class Coprocessor:
     #: the reference form of kick's passes, for tests: each pass issues at most one
     #: instruction per thread even while the other threads have nothing to do
     one_per_pass = False
+    #: a word pushed to a thread with nothing else to do, while kick would skip the other
+    #: threads, issues at once (``_issue_pushed``); False: it is queued and kick pumps it
+    #: (the general form, for tests)
+    fast_push = True
 
     def __init__(self, tile):
         self.tile = tile
@@ -137,6 +165,7 @@ class Coprocessor:
         self.epoch = 0
         self._by_name = None  # unit name -> units that can be busy (see _units_named)
         self._busy_units = None  # the units that can be busy (see any_unit_busy)
+        self._stall_checks = {}  # STALLWAIT condition mask -> its conditions that can hold (stall_checks)
         self.debug_port = TensixDebugPort(self)  # the debug registers' view (debug_port.py)
 
     def undefined(self, key: str, text: str) -> None:
@@ -195,6 +224,22 @@ class Coprocessor:
         t, queue, after_mop = where
         tile = self.tile
         if len(queue) < FIFO_DEPTH and tile.tracer is None:
+            if (t.held is None and not t.fed and not t.fifo and not t.mid and self.fast_push and not self._pumping
+                    and (word >> 24) not in EXPANDER_OPCODES and not self.one_per_pass):
+                replay = t.replay
+                if t.mop.active is None and not replay.play_left and not replay.record_left:
+                    a, b = t._others
+                    epoch = self.epoch
+                    if ((a.fed if a.held is None else a._gate_epoch != epoch
+                         and (a._src_key is None or a._src_key != self.src.ownership()))
+                            or (b.fed if b.held is None else b._gate_epoch != epoch
+                                and (b._src_key is None or b._src_key != self.src.ownership()))):
+                        pass  # another thread has something to do: the general path
+                    else:
+                        t.pushed += 1
+                        tile.activity[0] = 1
+                        self._issue_pushed(t, (word, origin))
+                        return True
             queue.append((word, origin))  # what t.push does here, without its call
             t.pushed += 1
             t.fed = True
@@ -203,6 +248,51 @@ class Coprocessor:
         tile.activity[0] = 1
         self.kick(False)
         return True
+
+    def _issue_pushed(self, t, item):
+        """What ``kick(False)`` does after ``item`` was pushed to thread ``t`` while ``t``
+        had nothing else to do (nothing queued, expanding, replaying, recording or held;
+        ``item`` no MOP, MOP_CFG or REPLAY) and each other thread is one kick's first pass
+        skips: that pass visits ``t`` alone, whose pump takes ``item`` and issues it
+        (``TensixThread.issue``), or holds it; the rest of the pass and any further ones
+        are kick's (``_passes``). ``item`` never enters the queue (it would leave it at
+        once)."""
+        self._pumping = True
+        try:
+            self._again = False
+            self.pass_start = self.prefer_after_release or 0
+            self.prefer_after_release = None
+            if t._run is not None:
+                t._run = t._cursor = None  # (a finished expansion: what pump finds first)
+            t.fed = True
+            if t.issue(item):
+                replay = t.replay
+                if replay.play_left or t.mop.active is not None or t.mid or t.fifo:
+                    t.pump_on()  # (something queued meanwhile: pump's loop goes on)
+                else:
+                    t.fed = False
+            if not self._again:
+                # the rest of this pass skips each thread after t, and a next pass (while one
+                # holds) each thread, when every thread is one a pass skips now: nothing to
+                # do, or held as evaluated since the epoch moved (the general form: _passes)
+                epoch = self.epoch
+                live = False
+                for o in self.threads:
+                    if o.held is None:
+                        if o.fed:
+                            break
+                    elif o._gate_epoch == epoch or (o._src_key is not None and o._src_key == self.src.ownership()):
+                        live = True
+                    else:
+                        break
+                else:
+                    if live:  # (the next pass's start)
+                        self.pass_start = self.prefer_after_release or 0
+                    self.prefer_after_release = None
+                    return
+            self._passes(t)
+        finally:
+            self._pumping = False
 
     def dispatch_entry(self, word):
         """Decode ``word`` once for the frontend: ``(spec, handler, args, kwargs, fence)``.
@@ -227,7 +317,7 @@ class Coprocessor:
                 names, direct, extract = plan
                 if names is not None:
                     # the fields table.decode gives, in the handler's order, without its mapping
-                    args = tuple([(word >> lo) & mask for lo, mask in extract])
+                    args = tuple([(word >> lo) & mask if lo is not None else mask for lo, mask in extract])
                     if direct is not None:
                         route = direct(handler, args)
                         if route is not None:
@@ -247,18 +337,28 @@ class Coprocessor:
     def _call_plan(handler, spec):
         """How ``dispatch_entry`` calls the ``handler`` of ``spec``'s opcode (the same for
         every word of the opcode): ``(names, direct, extract)``, ``names`` the handler's
-        parameters in order when they are exactly the instruction's fields (a positional
-        call), else None (a call by keywords); ``direct`` the unit's ``direct_route`` (a
-        shorter route to the same call, the Vector Unit's issue path without the @op
-        method that only forwards to it), or None; ``extract`` each named field's (shift,
-        mask) in that order, as ``table.decode`` reads them (a later entry of a name
-        wins, as in its mapping)."""
+        positional parameters it is called with when it takes every field of the
+        instruction by a positional parameter (a positional call), else None (a call by
+        keywords); ``direct`` the unit's ``direct_route`` (a shorter route to the same
+        call, the Vector Unit's issue path without the @op method that only forwards to
+        it), or None; ``extract`` per parameter in that order the field's (shift, mask),
+        as ``table.decode`` reads them (a later entry of a name wins, as in its mapping),
+        or ``(None, default)`` for a parameter with a default that this arch's
+        instruction has no field for (the same object the call by keywords would leave
+        it at: handlers written for both arches take the other's fields with defaults)."""
         fields = {name: (lo, mask) for name, lo, mask in spec._extract}
-        names = _params(handler)
-        if names is None or sorted(names) != sorted(fields):
+        params = _positional_params(handler)
+        if params is None or not set(fields) <= {n for n, _ in params}:
             return None, None, None
-        return (names, getattr(getattr(handler, "__self__", None), "direct_route", None),
-                tuple(fields[n] for n in names))
+        last = max((i for i, (n, _) in enumerate(params) if n in fields), default=-1)
+        params = params[:last + 1]
+        if any(n not in fields and d is _NO_DEFAULT for n, d in params):
+            return None, None, None
+        names = [n for n, _ in params]
+        # (a direct route stands for a call with exactly the fields)
+        direct = getattr(getattr(handler, "__self__", None), "direct_route", None) if len(names) == len(fields) else None
+        return (names, direct,
+                tuple(fields[n] if n in fields else (None, d) for n, d in params))
 
     # -- running ---------------------------------------------------------------------------
     def kick(self, changed: bool = True) -> bool:
@@ -280,35 +380,50 @@ class Coprocessor:
             self._again = True
             return False
         self._pumping = True
+        try:
+            return self._passes(None)
+        finally:
+            self._pumping = False
+
+    def _passes(self, visited):
+        """kick's passes (while ``_pumping``). ``visited``: None, or the thread the first pass
+        has just pumped, the threads before it skipped (``_issue_pushed``): the pass goes
+        on after it."""
         moved_any = False
         orders = self._pump_orders
-        try:
-            while True:
+        while True:
+            if visited is None:
                 self._again = False
                 moved = live = False
                 start = self.pass_start = self.prefer_after_release or 0
                 self.prefer_after_release = None
-                for t in orders[start]:  # threads[(start + k) % 3] for k in 0, 1, 2
-                    # what TensixThread.pump returns False for at once, without calling it
-                    if t.held is None:
-                        if not t.fed:
-                            continue
-                    elif t._gate_epoch == self.epoch or (t._src_key is not None
-                                                         and t._src_key == self.src.ownership()):
-                        live = True  # (held: pump would find it still held)
+                order = orders[start]  # threads[(start + k) % 3] for k in 0, 1, 2
+            else:
+                order = orders[self.pass_start]
+                k = order.index(visited)
+                moved = True
+                live = visited.held is not None or visited.fed or any(o.held is not None for o in order[:k])
+                order = order[k + 1:]
+                visited = None
+            for t in order:
+                # what TensixThread.pump returns False for at once, without calling it
+                if t.held is None:
+                    if not t.fed:
                         continue
-                    if t.pump():
-                        moved = True
-                    if t.held is not None or t.fed:
-                        live = True
-                moved_any |= moved
-                if not self._again and not (moved and live):
-                    # (with every thread left without work the next pass would move nothing:
-                    # it would only forget prefer_after_release)
-                    self.prefer_after_release = None
-                    return moved_any
-        finally:
-            self._pumping = False
+                elif t._gate_epoch == self.epoch or (t._src_key is not None
+                                                     and t._src_key == self.src.ownership()):
+                    live = True  # (held: pump would find it still held)
+                    continue
+                if t.pump():
+                    moved = True
+                if t.held is not None or t.fed:
+                    live = True
+            moved_any |= moved
+            if not self._again and not (moved and live):
+                # (with every thread left without work the next pass would move nothing:
+                # it would only forget prefer_after_release)
+                self.prefer_after_release = None
+                return moved_any
 
     def step(self) -> bool:
         """Once per scheduler round: retry what waits at the gates."""
@@ -366,6 +481,19 @@ class Coprocessor:
         if kind == "riscv_pending":
             return False  # RISC-V accesses complete synchronously
         raise ValueError(kind)
+
+    def stall_checks(self, cond_mask):
+        """The STALLWAIT condition bits of ``cond_mask`` that :meth:`condition` can find
+        holding, in bit order: ``((bit, kind, arg), ...)``; left out are the busy
+        conditions of units that are never busy (:meth:`_units_named` finds none) and the
+        RISC-V request one (accesses complete synchronously), which always say "met"."""
+        checks = self._stall_checks.get(cond_mask)
+        if checks is None:
+            checks = self._stall_checks[cond_mask] = tuple(
+                (bit, kind, arg) for bit, kind, arg, _ in self.arch.stallwait_conditions
+                if (cond_mask >> bit) & 1 and kind != "riscv_pending"
+                and (kind not in ("busy", "busy_any") or self._units_named(arg)))
+        return checks
 
     def _units_named(self, name):
         """The backend units named ``name`` that can be busy (that answer ``busy`` other than

@@ -8,6 +8,8 @@
 
 from __future__ import annotations
 
+import functools
+
 from ..errors import GuestFault, Unimplemented
 from ..mmio.router import Device
 
@@ -38,6 +40,12 @@ class PushPort(Device):
         if origin is None:
             origin = self._origins[addr] = f"mmio 0x{addr:08x}"
         return self.cop.push_from_core(core, addr, value, origin=origin)
+
+    def pusher(self, core, addr):
+        """-> ``(push, origin)``: ``push(value, origin)`` is what a 4-byte store by ``core`` to
+        ``addr`` does once one went through (every check of an access depends on the core,
+        the address and the width alone; which thread the push reaches, Coprocessor.route)."""
+        return functools.partial(self.cop.push_from_core, core, addr), f"mmio 0x{addr:08x}"
 
 
 class MopCfgPort(Device):

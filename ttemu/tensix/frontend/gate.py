@@ -20,8 +20,16 @@ interface (:meth:`ttemu.tensix.coprocessor.Coprocessor.condition`).
 
 from __future__ import annotations
 
+import functools
+
 STALL_ON_ZERO = 1
 STALL_ON_MAX = 2
+
+
+@functools.lru_cache(maxsize=256)
+def _bits(mask: int) -> tuple:
+    """The indices of the set bits of ``mask``, ascending."""
+    return tuple(i for i in range(mask.bit_length()) if (mask >> i) & 1)
 
 
 class WaitGate:
@@ -46,7 +54,7 @@ class WaitGate:
         self.block_mask = block_mask
         self.cond_mask = cond_mask
         self.sem_mask = sem_mask
-        self.sem_indices = tuple(i for i in range(sem_mask.bit_length()) if (sem_mask >> i) & 1)
+        self.sem_indices = _bits(sem_mask)
 
     def latch_streamwait(self, block_mask: int, cond_index: int, target: int, stream_select: int) -> None:
         self.opcode = "STREAMWAIT"
@@ -97,8 +105,9 @@ class WaitGate:
             return False
         if self.opcode == "STALLWAIT":
             pending = 0
-            for bit, kind, arg, _ in cop.arch.stallwait_conditions:  # every one: a busy query may settle a unit
-                if (self.cond_mask >> bit) & 1 and cop.condition(thread, kind, arg):
+            # every selected one that can hold (a busy query may settle a unit)
+            for bit, kind, arg in cop.stall_checks(self.cond_mask):
+                if cop.condition(thread, kind, arg):
                     pending |= 1 << bit
             self.pending = pending  # for hold_state
             return pending != 0

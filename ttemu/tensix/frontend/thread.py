@@ -23,7 +23,7 @@ from .replay import REPLAY_OPCODE, ReplayExpander
 
 FIFO_DEPTH = 32
 # words the MOP or replay expander takes (never passed on as they arrive)
-_EXPANDER_OPCODES = frozenset((MOP_CFG_OPCODE, MOP_OPCODE, REPLAY_OPCODE))
+EXPANDER_OPCODES = frozenset((MOP_CFG_OPCODE, MOP_OPCODE, REPLAY_OPCODE))
 
 
 class TensixThread:
@@ -206,7 +206,12 @@ class TensixThread:
                         else:
                             item = run.items[pos]
                             entry = run.entries[pos]
-                            self._step_to(run, pos + 1, cur)
+                            pos += 1  # (_step_to, spelled out)
+                            self._pos = pos
+                            if cur is not None:
+                                cur.i = run.mop_i[pos]
+                            replay.play_left = run.play_left[pos]
+                            replay.play_index = run.play_index[pos]
                         moved = True
                     else:
                         self._run = self._cursor = None
@@ -248,7 +253,7 @@ class TensixThread:
                     if not queue:
                         self.fed = False
                         return moved
-                    if replay.record_left or (queue[0][0] >> 24) in _EXPANDER_OPCODES:
+                    if replay.record_left or (queue[0][0] >> 24) in EXPANDER_OPCODES:
                         if not replay.record_left and self._start_body(queue):
                             continue  # (its first step, above)
                         item = self._next()  # (a MOP word in mid is passed on: the gate refuses it)
@@ -271,104 +276,18 @@ class TensixThread:
                 moved = True
             word = item[0]
             if not count:
-                count = 1
-                if entry is None:
-                    entry = cop.dispatch.get(word)
-                    if entry is None:
-                        entry = cop.dispatch_entry(word)
-                spec, handler, args, kwargs, fence = entry
-                entry = None
-                if spec is None:
-                    raise GuestFault(f"t{self.index}: 0x{word:08x} (pushed by {item[1]}) is not a Tensix instruction")
-                gate = self.gate
-                if gate.opcode is not None and spec.blocked_by(gate.block_mask):
-                    if not gate.fresh(cop):
-                        gate.refresh(cop, self.index, blocked=True)
-                    if gate.opcode is not None:
-                        self._hold(item, (word, gate.hold_state(cop), None))
-                        # a STREAMWAIT reads NoC overlay registers RISC-V cores write: always asked again
-                        self._gate_epoch = cop.epoch if gate.opcode != "STREAMWAIT" else None
-                        self._src_key = None
-                        return moved
-                if handler is None:
-                    if spec.unit == "frontend":
-                        raise GuestFault(f"t{self.index}: {spec.mnemonic} 0x{word:08x} reached the wait gate "
-                                         f"(from {item[1]}): MOP and MOP_CFG must pass the MOP expander, which sits "
-                                         "before the replay expander and before RISCV B's pushes (REPLAY.md); there "
-                                         "is no backend unit for them")
-                    raise Unimplemented(f"t{self.index}: {cop.table.disasm(word)} (pushed by {item[1]}): "
-                                        f"{spec.mnemonic} is not implemented by the {spec.unit} unit yet")
-                self.word = word
-                self.origin = item[1]
-                cop.issuing = self
-                epoch = cop.epoch
-                if kwargs is None:
-                    # handler(self, *args), spelled out for the usual counts (a call through *
-                    # builds a tuple: it costs more than the call itself)
-                    n = len(args)
-                    if n == 1:  # (the Vector Unit's issue_word(t, slot))
-                        result = handler(self, args[0])
-                    elif n == 0:
-                        result = handler(self)
-                    elif n == 4:
-                        a0, a1, a2, a3 = args
-                        result = handler(self, a0, a1, a2, a3)
-                    elif n == 3:
-                        a0, a1, a2 = args
-                        result = handler(self, a0, a1, a2)
-                    elif n == 2:
-                        a0, a1 = args
-                        result = handler(self, a0, a1)
-                    else:
-                        result = handler(self, *args)
-                else:
-                    result = handler(self, **kwargs)
-                if result is not None:
-                    self._hold(item, (word, spec.unit, result.reason))
-                    self._gate_epoch = None
-                    self._src_key = result.src_key
+                if not self.issue(item, entry):
                     return moved
-                if self.held is not None:
-                    self.held_steps += tile.steps - self.held_since
-                    self.held = None
-                    self._held_why = None
-                    self._gate_epoch = None
-                    self._src_key = None
-                quiet_unit = spec.unit != "sync"
+                entry = None
             else:  # a unit's batch (run_batch): that many instructions issued, none of the Sync Unit
-                spec = fence = None
                 self.word = word
                 self.origin = item[1]
-                quiet_unit = True
-            self.issued += count
-            cop.epoch += count
-            if tile.tracer is not None:
-                cop.trace(self.index, "issue", word, f"-> {spec.unit}")
-            if fence:
-                self.fpu_fence = self.issued  # STALLWAIT B8 (SFPU) + C7 (FPU busy)
+                self.issued += count
+                cop.epoch += count
+                g0, g1, g2 = cop.gates
+                if g0.opcode is not None or g1.opcode is not None or g2.opcode is not None:
+                    _after_issue(cop, epoch, cop.epoch == epoch + count)
             moved = True
-            g0, g1, g2 = cop.gates
-            if g0.opcode is not None or g1.opcode is not None or g2.opcode is not None:
-                # only the Sync Unit's instructions change semaphores here (a RISC-V access moves
-                # the epoch on): otherwise a SEMWAIT found holding just before this one still holds
-                quiet = cop.epoch == epoch + count and quiet_unit
-                for t in cop.threads:  # cop.after_issue(): latched waits may be met now
-                    tgate = t.gate
-                    if tgate.opcode is not None:
-                        if tgate.opcode == "SEMWAIT" and t._gate_epoch is not None:
-                            if quiet and t._gate_epoch == epoch and tgate.checked == epoch:
-                                tgate.checked = t._gate_epoch = cop.epoch  # (the same state as at epoch)
-                                continue
-                            state = tgate.semwait_recheck(cop)  # refresh + hold_state below, in one
-                            if state is not None:
-                                t._held_why = (t.held[0], state, None)
-                                t._gate_epoch = cop.epoch
-                            continue
-                        tgate.refresh(cop, t.index)
-                        if tgate.opcode is not None and t._gate_epoch is not None:
-                            # still waits: capture the hold as that thread's next pump would
-                            t._held_why = (t.held[0], tgate.hold_state(cop), None)
-                            t._gate_epoch = cop.epoch
             if not (replay.play_left or mop.active is not None or self.mid or self.fifo):
                 self.fed = False
                 return True
@@ -397,6 +316,104 @@ class TensixThread:
                 idle_others = a.held is None and b.held is None
             cop.prefer_after_release = None  # (read and forgotten by every pass)
             item = None
+
+    def issue(self, item, entry=None) -> bool:
+        """Pass ``item`` (``(word, origin)``) through this thread's wait gate into its unit
+        (``entry``: the word's dispatch entry, if known): True when it issued (counted, the
+        epoch moved on, every latched wait looked at again), False when the gate or the
+        unit holds it (then it is this thread's held item)."""
+        cop = self.cop
+        word = item[0]
+        if entry is None:
+            entry = cop.dispatch.get(word)
+            if entry is None:
+                entry = cop.dispatch_entry(word)
+        spec, handler, args, kwargs, fence = entry
+        if spec is None:
+            raise GuestFault(f"t{self.index}: 0x{word:08x} (pushed by {item[1]}) is not a Tensix instruction")
+        gate = self.gate
+        if gate.opcode is not None and spec.blocked_by(gate.block_mask):
+            if not gate.fresh(cop):
+                gate.refresh(cop, self.index, blocked=True)
+            if gate.opcode is not None:
+                self._hold(item, (word, gate.hold_state(cop), None))
+                # a STREAMWAIT reads NoC overlay registers RISC-V cores write: always asked again
+                self._gate_epoch = cop.epoch if gate.opcode != "STREAMWAIT" else None
+                self._src_key = None
+                return False
+        if handler is None:
+            if spec.unit == "frontend":
+                raise GuestFault(f"t{self.index}: {spec.mnemonic} 0x{word:08x} reached the wait gate "
+                                 f"(from {item[1]}): MOP and MOP_CFG must pass the MOP expander, which sits "
+                                 "before the replay expander and before RISCV B's pushes (REPLAY.md); there "
+                                 "is no backend unit for them")
+            raise Unimplemented(f"t{self.index}: {cop.table.disasm(word)} (pushed by {item[1]}): "
+                                f"{spec.mnemonic} is not implemented by the {spec.unit} unit yet")
+        self.word = word
+        self.origin = item[1]
+        cop.issuing = self
+        epoch = cop.epoch
+        if kwargs is None:
+            # handler(self, *args), spelled out for the usual counts (a call through *
+            # builds a tuple: it costs more than the call itself)
+            n = len(args)
+            if n == 1:  # (the Vector Unit's issue_word(t, slot))
+                result = handler(self, args[0])
+            elif n == 0:
+                result = handler(self)
+            elif n == 4:
+                a0, a1, a2, a3 = args
+                result = handler(self, a0, a1, a2, a3)
+            elif n == 3:
+                a0, a1, a2 = args
+                result = handler(self, a0, a1, a2)
+            elif n == 2:
+                a0, a1 = args
+                result = handler(self, a0, a1)
+            else:
+                result = handler(self, *args)
+        else:
+            result = handler(self, **kwargs)
+        if result is not None:
+            self._hold(item, (word, spec.unit, result.reason))
+            self._gate_epoch = None
+            self._src_key = result.src_key
+            return False
+        if self.held is not None:
+            self.held_steps += self._tile.steps - self.held_since
+            self.held = None
+            self._held_why = None
+            self._gate_epoch = None
+            self._src_key = None
+        self.issued += 1
+        cop.epoch += 1
+        if self._tile.tracer is not None:
+            cop.trace(self.index, "issue", word, f"-> {spec.unit}")
+        if fence:
+            self.fpu_fence = self.issued  # STALLWAIT B8 (SFPU) + C7 (FPU busy)
+        g0, g1, g2 = cop.gates
+        if g0.opcode is not None or g1.opcode is not None or g2.opcode is not None:
+            # only the Sync Unit's instructions change semaphores here (a RISC-V access moves
+            # the epoch on): otherwise a SEMWAIT found holding just before this one still holds
+            _after_issue(cop, epoch, cop.epoch == epoch + 1 and spec.unit != "sync")
+        return True
+
+    def pump_on(self) -> None:
+        """What pump's loop does after an issue that left this thread more to do: go on
+        while kick's next pass would issue this thread's next instruction and nothing else
+        (see pump)."""
+        cop = self.cop
+        if cop._again or (cop.prefer_after_release or 0) != cop.pass_start or cop.one_per_pass:
+            return
+        epoch = cop.epoch
+        for o in self._others:
+            if o.held is None:
+                if o.fed:
+                    return
+            elif o._gate_epoch != epoch and (o._src_key is None or o._src_key != cop.src.ownership()):
+                return
+        cop.prefer_after_release = None
+        self.pump()
 
     def _step_to(self, run, pos, cur):
         """The compiled expansion ``run`` is at step ``pos``: the expanders as the
@@ -525,3 +542,27 @@ class TensixThread:
             text = f"held at {where} unit: {cop.table.disasm(word)} waits for {reason}"
         self._held_why = text
         return text
+
+
+def _after_issue(cop, epoch, quiet):
+    """``cop.after_issue()`` after instructions issued from ``epoch`` on, with each
+    thread's hold captured as its next pump would: latched waits may be met now.
+    ``quiet``: none of them was the Sync Unit's and nothing else moved the epoch (a
+    SEMWAIT found holding at ``epoch`` still holds)."""
+    for t in cop.threads:
+        tgate = t.gate
+        if tgate.opcode is not None:
+            if tgate.opcode == "SEMWAIT" and t._gate_epoch is not None:
+                if quiet and t._gate_epoch == epoch and tgate.checked == epoch:
+                    tgate.checked = t._gate_epoch = cop.epoch  # (the same state as at epoch)
+                    continue
+                state = tgate.semwait_recheck(cop)  # refresh + hold_state below, in one
+                if state is not None:
+                    t._held_why = (t.held[0], state, None)
+                    t._gate_epoch = cop.epoch
+                continue
+            tgate.refresh(cop, t.index)
+            if tgate.opcode is not None and t._gate_epoch is not None:
+                # still waits: capture the hold as that thread's next pump would
+                t._held_why = (t.held[0], tgate.hold_state(cop), None)
+                t._gate_epoch = cop.epoch

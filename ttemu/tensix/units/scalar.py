@@ -57,12 +57,15 @@ def _scalar(fn):
     occupies the unit (ScalarUnit.md: one instruction at a time)."""
 
     @functools.wraps(fn)
-    def run(self, t, **fields):
-        busy = self.occupied_by_other(t)
-        if busy is not None:
-            return busy
-        return fn(self, t, **fields)
+    def run(self, t, *args, **fields):
+        occ = self.occupant
+        if occ is not None and occ != t.index:  # (occupied_by_other's answer is None otherwise)
+            busy = self.occupied_by_other(t)
+            if busy is not None:
+                return busy
+        return fn(self, t, *args, **fields)
 
+    run.tt_positional = fn  # (the frontend calls it with fn's parameters, positionally)
     return op(run)
 
 
