@@ -233,6 +233,9 @@ class MatrixUnit(Unit):
         self.move16_uses = 0  # fast moves made by arithmetic (move16_rows) before the table
         # the compiled datapath (fpu_native), or None: the pure-Python one (fpu_fused)
         self.native = _NATIVE
+        # math_batch: the numbers naming ADDR_MOD slot values (math_batch._addr_mods)
+        self.addr_mod_ids = {}
+        self.addr_mod_next = 0
 
     # -- runs executed together (math_batch.py) ----------------------------------------
     def batch_runs(self, words, entries):
@@ -255,15 +258,31 @@ class MatrixUnit(Unit):
             src = self.cop.src
             if v[3] == src.fmt["A"][src.math_bank["A"]]:
                 return v[2]
-        implied = self._implied_fmt(ti, "A")
+        # (what _implied_fmt, _tc, _c and _styles give, read through the configuration's
+        # field caches: a kernel rewrites the Dst offset before each tile, so this runs often)
+        tv = cfg.thread_values[ti]
+        bank = tv["CFG_STATE_ID_StateID"]
+        bv = cfg.values[bank]
         # whether the implied format applies at all depends on ThreadConfig only
-        tf = cfg.thread_fields
-        possible = "DISABLE_IMPLIED_SRCA_FMT_Base" in tf and not cfg.thread_get(ti, "DISABLE_IMPLIED_SRCA_FMT_Base")
-        bank = self._tc(ti, "CFG_STATE_ID_StateID")
-        style, use32 = self._styles(ti, bank, mnemonic)
-        out = (bank, style, use32,
-               self._tc(ti, "DEST_TARGET_REG_CFG_MATH_Offset") + self._c(bank, "DEST_REGW_BASE_Base"),
-               self._tc(ti, "FIDELITY_BASE_Phase"))
+        possible = "DISABLE_IMPLIED_SRCA_FMT_Base" in cfg.thread_fields and not tv["DISABLE_IMPLIED_SRCA_FMT_Base"]
+        implied = None
+        if possible:
+            src = self.cop.src
+            implied = src.fmt["A"][src.math_bank["A"]]
+        if tv["FP16A_FORCE_Enable"]:
+            style, use32 = FP16, False
+        elif bv["ALU_ACC_CTRL_INT8_math_enabled"]:
+            style, use32 = INT8, True
+        else:
+            if bv["ALU_FORMAT_SPEC_REG_SrcA_override"]:
+                fmt = bv["ALU_FORMAT_SPEC_REG_SrcA_val"]
+            else:
+                fmt = implied if implied is not None else bv["ALU_FORMAT_SPEC_REG0_SrcA"]
+            if fmt in (12, 13):
+                self._srca_fmt(bank, mnemonic, ti)  # (raises: the format code is not assigned)
+            style, use32 = self._style_of(fmt), bool(bv["ALU_ACC_CTRL_Fp32_enabled"])
+        out = (bank, style, use32, tv["DEST_TARGET_REG_CFG_MATH_Offset"] + bv["DEST_REGW_BASE_Base"],
+               tv["FIDELITY_BASE_Phase"])
         self._views[ti] = (cfg.version, cfg.thread_version, out, implied, possible)
         return out
 
