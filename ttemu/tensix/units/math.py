@@ -128,6 +128,12 @@ def move16_table(fp16, flush):
         _MOVE16_TABLES[(fp16, flush)] = t
     return t
 
+# ZEROACC's DstBits rows in modes 2 (each half) and 3 (read-only: the Dst write log holds them)
+_HALF_ROWS = (np.arange(0, 512), np.arange(512, 1024))
+_ALL_ROWS = np.arange(1024)
+for _rows in (*_HALF_ROWS, _ALL_ROWS):
+    _rows.setflags(write=False)
+
 # fpu_native's ELW* kinds
 _ELW_KIND = {"add": 0, "sub": 1, "mul": 2}
 
@@ -575,6 +581,32 @@ class MatrixUnit(Unit):
         nrows = 7 if broadcast else num_rows
         dst_row = (dst + dst_base + rwc.Dst) & (0x400 - nrows)  # _dst_row
         phase = (rwc.FidelityPhase + fid_base) & 3  # _phase
+        native = self.native
+        if native is not None and not broadcast and (style == BF16 or style == TF32) and srca_row + 16 <= 64:
+            # the common case, as _native_mvmul below does it (_plain_block and _log_defer inline)
+            if use32:
+                r = ((dst_row & 0x1F8) << 1) | (dst_row & 0x207) if (dst_row & 7) + nrows <= 8 else None
+            else:
+                r = dst_row if dst_row + nrows <= 1024 and not cop.dst.aliased16 else None
+            if r is not None and not (self._has_remap and self._remap() is not None):
+                self.last_srca_row = srca_row
+                it = cop.issuing
+                if it is not None:
+                    log = self.dst_log
+                    log.append((it.index, it.issued, "32" if use32 else "16", dst_row, nrows, it.word))
+                    if len(log) > 64:
+                        del log[:-32]
+                if self._marks:
+                    und = self.undefined
+                    und[r:r + nrows] = False
+                    if use32:
+                        und[r + 8:r + 8 + nrows] = False
+                native.mvmul1(cop.dst.bits, src.data["A"][bank_a], src.data["B"][bank_b], srca_row, srcb_row, nrows,
+                              r, phase, style == BF16, use32 and self._native32)
+                if clear_dvalid:
+                    self._flip(ti, clear_dvalid)
+                cop.rwcs.apply_addr_mod(ti, addr_mode)
+                return None
         if srca_row + 16 > 64:
             cop.undefined(f"{mnemonic} SrcA rows past 63",
                           f"SrcA rows {srca_row}..{srca_row + 15} run past row 63 (RWC SrcA = {rwc.SrcA}; "
@@ -1279,16 +1311,19 @@ class MatrixUnit(Unit):
             elif not use32 and imm < 64:
                 rows = self._rows16(imm * 16, 16, alias=False)
         elif mode == 2:  # ZEROACC_MODE_HALF_OF_DST
-            rows = np.arange(512, 1024) if dst & 1 else np.arange(0, 512)
+            rows = _HALF_ROWS[dst & 1]
         else:  # ZEROACC_MODE_ALL_OF_DST
-            rows = np.arange(1024)
-        if rows is not None and revert:
-            self.undefined[rows] = False
-        elif rows is not None:
-            cop.dst.bits[rows] = 0
-            self.undefined[rows] = True
-            self._marks = True
-            self._log_dst_write("rows", rows, len(rows))
+            rows = _ALL_ROWS
+        if rows is not None:
+            # (the rows of modes 2 and 3 as slices)
+            at = slice(int(rows[0]), int(rows[0]) + len(rows)) if mode >= 2 else rows
+            if revert:
+                self.undefined[at] = False
+            else:
+                cop.dst.bits[at] = 0
+                self.undefined[at] = True
+                self._marks = True
+                self._log_dst_write("rows", rows, len(rows))
         if mode in (0, 1):
             cop.rwcs.apply_addr_mod(ti, AddrMode)
         return None
