@@ -219,7 +219,11 @@ class MatrixUnit(Unit):
         # "32" / "rows", first row or DstBits rows, row count, instruction word), for
         # SFPLOAD.md's "three unrelated instructions" rule, which the Vector Unit checks
         # (ttemu/tensix/units/sfpu/hazards.py). Only the latest writes are kept.
-        self.dst_log = []
+        self._log = []
+        # runs executed together whose log entries are not made yet (math_batch.log_run),
+        # and the log's length once they are
+        self._log_runs = []
+        self._log_len = 0
         # Per thread: (config versions, bank, SrcAStyle, UseDst32b, Dst row base,
         # fidelity phase base), see _view.
         self._views = [None, None, None]
@@ -291,6 +295,13 @@ class MatrixUnit(Unit):
                tv["FIDELITY_BASE_Phase"])
         self._views[ti] = (cfg.version, cfg.thread_version, out, implied, possible)
         return out
+
+    @property
+    def dst_log(self):
+        """The recent Dst writes (see __init__), the latest last."""
+        if self._log_runs:
+            math_batch.apply_log_runs(self)
+        return self._log
 
     def _log_dst_write(self, kind, row, n):
         t = self.cop.issuing

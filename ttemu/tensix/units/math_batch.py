@@ -118,7 +118,7 @@ def run_batch(unit, t, body, start, end):
     else:
         _queue(unit, plan, a_bank, b_bank)
     # what each instruction's _log_defer does, in order: the Dst write log, the ZEROACC marks
-    extend_log(unit.dst_log, ti, t.issued, plan.log, n)
+    log_run(unit, ti, t.issued, plan.log, n)
     if unit._marks:
         und = unit.undefined
         for lo, hi in plan.marks:
@@ -130,23 +130,57 @@ def run_batch(unit, t, body, start, end):
     return n
 
 
-def extend_log(log, ti, issued, columns, n):
-    """Append the Dst write log entries of ``n`` instructions of thread ``ti`` issued from
-    ``issued`` on (``columns``: their kinds, rows, row counts and words) as one at a time
-    would: appended one by one, the log cut to its latest 32 entries whenever it passes
-    64 (MatrixUnit._log_defer); the entries that would be cut are never made."""
-    kinds, rows, counts, words = columns
-    have = len(log)
-    if have + n <= 64:
-        log.extend(zip(repeat(ti, n), range(issued, issued + n), kinds, rows, counts, words))
-        return
-    keep = 32 + (n - (65 - have)) % 33  # the length after the appends and cuts
-    if keep > n:  # the latest keep - n entries from before stay
-        del log[:have - (keep - n)]
-        log.extend(zip(repeat(ti, n), range(issued, issued + n), kinds, rows, counts, words))
-    else:  # the last keep of the new ones
-        s = n - keep
-        log[:] = zip(repeat(ti, keep), range(issued + s, issued + n), kinds[s:], rows[s:], counts[s:], words[s:])
+def log_length(length, n):
+    """The Dst write log's length after ``n`` appends to a log of ``length`` entries, each
+    append cutting it to its latest 32 entries when it passes 64 (MatrixUnit._log_defer)."""
+    return length + n if length + n <= 64 else 32 + (n - (65 - length)) % 33
+
+
+def log_run(unit, ti, issued, columns, n):
+    """Add to the Matrix Unit's Dst write log the entries of ``n`` instructions of thread
+    ``ti`` issued from ``issued`` on (``columns``: their kinds, rows, row counts and
+    words) as one at a time would, lazily: the run is kept (``unit._log_runs``) and its
+    entries made when the log is next read (``MatrixUnit.dst_log``, apply_log_runs),
+    only those the cuts leave. The log is always the latest entries of everything
+    appended, so what a run leaves depends only on the lengths: a run at least as long
+    as the log after it leaves none of what came before."""
+    runs = unit._log_runs
+    length = log_length(unit._log_len if runs else len(unit._log), n)
+    unit._log_len = length
+    if n >= length:
+        unit._log.clear()
+        runs.clear()
+    elif len(runs) >= 4:  # (the runs the log still reaches, and the log only if they do not fill it)
+        total = n
+        for k in range(len(runs) - 1, -1, -1):
+            total += runs[k][3]
+            if total >= length:
+                del runs[:k]
+                unit._log.clear()
+                break
+    runs.append((ti, issued, columns, n))
+
+
+def apply_log_runs(unit):
+    """Make the entries of the runs ``log_run`` kept: the log becomes its latest
+    ``unit._log_len`` entries."""
+    runs = unit._log_runs
+    log = unit._log
+    need = unit._log_len
+    parts = []
+    for ti, issued, (kinds, rows, counts, words), n in reversed(runs):
+        if need <= 0:
+            break
+        s = max(n - need, 0)
+        parts.append(zip(repeat(ti, n - s), range(issued + s, issued + n), kinds[s:], rows[s:], counts[s:], words[s:]))
+        need -= n - s
+    runs.clear()
+    if need > 0:
+        del log[:len(log) - need]
+    else:
+        log.clear()
+    for part in reversed(parts):
+        log.extend(part)
 
 
 def _addr_mods(unit, ti):
