@@ -43,17 +43,10 @@ def test_log_of_a_run_is_the_log_one_at_a_time():
             assert unit.dst_log == want, (have, n)
 
 
-class _Issuing:
-    """The issuing thread as the Matrix Unit reads it."""
-
-    def __init__(self, index, issued, word):
-        self.index, self.issued, self.word = index, issued, word
-
-
 def test_log_of_runs_kept_lazily():
-    """Runs, single instructions' entries (kept as runs of one while runs wait) and reads
-    of the log in random order (several runs kept before a read, some longer than the
-    log, some not): every read sees what one at a time gives."""
+    """Runs, single instructions' entries and reads of the log in random order (several
+    runs kept before a read, some longer than the log, some not): every read sees what
+    one at a time gives."""
     rng = np.random.default_rng(5)
     unit = Tile("wormhole_b0").tensix.math
     for trial in range(300):
@@ -69,12 +62,7 @@ def test_log_of_runs_kept_lazily():
                     _append(want, e)
                 math_batch.log_run(unit, entries[0][0], issued, _columns(entries), n)
                 issued += n
-            elif what < 0.65:  # an instruction issued alone, as the Matrix Unit logs it
-                e = _entries(int(rng.integers(0, 3)), issued, 1, step)[0]
-                _append(want, e)
-                unit._log_one(_Issuing(e[0], e[1], e[5]), e[2], e[3], e[4])
-                issued += 1
-            elif what < 0.8:  # another writer of the log
+            elif what < 0.8:
                 e = _entries(int(rng.integers(0, 3)), issued, 1, step)[0]
                 _append(want, e)
                 _append(unit.dst_log, e)

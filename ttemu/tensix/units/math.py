@@ -306,16 +306,7 @@ class MatrixUnit(Unit):
     def _log_dst_write(self, kind, row, n):
         t = self.cop.issuing
         if t is not None:
-            self._log_one(t, kind, row, n)
-
-    def _log_one(self, t, kind, row, n):
-        """Thread ``t``'s instruction's entry in the Dst write log: appended, the log cut to
-        its latest 32 entries when it passes 64; kept as a run of one while runs wait to be
-        made (math_batch.log_run), so that a write after a run does not make its entries."""
-        if self._log_runs:
-            math_batch.log_run(self, t.index, t.issued, ((kind,), (row,), (n,), (t.word,)), 1)
-        else:
-            log = self._log
+            log = self.dst_log
             log.append((t.index, t.issued, kind, row, n, t.word))
             if len(log) > 64:
                 del log[:-32]
@@ -612,7 +603,10 @@ class MatrixUnit(Unit):
                 self.last_srca_row = srca_row
                 it = cop.issuing
                 if it is not None:
-                    self._log_one(it, "32" if use32 else "16", dst_row, nrows)
+                    log = self.dst_log
+                    log.append((it.index, it.issued, "32" if use32 else "16", dst_row, nrows, it.word))
+                    if len(log) > 64:
+                        del log[:-32]
                 if self._marks:
                     und = self.undefined
                     und[r:r + nrows] = False
@@ -836,7 +830,10 @@ class MatrixUnit(Unit):
         slices): the Dst write log and the rows' ZEROACC marks."""
         t = self.cop.issuing  # _log_dst_write, inline
         if t is not None:
-            self._log_one(t, "32" if use32 else "16", row, n)
+            log = self.dst_log
+            log.append((t.index, t.issued, "32" if use32 else "16", row, n, t.word))
+            if len(log) > 64:
+                del log[:-32]
         if self._marks:  # on the rows' slices
             und = self.undefined
             und[r:r + n] = False
