@@ -277,6 +277,13 @@ static void accumulate_row(uint16_t *hi, uint16_t *lo, int nt, const int32_t (*e
 }
 
 #ifdef HAVE_AVX2_FORM
+/* The eight 32-bit lanes of ``x`` (each 0..65535) to p[0..7] as uint16. */
+__attribute__((target("avx2"))) static inline void store8_u16(uint16_t *p, __m256i x)
+{
+    __m256i packed = _mm256_permute4x64_epi64(_mm256_packus_epi32(x, x), 0x08); /* lanes 0-3, 4-7 */
+    _mm_storeu_si128((__m128i *)p, _mm256_castsi256_si128(packed));
+}
+
 /* accumulate() on 8 lanes: (x + 2**(d - 1) [+ neg]) >> d, d capped at 31. */
 __attribute__((target("avx2"))) static inline __m256i align8(__m256i x, __m256i emax1, __m256i e, __m256i neg)
 {
@@ -356,14 +363,9 @@ __attribute__((target("avx2"))) static void accumulate_row_avx2(uint16_t *hi, ui
             _mm256_or_si256(_mm256_slli_epi32(_mm256_srli_epi32(out, 31), 15),
                             _mm256_slli_epi32(_mm256_and_si256(_mm256_srli_epi32(out, 16), _mm256_set1_epi32(0x7F)), 8)),
             _mm256_and_si256(_mm256_srli_epi32(out, 23), _mm256_set1_epi32(0xFF)));
-        int32_t ohs[8], ols[8];
-        _mm256_storeu_si256((__m256i *)ohs, oh);
-        _mm256_storeu_si256((__m256i *)ols, _mm256_and_si256(out, _mm256_set1_epi32(0xFFFF)));
-        for (int q = 0; q < 8; ++q) {
-            hi[h + q] = (uint16_t)ohs[q];
-            if (use32)
-                lo[h + q] = (uint16_t)ols[q];
-        }
+        store8_u16(hi + h, oh);
+        if (use32)
+            store8_u16(lo + h, _mm256_and_si256(out, _mm256_set1_epi32(0xFFFF)));
     }
 }
 #endif
@@ -394,6 +396,64 @@ static void mvmul_job(uint16_t *dst, const uint32_t *A, const uint32_t *B, int a
         accumulate_best(hi, hi + 8 * 16, 2, emx, sum, 1, use32);
     }
 }
+
+#ifdef HAVE_AVX2_FORM
+/* mvmul_job on 8 lanes at a time (AVX2), the same integers: products() with each group's
+ * exponents summed once, the products as pmaddwd of 16-bit halves (|SrcA bits| < 2**5,
+ * |SrcB bits| < 2**7: the SrcB operand's high half is zero, so the SrcA operand's sign-
+ * extension high half adds nothing), and the sums scaled and zeroed by their exponent
+ * (esop <= 0) in the same registers. */
+__attribute__((target("avx2"))) static void mvmul_job_avx2(uint16_t *dst, const uint32_t *A, const uint32_t *B,
+                                                          int arow, int brow, int n, int r, int phase, int bf16,
+                                                          int use32)
+{
+    int32_t va[16][16] __attribute__((aligned(32))), ea[16][16] __attribute__((aligned(32)));
+    int32_t vb[8][16], eb[8][16];
+    int pa = phase & 1, pb = (phase >> 1) & 1;
+    decode_rows_avx2(A + arow * 16, 16, bf16, 1, pa, &va[0][0], &ea[0][0]);
+    decode_rows_avx2(B + brow * 16, n, bf16, 0, pb, &vb[0][0], &eb[0][0]);
+    const __m256i adj = _mm256_set1_epi32(-127 - (pa ? 5 : 0) - (pb ? 7 : 0));
+    const __m256i one = _mm256_set1_epi32(1), thirteen = _mm256_set1_epi32(13), zero = _mm256_setzero_si256();
+    for (int i = 0; i < n; ++i) {
+        int32_t emx[2][16] __attribute__((aligned(32))), sum[2][16] __attribute__((aligned(32)));
+        for (int g = 0; g < 2; ++g) {
+            __m256i ebk[8], vbk[8];
+#pragma GCC unroll 8
+            for (int q = 0; q < 8; ++q) {
+                ebk[q] = _mm256_set1_epi32(eb[i][8 * g + q]);
+                vbk[q] = _mm256_set1_epi32(vb[i][8 * g + q] & 0xFFFF);
+            }
+            for (int h = 0; h < 16; h += 8) {
+                __m256i e[8];
+                __m256i mx = _mm256_set1_epi32(2 * ZERO_EXP);
+#pragma GCC unroll 8
+                for (int q = 0; q < 8; ++q) {
+                    e[q] = _mm256_add_epi32(_mm256_load_si256((const __m256i *)&ea[8 * g + q][h]), ebk[q]);
+                    mx = _mm256_max_epi32(mx, e[q]);
+                }
+                __m256i sm = zero;
+#pragma GCC unroll 8
+                for (int q = 0; q < 8; ++q) {
+                    __m256i m = _mm256_madd_epi16(_mm256_load_si256((const __m256i *)&va[8 * g + q][h]), vbk[q]);
+                    __m256i d = _mm256_min_epi32(_mm256_sub_epi32(mx, e[q]), thirteen);
+                    __m256i t = _mm256_add_epi32(_mm256_add_epi32(m, m), _mm256_sllv_epi32(one, d));
+                    t = _mm256_add_epi32(t, _mm256_srai_epi32(m, 31));
+                    sm = _mm256_add_epi32(sm, _mm256_srav_epi32(t, _mm256_add_epi32(d, one)));
+                }
+                __m256i esop = _mm256_add_epi32(mx, adj);
+                _mm256_store_si256((__m256i *)&emx[g][h], esop);
+                _mm256_store_si256((__m256i *)&sum[g][h],
+                                   _mm256_and_si256(_mm256_cmpgt_epi32(esop, zero), _mm256_slli_epi32(sm, 14)));
+            }
+        }
+        uint16_t *hi = dst + (r + i) * 16;
+        accumulate_row_avx2(hi, hi + 8 * 16, 2, (const int32_t(*)[16])emx, (const int32_t(*)[16])sum, 1, use32);
+    }
+}
+#endif
+
+typedef void (*mvmul_fn)(uint16_t *, const uint32_t *, const uint32_t *, int, int, int, int, int, int, int);
+static mvmul_fn mvmul_best = mvmul_job;
 
 /* ELWADD / ELWSUB (kind 0 / 1) or ELWMUL (2) on the 8 Dst rows at DstBits row r. */
 static void elw_job(uint16_t *dst, const uint32_t *A, const uint32_t *B, int arow, int brow, int r, int phase,
@@ -499,7 +559,7 @@ static int mvmul_checked(Operands *o, const int32_t *jb, int bf16, int use32)
     if (arow < 0 || arow + 16 > 64 || brow < 0 || rows < 1 || rows > 8 || brow + rows > 64 || r < 0 ||
         r + span > 1024 || phase < 0 || phase > 3)
         return -1;
-    mvmul_job((uint16_t *)o->d.buf, (const uint32_t *)o->a.buf, (const uint32_t *)o->b.buf, arow, brow, rows, r,
+    mvmul_best((uint16_t *)o->d.buf, (const uint32_t *)o->a.buf, (const uint32_t *)o->b.buf, arow, brow, rows, r,
               phase, bf16, use32);
     return 0;
 }
@@ -635,6 +695,7 @@ PyMODINIT_FUNC PyInit__fpu_native(void)
         products_best = products_avx2;
         decode_best = decode_rows_avx2;
         accumulate_best = accumulate_row_avx2;
+        mvmul_best = mvmul_job_avx2;
     }
 #endif
     return PyModule_Create(&module);

@@ -132,6 +132,12 @@ def move16_table(fp16, flush):
         _MOVE16_TABLES[(fp16, flush)] = t
     return t
 
+# ZEROACC's DstBits rows in modes 2 (each half) and 3 (read-only: the Dst write log holds them)
+_HALF_ROWS = (np.arange(0, 512), np.arange(512, 1024))
+_ALL_ROWS = np.arange(1024)
+for _rows in (*_HALF_ROWS, _ALL_ROWS):
+    _rows.setflags(write=False)
+
 # fpu_native's ELW* kinds
 _ELW_KIND = {"add": 0, "sub": 1, "mul": 2}
 
@@ -217,7 +223,11 @@ class MatrixUnit(Unit):
         # "32" / "rows", first row or DstBits rows, row count, instruction word), for
         # SFPLOAD.md's "three unrelated instructions" rule, which the Vector Unit checks
         # (ttemu/tensix/units/sfpu/hazards.py). Only the latest writes are kept.
-        self.dst_log = []
+        self._log = []
+        # runs executed together whose log entries are not made yet (math_batch.log_run),
+        # and the log's length once they are
+        self._log_runs = []
+        self._log_len = 0
         # Per thread: (config versions, bank, SrcAStyle, UseDst32b, Dst row base,
         # fidelity phase base), see _view.
         self._views = [None, None, None]
@@ -239,6 +249,9 @@ class MatrixUnit(Unit):
         self.movers = _MOVERS
         # the compiled datapath (fpu_native), or None: the pure-Python one (fpu_fused)
         self.native = _NATIVE
+        # math_batch: the numbers naming ADDR_MOD slot values (math_batch._addr_mods)
+        self.addr_mod_ids = {}
+        self.addr_mod_next = 0
 
     # -- runs executed together (math_batch.py) ----------------------------------------
     def batch_runs(self, words, entries):
@@ -261,17 +274,40 @@ class MatrixUnit(Unit):
             src = self.cop.src
             if v[3] == src.fmt["A"][src.math_bank["A"]]:
                 return v[2]
-        implied = self._implied_fmt(ti, "A")
+        # (what _implied_fmt, _tc, _c and _styles give, read through the configuration's
+        # field caches: a kernel rewrites the Dst offset before each tile, so this runs often)
+        tv = cfg.thread_values[ti]
+        bank = tv["CFG_STATE_ID_StateID"]
+        bv = cfg.values[bank]
         # whether the implied format applies at all depends on ThreadConfig only
-        tf = cfg.thread_fields
-        possible = "DISABLE_IMPLIED_SRCA_FMT_Base" in tf and not cfg.thread_get(ti, "DISABLE_IMPLIED_SRCA_FMT_Base")
-        bank = self._tc(ti, "CFG_STATE_ID_StateID")
-        style, use32 = self._styles(ti, bank, mnemonic)
-        out = (bank, style, use32,
-               self._tc(ti, "DEST_TARGET_REG_CFG_MATH_Offset") + self._c(bank, "DEST_REGW_BASE_Base"),
-               self._tc(ti, "FIDELITY_BASE_Phase"))
+        possible = "DISABLE_IMPLIED_SRCA_FMT_Base" in cfg.thread_fields and not tv["DISABLE_IMPLIED_SRCA_FMT_Base"]
+        implied = None
+        if possible:
+            src = self.cop.src
+            implied = src.fmt["A"][src.math_bank["A"]]
+        if tv["FP16A_FORCE_Enable"]:
+            style, use32 = FP16, False
+        elif bv["ALU_ACC_CTRL_INT8_math_enabled"]:
+            style, use32 = INT8, True
+        else:
+            if bv["ALU_FORMAT_SPEC_REG_SrcA_override"]:
+                fmt = bv["ALU_FORMAT_SPEC_REG_SrcA_val"]
+            else:
+                fmt = implied if implied is not None else bv["ALU_FORMAT_SPEC_REG0_SrcA"]
+            if fmt in (12, 13):
+                self._srca_fmt(bank, mnemonic, ti)  # (raises: the format code is not assigned)
+            style, use32 = self._style_of(fmt), bool(bv["ALU_ACC_CTRL_Fp32_enabled"])
+        out = (bank, style, use32, tv["DEST_TARGET_REG_CFG_MATH_Offset"] + bv["DEST_REGW_BASE_Base"],
+               tv["FIDELITY_BASE_Phase"])
         self._views[ti] = (cfg.version, cfg.thread_version, out, implied, possible)
         return out
+
+    @property
+    def dst_log(self):
+        """The recent Dst writes (see __init__), the latest last."""
+        if self._log_runs:
+            math_batch.apply_log_runs(self)
+        return self._log
 
     def _log_dst_write(self, kind, row, n):
         t = self.cop.issuing
@@ -562,6 +598,32 @@ class MatrixUnit(Unit):
         nrows = 7 if broadcast else num_rows
         dst_row = (dst + dst_base + rwc.Dst) & (0x400 - nrows)  # _dst_row
         phase = (rwc.FidelityPhase + fid_base) & 3  # _phase
+        native = self.native
+        if native is not None and not broadcast and (style == BF16 or style == TF32) and srca_row + 16 <= 64:
+            # the common case, as _native_mvmul below does it (_plain_block and _log_defer inline)
+            if use32:
+                r = ((dst_row & 0x1F8) << 1) | (dst_row & 0x207) if (dst_row & 7) + nrows <= 8 else None
+            else:
+                r = dst_row if dst_row + nrows <= 1024 and not cop.dst.aliased16 else None
+            if r is not None and not (self._has_remap and self._remap() is not None):
+                self.last_srca_row = srca_row
+                it = cop.issuing
+                if it is not None:
+                    log = self.dst_log
+                    log.append((it.index, it.issued, "32" if use32 else "16", dst_row, nrows, it.word))
+                    if len(log) > 64:
+                        del log[:-32]
+                if self._marks:
+                    und = self.undefined
+                    und[r:r + nrows] = False
+                    if use32:
+                        und[r + 8:r + 8 + nrows] = False
+                native.mvmul1(cop.dst.bits, src.data["A"][bank_a], src.data["B"][bank_b], srca_row, srcb_row, nrows,
+                              r, phase, style == BF16, use32 and self._native32)
+                if clear_dvalid:
+                    self._flip(ti, clear_dvalid)
+                cop.rwcs.apply_addr_mod(ti, addr_mode)
+                return None
         if srca_row + 16 > 64:
             cop.undefined(f"{mnemonic} SrcA rows past 63",
                           f"SrcA rows {srca_row}..{srca_row + 15} run past row 63 (RWC SrcA = {rwc.SrcA}; "
@@ -1269,16 +1331,19 @@ class MatrixUnit(Unit):
             elif not use32 and imm < 64:
                 rows = self._rows16(imm * 16, 16, alias=False)
         elif mode == 2:  # ZEROACC_MODE_HALF_OF_DST
-            rows = np.arange(512, 1024) if dst & 1 else np.arange(0, 512)
+            rows = _HALF_ROWS[dst & 1]
         else:  # ZEROACC_MODE_ALL_OF_DST
-            rows = np.arange(1024)
-        if rows is not None and revert:
-            self.undefined[rows] = False
-        elif rows is not None:
-            cop.dst.bits[rows] = 0
-            self.undefined[rows] = True
-            self._marks = True
-            self._log_dst_write("rows", rows, len(rows))
+            rows = _ALL_ROWS
+        if rows is not None:
+            # (the rows of modes 2 and 3 as slices)
+            at = slice(int(rows[0]), int(rows[0]) + len(rows)) if mode >= 2 else rows
+            if revert:
+                self.undefined[at] = False
+            else:
+                cop.dst.bits[at] = 0
+                self.undefined[at] = True
+                self._marks = True
+                self._log_dst_write("rows", rows, len(rows))
         if mode in (0, 1):
             cop.rwcs.apply_addr_mod(ti, AddrMode)
         return None

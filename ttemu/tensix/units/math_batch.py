@@ -21,6 +21,8 @@ tests/test_frontend_fusion.py compares runs executed together with one at a time
 
 from __future__ import annotations
 
+from itertools import repeat
+
 import numpy as np
 
 from ...errors import TtemuError
@@ -30,15 +32,18 @@ _MM = {"MVMUL": 8, "DOTPV": 8, "GAPOOL": 4}  # mnemonic -> NumRows
 _ELW = {"ELWADD": 0, "ELWSUB": 1, "ELWMUL": 2}  # mnemonic -> fpu_native's ELW kind
 _KIND = ("add", "sub", "mul")
 _MAX_PLANS = 64  # per body
+_MAX_ADDR_MOD_IDS = 256  # per unit
 
 
 class Plan:
     """What a run does from one starting state (see the module docstring): ``count``
     instructions; ``segments`` [(mvmul?, jobs int32 array)] in order; the counters after
-    them; ``log`` [(kind, row, n, word)]; ``marks`` (DstBits rows, or None); SrcA's last
-    starting row; ``flip`` (the last instruction's ClearDvalid); ``bf16`` / ``use32``."""
+    them; ``log``: the Dst write log's kinds, rows, row counts and words, a tuple each;
+    ``marks``: the DstBits rows whose ZEROACC marks it clears, as [(start, end)]; SrcA's
+    last starting row; ``flip`` (the last instruction's ClearDvalid); ``bf16`` /
+    ``use32``, and ``mode`` (fpu_native's use32: 0, or the unit's Dst32 mode)."""
 
-    __slots__ = ("count", "segments", "rwc", "log", "marks", "last_srca_row", "flip", "bf16", "use32")
+    __slots__ = ("count", "segments", "rwc", "log", "marks", "last_srca_row", "flip", "bf16", "use32", "mode")
 
 
 def batch_runs(unit, words, entries):
@@ -81,12 +86,18 @@ def run_batch(unit, t, body, start, end):
         return 0  # (the first waits: one at a time)
     ti = t.index
     r = cop.rwcs.rwc[ti]
-    try:
-        view = unit._view(ti, "MVMUL")
-    except TtemuError:
-        return 0  # (stops the run where it issues)
+    cfg = cop.config
+    v = unit._views[ti]  # (_view's first test, inline)
+    if v is not None and v[0] == cfg.version and v[1] == cfg.thread_version and not v[4]:
+        view = v[2]
+    else:
+        try:
+            view = unit._view(ti, "MVMUL")
+        except TtemuError:
+            return 0  # (stops the run where it issues)
     key = ("math", start, end, ti, r.Dst, r.Dst_Cr, r.SrcA, r.SrcA_Cr, r.SrcB, r.SrcB_Cr, r.FidelityPhase,
-           r.ExtraAddrModBit, view, _addr_mods(unit, ti), unit._remap(), cop.dst.aliased16)
+           r.ExtraAddrModBit, view, _addr_mods(unit, ti), unit._remap() if unit._has_remap else None,
+           cop.dst.aliased16)
     cache = body.cache
     plan = cache.get(key)
     if plan is None:
@@ -96,30 +107,22 @@ def run_batch(unit, t, body, start, end):
     n = plan.count
     if not n:
         return 0
-    dst = cop.dst
     a_bank = src.data["A"][bank_a]
     b_bank = src.data["B"][bank_b]
     native = unit.native
     if native is not None:
-        bits = dst.bits
+        bits = cop.dst.bits
+        bf16, mode = plan.bf16, plan.mode
         for mvmul, jobs in plan.segments:
-            (native.mvmul if mvmul else native.elw)(bits, a_bank, b_bank, jobs, plan.bf16,
-                                                     plan.use32 and unit._native32)
+            (native.mvmul if mvmul else native.elw)(bits, a_bank, b_bank, jobs, bf16, mode)
     else:
         _queue(unit, plan, a_bank, b_bank)
-    # what each instruction's _log_defer does, in order: the Dst write log (appended one by
-    # one, it is cut to its latest 32 entries whenever it passes 64), the ZEROACC marks
-    log = unit.dst_log
-    issued = t.issued
-    have = len(log)
-    if have + n <= 64:
-        log.extend([(ti, issued + i, kind, row, rows, word) for i, (kind, row, rows, word) in enumerate(plan.log)])
-    else:
-        keep = 32 + (n - (65 - have)) % 33  # the length after the appends and cuts
-        new = [(ti, issued + i, kind, row, rows, word) for i, (kind, row, rows, word) in enumerate(plan.log)]
-        log[:] = (log + new)[-keep:]
+    # what each instruction's _log_defer does, in order: the Dst write log, the ZEROACC marks
+    log_run(unit, ti, t.issued, plan.log, n)
     if unit._marks:
-        unit.undefined[plan.marks] = False
+        und = unit.undefined
+        for lo, hi in plan.marks:
+            und[lo:hi] = False
     unit.last_srca_row = plan.last_srca_row
     (r.Dst, r.Dst_Cr, r.SrcA, r.SrcA_Cr, r.SrcB, r.SrcB_Cr, r.FidelityPhase, r.ExtraAddrModBit) = plan.rwc
     if plan.flip:
@@ -127,22 +130,85 @@ def run_batch(unit, t, body, start, end):
     return n
 
 
+def log_length(length, n):
+    """The Dst write log's length after ``n`` appends to a log of ``length`` entries, each
+    append cutting it to its latest 32 entries when it passes 64 (MatrixUnit._log_defer)."""
+    return length + n if length + n <= 64 else 32 + (n - (65 - length)) % 33
+
+
+def log_run(unit, ti, issued, columns, n):
+    """Add to the Matrix Unit's Dst write log the entries of ``n`` instructions of thread
+    ``ti`` issued from ``issued`` on (``columns``: their kinds, rows, row counts and
+    words) as one at a time would, lazily: the run is kept (``unit._log_runs``) and its
+    entries made when the log is next read (``MatrixUnit.dst_log``, apply_log_runs),
+    only those the cuts leave. The log is always the latest entries of everything
+    appended, so what a run leaves depends only on the lengths: a run at least as long
+    as the log after it leaves none of what came before."""
+    runs = unit._log_runs
+    length = log_length(unit._log_len if runs else len(unit._log), n)
+    unit._log_len = length
+    if n >= length:
+        unit._log.clear()
+        runs.clear()
+    elif len(runs) >= 4:  # (the runs the log still reaches, and the log only if they do not fill it)
+        total = n
+        for k in range(len(runs) - 1, -1, -1):
+            total += runs[k][3]
+            if total >= length:
+                del runs[:k]
+                unit._log.clear()
+                break
+    runs.append((ti, issued, columns, n))
+
+
+def apply_log_runs(unit):
+    """Make the entries of the runs ``log_run`` kept: the log becomes its latest
+    ``unit._log_len`` entries."""
+    runs = unit._log_runs
+    log = unit._log
+    need = unit._log_len
+    parts = []
+    for ti, issued, (kinds, rows, counts, words), n in reversed(runs):
+        if need <= 0:
+            break
+        s = max(n - need, 0)
+        parts.append(zip(repeat(ti, n - s), range(issued + s, issued + n), kinds[s:], rows[s:], counts[s:], words[s:]))
+        need -= n - s
+    runs.clear()
+    if need > 0:
+        del log[:len(log) - need]
+    else:
+        log.clear()
+    for part in reversed(parts):
+        log.extend(part)
+
+
 def _addr_mods(unit, ti):
-    """The thread's ADDR_MOD slots as ApplyAddrMod reads them (and ADDR_MOD_SET_Base), kept
-    until a ThreadConfig word holding one of them is written (a plan depends on them, not
-    on the other fields: the Dst offset a kernel moves per tile is in the view)."""
+    """The thread's ADDR_MOD slots as ApplyAddrMod reads them (and ADDR_MOD_SET_Base), as
+    a number that names their values (the same values, the same number, while the
+    unit's table of them holds), kept until a ThreadConfig word holding one of them is
+    written (a plan depends on them, not on the other fields: the Dst offset a kernel
+    moves per tile is in the view). A number is never given to other values: a plan key
+    holding it stays right."""
     cop = unit.cop
     values = cop.config.thread_values[ti]
-    slots = values.get(_ADDR_MODS_KEY)
-    if slots is None:
+    token = values.get(_ADDR_MODS_KEY)
+    if token is None:
         rwcs = cop.rwcs
         slots = tuple(rwcs.slot_fields(ti, i) for i in range(8))
         names = [f"ADDR_MOD_{kind}_SEC{i}_{f}" for i in range(8) for kind, f in _SLOT_FIELDS]
         if "ADDR_MOD_SET_Base" in cop.config.thread_fields:
             slots += (values["ADDR_MOD_SET_Base"],)
             names.append("ADDR_MOD_SET_Base")
-        values.keep(_ADDR_MODS_KEY, slots, names)
-    return slots
+        known = unit.addr_mod_ids
+        token = known.get(slots)
+        if token is None:
+            if len(known) >= _MAX_ADDR_MOD_IDS:
+                known.clear()  # (numbers still in plan keys are not given out again)
+            token = known[slots] = unit.addr_mod_next
+            unit.addr_mod_next += 1
+        values.keep(_ADDR_MODS_KEY, token, names)
+    return token
 
 
 _ADDR_MODS_KEY = ("math_batch", "addr_mods")
@@ -256,6 +322,18 @@ def _plan(unit, t, body, start, end):
     plan.count = count
     plan.segments = segments
     plan.rwc = (r.Dst, r.Dst_Cr, r.SrcA, r.SrcA_Cr, r.SrcB, r.SrcB_Cr, r.FidelityPhase, r.ExtraAddrModBit)
-    plan.log = log
-    plan.marks = np.array(marks, dtype=np.intp)
+    plan.log = tuple(map(tuple, zip(*log))) if log else ((), (), (), ())
+    plan.marks = _ranges(marks)
+    plan.mode = unit._native32 if plan.use32 else 0
     return plan
+
+
+def _ranges(rows):
+    """The distinct ``rows`` as [(start, end)] runs of consecutive rows."""
+    out = []
+    for row in sorted(set(rows)):
+        if out and out[-1][1] == row:
+            out[-1][1] = row + 1
+        else:
+            out.append([row, row + 1])
+    return [tuple(x) for x in out]
