@@ -194,9 +194,9 @@ class FastLoadStoreOps:
         if lregs[0] is not self.lreg:
             lregs = self._ls_lregs()
         row = lregs[1][vd]
-        if _count_nonzero(self.use_flags):
+        if _count_nonzero(self.use_flags) and _count_nonzero(self.flags) != 32:
             full, active = False, self.lanes_open(BLOCK_SFPU_RD_FROM_DEST)
-        else:
+        else:  # (the lane flags leave every lane as LaneConfig does)
             full, active = ctx.load_full, ctx.load_open
         if low is None:
             if full:
@@ -220,10 +220,10 @@ class FastLoadStoreOps:
         cop = self.cop
         rwc = cop.rwcs.rwc[thread]
         addr = (imm + rwc.Dst + ((rwc.Sp + ctx.sp_base) & ctx.sp_mask)) & 0x3FF
-        if _count_nonzero(self.use_flags):
+        if _count_nonzero(self.use_flags) and _count_nonzero(self.flags) != 32:
             active = self.lanes_open(BLOCK_DEST_WR_FROM_SFPU)
             full = _count_nonzero(active) == 32
-        else:
+        else:  # (as in fast_SFPLOAD)
             full, active = ctx.store_full, ctx.store_open
         if full or _count_nonzero(active):
             lregs = self.ls_lregs
