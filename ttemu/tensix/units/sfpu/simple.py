@@ -20,8 +20,10 @@ _TRUE = np.ones(32, dtype=bool)  # (copied, never handed out)
 _TRUE.setflags(write=False)
 _FALSE = np.zeros(32, dtype=bool)
 _FALSE.setflags(write=False)
-#: SFPSETCC's comparisons of VC (as int32) with 0, by Mod1 (0: <, 2: !=, 4: >=, 6: ==)
-_SETCC = {0: np.less, 2: np.not_equal, 4: np.greater_equal, 6: np.equal}
+#: SFPSETCC's comparisons of VC as int32 with 0, by Mod1 (0: <, 2: !=, 4: >=, 6: ==), made on
+#: the uint32 bits (< 0: the sign bit set) with 0-d operands (cheaper than a Python int's)
+_SETCC = {0: (np.greater_equal, np.array(0x80000000, dtype=U32)), 2: (np.not_equal, np.array(0, dtype=U32)),
+          4: (np.less, np.array(0x80000000, dtype=U32)), 6: (np.equal, np.array(0, dtype=U32))}
 
 
 def _vb(ins) -> int:
@@ -32,7 +34,12 @@ def _vb(ins) -> int:
 class SimpleOps:
     def _set_flags(self, en, new) -> None:
         """LaneFlags = ``new`` (a fresh array) in the lanes of ``en``."""
-        self.flags = new if en is ALL_LANES else np.where(en, new, self.flags)
+        if en is ALL_LANES:
+            self.flags = new
+        else:  # (np.where(en, new, flags), in fewer steps)
+            flags = self.flags.copy()
+            np.copyto(flags, new, where=en)
+            self.flags = flags
 
     # -- bitwise ------------------------------------------------------------------------
     def _bitwise(self, ins, fn):
@@ -334,8 +341,9 @@ class SimpleOps:
         if mod & 1:
             new = use.copy()
         else:
-            c = self.lreg[ins.vc].view(np.int32)
-            new = _SETCC[mod](c, 0) & use
+            compare, bound = _SETCC[mod]
+            new = compare(self.lreg[ins.vc], bound)
+            np.bitwise_and(new, use, out=new)
         self._set_flags(en, new)
 
     def _sign_mag_compare(self, ins, greater: bool):

@@ -137,7 +137,7 @@ class VectorState:
             return unmasked  # (read-only)
         flags = self.flags
         if n == 32:  # (every lane by its flag)
-            return unmasked if _count_nonzero(flags) == 32 else unmasked & flags
+            return unmasked if _count_nonzero(flags) == 32 else np.bitwise_and(unmasked, flags)
         return unmasked & (~self.use_flags | flags)
 
     def row_unmasked(self) -> np.ndarray:
@@ -172,7 +172,7 @@ class VectorState:
         if _count_nonzero(flags) == 32:  # (every lane's flag set: as if none were used)
             return out
         if n == 32:
-            return out & flags
+            return np.bitwise_and(out, flags)
         return out & (~self.use_flags | flags)
 
     def dest_index_lanes(self):
