@@ -422,9 +422,11 @@ static PyObject *py_run(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         const int32_t *op = ops + 8 * q;
         int vd = op[1], a = op[2], b = op[3], c = op[4], mod = op[5];
         int32_t imm = op[6];
-        uint8_t en[LANES];
-        for (int l = 0; l < LANES; ++l)
-            en[l] = unmasked[l] && (!use[l] || flags[l]);
+        uint8_t en[LANES]; /* the lanes enabled (not read by SFPNOP, INCRWC, SFPLOAD / SFPSTORE, SFPENCC) */
+        int kind = op[0];
+        if (kind != OP_NOP && kind != OP_RWC && kind != OP_LOAD && kind != OP_STORE && kind != OP_ENCC)
+            for (int l = 0; l < LANES; ++l) /* (bitwise on 0 / 1: vectorised) */
+                en[l] = (unmasked[l] != 0) & ((use[l] == 0) | (flags[l] != 0));
         switch (op[0]) {
         case OP_NOP:
             break;
