@@ -306,6 +306,21 @@ CHANGES = ("aliased16", "lane_config", "lane_config_replaced", "config", "srcb_f
            "flags", "capture", "dst_log", "rwc")
 
 
+def _one(arch, raw, lreg, mnemonic, mod0, fast):
+    """(a tile with Dst ``raw`` and LReg[0..7] ``lreg``, the fast or general form of
+    ``mnemonic``, its Insn on thread 1: LReg 2, ``mod0``, AddrMod 0, Imm10 6)."""
+    tile = Tile(arch)
+    tile.tensix.dst.bits[...] = raw
+    u = tile.tensix.sfpu
+    u.lreg[:8] = lreg
+    ins = Insn(mnemonic, dict(lreg_ind=2, instr_mod0=mod0, sfpu_addr_mode=0, dest_reg_addr=6), 1)
+    if fast:
+        fn = u.fast_SFPLOAD if mnemonic == "SFPLOAD" else u.fast_SFPSTORE
+    else:
+        fn = u.general_load if mnemonic == "SFPLOAD" else u.general_store
+    return tile, fn, ins
+
+
 def test_fast_forms_see_every_change_they_depend_on():
     """An instruction run with the fast form keeps its LSContext; each change below, made
     between two instructions, must reach the second one as it reaches the general form."""
@@ -317,15 +332,7 @@ def test_fast_forms_see_every_change_they_depend_on():
                 got = []
                 lreg = rng.integers(0, 1 << 32, (8, 32), dtype=np.uint64).astype(np.uint32)
                 for fast in (True, False):
-                    tile = Tile(arch)
-                    tile.tensix.dst.bits[...] = raw
-                    u = tile.tensix.sfpu
-                    u.lreg[:8] = lreg
-                    ins = Insn(mnemonic, dict(lreg_ind=2, instr_mod0=mod0, sfpu_addr_mode=0, dest_reg_addr=6), 1)
-                    if fast:
-                        fn = u.fast_SFPLOAD if mnemonic == "SFPLOAD" else u.fast_SFPSTORE
-                    else:
-                        fn = u.general_load if mnemonic == "SFPLOAD" else u.general_store
+                    tile, fn, ins = _one(arch, raw, lreg, mnemonic, mod0, fast)
                     fn(ins)
                     _change(tile, what)
                     fn(ins)
@@ -402,16 +409,9 @@ def test_fast_forms_take_a_context_again_only_when_it_still_holds():
             got = []
             lreg = rng.integers(0, 1 << 32, (8, 32), dtype=np.uint64).astype(np.uint32)
             for fast in (True, False):
-                tile = Tile(arch)
+                tile, fn, ins = _one(arch, raw, lreg, mnemonic, mod0, fast)
                 cop = tile.tensix
-                cop.dst.bits[...] = raw
                 u = cop.sfpu
-                u.lreg[:8] = lreg
-                ins = Insn(mnemonic, dict(lreg_ind=2, instr_mod0=mod0, sfpu_addr_mode=0, dest_reg_addr=6), 1)
-                if fast:
-                    fn = u.fast_SFPLOAD if mnemonic == "SFPLOAD" else u.fast_SFPSTORE
-                else:
-                    fn = u.general_load if mnemonic == "SFPLOAD" else u.general_store
                 out = []
                 fn(ins)
                 for what, value in steps:
