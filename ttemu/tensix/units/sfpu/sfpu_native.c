@@ -20,7 +20,9 @@
  */
 /* FP operations raise no exceptions anyone reads here: the compiler may evaluate both sides
  * of a select, which lets it vectorise the multiply-add's float64 form (fast_lanes) */
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC optimize("no-trapping-math")
+#endif
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stdint.h>
@@ -256,12 +258,15 @@ static void fast_lanes(const uint32_t *x, const uint32_t *y, const uint32_t *z, 
         out[l] = fma_fast(x[l], y[l], z[l], bh, &bad[l]);
 }
 
+#if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
+#define HAVE_AVX2_FORM
 __attribute__((target("avx2"))) static void fast_lanes_avx2(const uint32_t *x, const uint32_t *y, const uint32_t *z,
                                                            uint32_t *out, uint8_t *bad, int bh)
 {
     for (int l = 0; l < LANES; ++l)
         out[l] = fma_fast(x[l], y[l], z[l], bh, &bad[l]);
 }
+#endif
 
 static fast_fn fast_best = fast_lanes;
 
@@ -772,7 +777,8 @@ f_x:
 }
 
 /* simd(name or None): the multiply-add's vector form, "avx2" (where the CPU has it) or
- * "sse2", picked for tests comparing the two; -> the one in use */
+ * "sse2" (the baseline form, the only one off x86-64), picked for tests comparing the two;
+ * -> the one in use */
 static PyObject *py_simd(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
@@ -787,14 +793,16 @@ static PyObject *py_simd(PyObject *self, PyObject *const *args, Py_ssize_t nargs
         if (strcmp(name, "sse2") == 0)
             fast_best = fast_lanes;
         else if (strcmp(name, "avx2") == 0) {
+#ifdef HAVE_AVX2_FORM
             if (__builtin_cpu_supports("avx2"))
                 fast_best = fast_lanes_avx2;
+#endif
         } else {
             PyErr_SetString(PyExc_ValueError, "simd: \"sse2\" or \"avx2\"");
             return NULL;
         }
     }
-    return PyUnicode_FromString(fast_best == fast_lanes_avx2 ? "avx2" : "sse2");
+    return PyUnicode_FromString(fast_best == fast_lanes ? "sse2" : "avx2");
 }
 
 static PyMethodDef methods[] = {
@@ -812,8 +820,10 @@ static struct PyModuleDef module = {
 
 PyMODINIT_FUNC PyInit__sfpu_native(void)
 {
+#ifdef HAVE_AVX2_FORM
     __builtin_cpu_init();
     if (__builtin_cpu_supports("avx2"))
         fast_best = fast_lanes_avx2;
+#endif
     return PyModule_Create(&module);
 }
