@@ -306,6 +306,21 @@ CHANGES = ("aliased16", "lane_config", "lane_config_replaced", "config", "srcb_f
            "flags", "capture", "dst_log", "rwc")
 
 
+def _one(arch, raw, lreg, mnemonic, mod0, fast):
+    """(a tile with Dst ``raw`` and LReg[0..7] ``lreg``, the fast or general form of
+    ``mnemonic``, its Insn on thread 1: LReg 2, ``mod0``, AddrMod 0, Imm10 6)."""
+    tile = Tile(arch)
+    tile.tensix.dst.bits[...] = raw
+    u = tile.tensix.sfpu
+    u.lreg[:8] = lreg
+    ins = Insn(mnemonic, dict(lreg_ind=2, instr_mod0=mod0, sfpu_addr_mode=0, dest_reg_addr=6), 1)
+    if fast:
+        fn = u.fast_SFPLOAD if mnemonic == "SFPLOAD" else u.fast_SFPSTORE
+    else:
+        fn = u.general_load if mnemonic == "SFPLOAD" else u.general_store
+    return tile, fn, ins
+
+
 def test_fast_forms_see_every_change_they_depend_on():
     """An instruction run with the fast form keeps its LSContext; each change below, made
     between two instructions, must reach the second one as it reaches the general form."""
@@ -317,15 +332,7 @@ def test_fast_forms_see_every_change_they_depend_on():
                 got = []
                 lreg = rng.integers(0, 1 << 32, (8, 32), dtype=np.uint64).astype(np.uint32)
                 for fast in (True, False):
-                    tile = Tile(arch)
-                    tile.tensix.dst.bits[...] = raw
-                    u = tile.tensix.sfpu
-                    u.lreg[:8] = lreg
-                    ins = Insn(mnemonic, dict(lreg_ind=2, instr_mod0=mod0, sfpu_addr_mode=0, dest_reg_addr=6), 1)
-                    if fast:
-                        fn = u.fast_SFPLOAD if mnemonic == "SFPLOAD" else u.fast_SFPSTORE
-                    else:
-                        fn = u.general_load if mnemonic == "SFPLOAD" else u.general_store
+                    tile, fn, ins = _one(arch, raw, lreg, mnemonic, mod0, fast)
                     fn(ins)
                     _change(tile, what)
                     fn(ins)
@@ -385,3 +392,35 @@ def test_lane_index_tables_match_dst_md_lane_by_lane(exchange, dst32, aliased, r
                 if aliased:
                     r = adj_row(r)
                 assert high[addr][lane] == r * 16 + col and low is None
+
+
+def test_fast_forms_take_a_context_again_only_when_it_still_holds():
+    """A context made for the same Config-derived values is taken again when the
+    configuration comes back to them (Dst halves alternate per tile), and not when an
+    AddrMod it looked at moves a counter now: fast and general forms agree through
+    DEST_TARGET_REG_CFG_MATH_Offset going 0 -> 40 -> 0, then the AddrMod changing while
+    the offset goes 40 -> 0 again."""
+    rng = np.random.default_rng(11)
+    raw = rng.integers(0, 1 << 16, (1024, 16)).astype(np.uint16)
+    steps = [("offset", 40), ("offset", 0), ("offset", 40), ("addr_mod", 4), ("offset", 0), ("addr_mod", 0),
+             ("offset", 40), ("offset", 0)]
+    for arch in ARCHES:
+        for mnemonic, mod0 in (("SFPLOAD", 2), ("SFPSTORE", 2), ("SFPLOAD", 3), ("SFPSTORE", 0)):
+            got = []
+            lreg = rng.integers(0, 1 << 32, (8, 32), dtype=np.uint64).astype(np.uint32)
+            for fast in (True, False):
+                tile, fn, ins = _one(arch, raw, lreg, mnemonic, mod0, fast)
+                cop = tile.tensix
+                u = cop.sfpu
+                out = []
+                fn(ins)
+                for what, value in steps:
+                    tset(cop.config, 1, "DEST_TARGET_REG_CFG_MATH_Offset" if what == "offset"
+                         else "ADDR_MOD_DST_SEC0_DestIncr", value)
+                    u.lreg[2] += np.uint32(0x10001)  # (each store writes other bits)
+                    fn(ins)
+                    out.append(snapshot(tile))
+                got.append(out)
+            assert got[0] == got[1], (arch, mnemonic, mod0)
+            if mnemonic == "SFPLOAD":
+                assert len(u.ls_known[1]) == 0  # (the general form makes no context)

@@ -20,6 +20,8 @@ where a C compiler is present (CI), the install must have built it.
 
 from __future__ import annotations
 
+import contextlib
+
 import importlib.util
 import json
 import os
@@ -76,12 +78,25 @@ def test_fma_matches_python(seed, bh, exps):
     rules, plain = (BLACKHOLE, fma_bh_plain) if bh else (WORMHOLE, fma_wh_plain)
     want = fma_rows(w, rules)
     np.testing.assert_array_equal(plain(w[0], w[1], w[2]), want)
-    for model in (False, True):
+    for model, simd in ((False, "sse2"), (False, "avx2"), (True, "sse2")):
         got = np.empty(w.shape[1], np.uint32)
-        NATIVE.fma(w[0].copy(), w[1].copy(), w[2].copy(), got, bh, model)
+        with _simd(simd):
+            NATIVE.fma(w[0].copy(), w[1].copy(), w[2].copy(), got, bh, model)
         bad = np.flatnonzero(got != want)
-        assert not len(bad), [(hex(w[0][i]), hex(w[1][i]), hex(w[2][i]), hex(got[i]), hex(want[i]))
+        assert not len(bad), [(simd, hex(w[0][i]), hex(w[1][i]), hex(w[2][i]), hex(got[i]), hex(want[i]))
                               for i in bad[:5]]
+
+
+@contextlib.contextmanager
+def _simd(name):
+    """The compiled multiply-add's vector form ``name`` ("sse2", "avx2": where the CPU has
+    it, else SSE2) while the block runs."""
+    before = NATIVE.simd(None)
+    try:
+        NATIVE.simd(name)
+        yield
+    finally:
+        NATIVE.simd(before)
 
 
 @needs_native
@@ -91,9 +106,12 @@ def test_fma_special_operands_exhaustively():
     x, y, z = (a.ravel() for a in np.meshgrid(s, s, s, indexing="ij"))
     w = np.stack([x, y, z]).astype(np.uint32)
     for bh, rules in ((False, WORMHOLE), (True, BLACKHOLE)):
-        got = np.empty(w.shape[1], np.uint32)
-        NATIVE.fma(w[0].copy(), w[1].copy(), w[2].copy(), got, bh, False)
-        np.testing.assert_array_equal(got, fma_rows(w, rules))
+        want = fma_rows(w, rules)
+        for simd in ("sse2", "avx2"):  # (both vector forms of the float64 one)
+            got = np.empty(w.shape[1], np.uint32)
+            with _simd(simd):
+                NATIVE.fma(w[0].copy(), w[1].copy(), w[2].copy(), got, bh, False)
+            np.testing.assert_array_equal(got, want, err_msg=simd)
 
 
 def _compare(arch, seed, body=None, lanes=True):

@@ -73,6 +73,7 @@ class VectorUnit(VectorState, SimpleOps, MadOps, RoundOps, LoadStoreOps, FastLoa
         self.general_load = self._executor("SFPLOAD")
         self.general_store = self._executor("SFPSTORE")
         self.ls_contexts = [None, None, None]
+        self.ls_known = [{}, {}, {}]  # per thread: the LSContexts made, by what they were made from (lsfast.py)
         self.ls_lregs = (None,)  # FastLoadStoreOps._ls_lregs
         self.ls_fast = True
         # Config.PRNG_SEED_Seed_Val writes reach seed_prng() through the Configuration

@@ -57,7 +57,7 @@ class Program:
     the first SFPLOAD's (None: none); ``calls`` the Python form, [(offset, function,
     argument, word, origin)]; the compiled form (native.py), when every step has one:
     ``ops`` (int32 [n, 8]), ``ls`` [(SFPLOAD / SFPSTORE Insn, store?)] the LS slots it
-    refers to, ``binding`` (the thread's fast-form context and the LS slots' tables in it,
+    refers to, ``binding`` (the thread's fast-form contexts -> the LS slots' tables in each,
     or None where one takes its general path), ``rwc`` (int64 [6]: the counters)."""
 
     __slots__ = ("first", "last", "first_load", "calls", "ops", "ls", "binding", "rwc")
@@ -271,7 +271,7 @@ class BatchOps:
         prog.first, prog.last, prog.first_load = first, last, first_load
         prog.ops = None if ops is None else np.array(ops, dtype=np.int32)
         prog.ls = [(ins, store) for ins, (_, store) in sorted(ls.items(), key=lambda kv: kv[1][0])]
-        prog.binding = None
+        prog.binding = {}
         prog.rwc = np.zeros(6, dtype=np.int64)
         return prog
 
@@ -284,12 +284,14 @@ class BatchOps:
         if rwc.ExtraAddrModBit:
             return False  # (SFPLOAD / SFPSTORE would apply their AddrMod)
         if prog.ls:
-            ctx = self.ls_context(ti)  # (rebuilt when its configuration changed)
-            binding = prog.binding
-            if binding is None or binding[0] is not ctx:
+            ctx = self.ls_context(ti)  # (another when its configuration changed)
+            bindings = prog.binding
+            slots = bindings.get(ctx, False)
+            if slots is False:
                 slots = tuple(NV.ls_slot(self, ins, store) for ins, store in prog.ls)
-                binding = prog.binding = (ctx, None if None in slots else slots)
-            slots = binding[1]
+                if len(bindings) >= 8:
+                    bindings.clear()
+                slots = bindings[ctx] = None if None in slots else slots
             if slots is None:
                 return False
             sp = (rwc.Sp + ctx.sp_base) & ctx.sp_mask

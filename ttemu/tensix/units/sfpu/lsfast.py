@@ -69,13 +69,26 @@ class FastLoadStoreOps:
         if (ctx is not None and ctx.cfg_version == cfg.version and ctx.thread_version == cfg.thread_version
                 and ctx.lane_config is lc and ctx.lane_version == lc.version and ctx.aliased == self.cop.dst.aliased16):
             return ctx
+        srcb, offset, base = self._cfg_view(thread)
+        sp_base, remap, swizzle = self.ls_arch.view(self, thread)
+        aliased = self.cop.dst.aliased16
+        # a context made before for the same values (Config moves on, as a kernel's other
+        # threads write it, and comes back, as Dst halves alternate): kept, with what was
+        # prepared in it, when the AddrMods it looked at move the same counters
+        known = self.ls_known[thread]
+        key = (srcb, offset + base, sp_base, remap, swizzle, aliased, id(lc), getattr(lc, "version", None))
+        old = known.get(key) if type(lc) is LaneConfig else None
+        if (old is not None and old.lane_config is lc
+                and all(self._ls_noop_now(thread, m) == v for m, v in old.noop.items())):
+            old.cfg_version, old.thread_version = cfg.version, cfg.thread_version
+            self.ls_contexts[thread] = old
+            return old
         ctx = LSContext()
         ctx.cfg_version, ctx.thread_version = cfg.version, cfg.thread_version
         ctx.lane_config, ctx.lane_version = lc, getattr(lc, "version", None)
-        ctx.aliased = self.cop.dst.aliased16
-        srcb, offset, base = self._cfg_view(thread)
+        ctx.aliased = aliased
         ctx.srcb, ctx.offset = srcb, offset + base
-        ctx.sp_base, ctx.remap, ctx.swizzle = self.ls_arch.view(self, thread)
+        ctx.sp_base, ctx.remap, ctx.swizzle = sp_base, remap, swizzle
         ctx.sp_mask = self.ls_arch.sp_mask
         flags, self.use_flags = self.use_flags, np.zeros(32, dtype=bool)
         try:  # the lanes open while UseLaneFlagsForLaneEnable is off (LaneConfig alone)
@@ -92,6 +105,9 @@ class FastLoadStoreOps:
         if type(lc) is not LaneConfig:  # (a plain array, as tests set it: not kept)
             return ctx
         self.ls_contexts[thread] = ctx
+        if len(known) >= 8:
+            known.clear()
+        known[key] = ctx
         return ctx
 
     def _ls_noop(self, ctx: LSContext, thread: int, addr_mod: int) -> bool:
@@ -100,14 +116,18 @@ class FastLoadStoreOps:
         increment; FidelityPhase is not updated by SFPLOAD / SFPSTORE)."""
         hit = ctx.noop.get(addr_mod)
         if hit is None:
-            rwcs = self.cop.rwcs
-            if rwcs.addr_mod_bits == 3:
-                index = addr_mod & 7
-            else:
-                index = (addr_mod & 3) + (4 if self.cop.config.thread_get(thread, "ADDR_MOD_SET_Base") else 0)
-            fields = rwcs.slot_fields(thread, index)  # (None: every field 0)
-            hit = ctx.noop[addr_mod] = fields is None or (not any(fields[:10]) and not fields[13] & 3)
+            hit = ctx.noop[addr_mod] = self._ls_noop_now(thread, addr_mod)
         return hit
+
+    def _ls_noop_now(self, thread: int, addr_mod: int) -> bool:
+        """:meth:`_ls_noop` as the configuration is now."""
+        rwcs = self.cop.rwcs
+        if rwcs.addr_mod_bits == 3:
+            index = addr_mod & 7
+        else:
+            index = (addr_mod & 3) + (4 if self.cop.config.thread_get(thread, "ADDR_MOD_SET_Base") else 0)
+        fields = rwcs.slot_fields(thread, index)  # (None: every field 0)
+        return fields is None or (not any(fields[:10]) and not fields[13] & 3)
 
     def _ls_plan(self, ctx: LSContext, mod: int, store: bool):
         """How Mod0 ``mod`` runs in ``ctx``, or None (the general form runs): for SFPLOAD
@@ -194,9 +214,9 @@ class FastLoadStoreOps:
         if lregs[0] is not self.lreg:
             lregs = self._ls_lregs()
         row = lregs[1][vd]
-        if _count_nonzero(self.use_flags):
+        if _count_nonzero(self.use_flags) and _count_nonzero(self.flags) != 32:
             full, active = False, self.lanes_open(BLOCK_SFPU_RD_FROM_DEST)
-        else:
+        else:  # (the lane flags leave every lane as LaneConfig does)
             full, active = ctx.load_full, ctx.load_open
         if low is None:
             if full:
@@ -220,10 +240,10 @@ class FastLoadStoreOps:
         cop = self.cop
         rwc = cop.rwcs.rwc[thread]
         addr = (imm + rwc.Dst + ((rwc.Sp + ctx.sp_base) & ctx.sp_mask)) & 0x3FF
-        if _count_nonzero(self.use_flags):
+        if _count_nonzero(self.use_flags) and _count_nonzero(self.flags) != 32:
             active = self.lanes_open(BLOCK_DEST_WR_FROM_SFPU)
             full = _count_nonzero(active) == 32
-        else:
+        else:  # (as in fast_SFPLOAD)
             full, active = ctx.store_full, ctx.store_open
         if full or _count_nonzero(active):
             lregs = self.ls_lregs

@@ -18,6 +18,11 @@
  * thread's counters int64 [6] (Dst, Dst_Cr, SrcA, SrcA_Cr, SrcB, SrcB_Cr); the lanes
  * LaneConfig's row masks leave enabled, bool [32].
  */
+/* FP operations raise no exceptions anyone reads here: the compiler may evaluate both sides
+ * of a select, which lets it vectorise the multiply-add's float64 form (fast_lanes) */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("no-trapping-math")
+#endif
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stdint.h>
@@ -242,13 +247,35 @@ static inline uint32_t fma_fast(uint32_t x, uint32_t y, uint32_t z, int bh, uint
     return r;
 }
 
+/* the float64 form over the 32 lanes: one loop the compiler vectorises (no-trapping-math
+ * above lets it evaluate both sides of a select), in SSE2 and, chosen at load where the
+ * CPU has it, AVX2 (the same IEEE operations lane by lane: the same bits) */
+typedef void (*fast_fn)(const uint32_t *, const uint32_t *, const uint32_t *, uint32_t *, uint8_t *, int);
+
+static void fast_lanes(const uint32_t *x, const uint32_t *y, const uint32_t *z, uint32_t *out, uint8_t *bad, int bh)
+{
+    for (int l = 0; l < LANES; ++l)
+        out[l] = fma_fast(x[l], y[l], z[l], bh, &bad[l]);
+}
+
+#if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
+#define HAVE_AVX2_FORM
+__attribute__((target("avx2"))) static void fast_lanes_avx2(const uint32_t *x, const uint32_t *y, const uint32_t *z,
+                                                           uint32_t *out, uint8_t *bad, int bh)
+{
+    for (int l = 0; l < LANES; ++l)
+        out[l] = fma_fast(x[l], y[l], z[l], bh, &bad[l]);
+}
+#endif
+
+static fast_fn fast_best = fast_lanes;
+
 /* ``out[l] = x[l] * y[l] + z[l]`` for the 32 lanes (the float64 form, then the model where
  * it must decide) */
 static void fma_lanes(const uint32_t *x, const uint32_t *y, const uint32_t *z, uint32_t *out, int bh)
 {
     uint8_t bad[LANES];
-    for (int l = 0; l < LANES; ++l)
-        out[l] = fma_fast(x[l], y[l], z[l], bh, &bad[l]);
+    fast_best(x, y, z, out, bad, bh);
     for (int l = 0; l < LANES; ++l)
         if (bad[l])
             out[l] = bh ? fma_bh(x[l], y[l], z[l]) : fma_wh(x[l], y[l], z[l]);
@@ -400,9 +427,11 @@ static PyObject *py_run(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         const int32_t *op = ops + 8 * q;
         int vd = op[1], a = op[2], b = op[3], c = op[4], mod = op[5];
         int32_t imm = op[6];
-        uint8_t en[LANES];
-        for (int l = 0; l < LANES; ++l)
-            en[l] = unmasked[l] && (!use[l] || flags[l]);
+        uint8_t en[LANES]; /* the lanes enabled (not read by SFPNOP, INCRWC, SFPLOAD / SFPSTORE, SFPENCC) */
+        int kind = op[0];
+        if (kind != OP_NOP && kind != OP_RWC && kind != OP_LOAD && kind != OP_STORE && kind != OP_ENCC)
+            for (int l = 0; l < LANES; ++l) /* (bitwise on 0 / 1: vectorised) */
+                en[l] = (unmasked[l] != 0) & ((use[l] == 0) | (flags[l] != 0));
         switch (op[0]) {
         case OP_NOP:
             break;
@@ -747,7 +776,37 @@ f_x:
     return NULL;
 }
 
+/* simd(name or None): the multiply-add's vector form, "avx2" (where the CPU has it) or
+ * "sse2" (the baseline form, the only one off x86-64), picked for tests comparing the two;
+ * -> the one in use */
+static PyObject *py_simd(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 1) {
+        PyErr_SetString(PyExc_TypeError, "simd(name or None)");
+        return NULL;
+    }
+    if (args[0] != Py_None) {
+        const char *name = PyUnicode_AsUTF8(args[0]);
+        if (name == NULL)
+            return NULL;
+        if (strcmp(name, "sse2") == 0)
+            fast_best = fast_lanes;
+        else if (strcmp(name, "avx2") == 0) {
+#ifdef HAVE_AVX2_FORM
+            if (__builtin_cpu_supports("avx2"))
+                fast_best = fast_lanes_avx2;
+#endif
+        } else {
+            PyErr_SetString(PyExc_ValueError, "simd: \"sse2\" or \"avx2\"");
+            return NULL;
+        }
+    }
+    return PyUnicode_FromString(fast_best == fast_lanes ? "sse2" : "avx2");
+}
+
 static PyMethodDef methods[] = {
+    {"simd", (PyCFunction)(void (*)(void))py_simd, METH_FASTCALL, "The multiply-add's vector form (tests)."},
     {"run", (PyCFunction)(void (*)(void))py_run, METH_FASTCALL, "A planned run of Vector Unit instructions."},
     {"fma", (PyCFunction)(void (*)(void))py_fma, METH_FASTCALL, "The arch's multiply-add, element by element."},
     {NULL, NULL, 0, NULL},
@@ -759,4 +818,12 @@ static struct PyModuleDef module = {
     methods, NULL, NULL, NULL, NULL,
 };
 
-PyMODINIT_FUNC PyInit__sfpu_native(void) { return PyModule_Create(&module); }
+PyMODINIT_FUNC PyInit__sfpu_native(void)
+{
+#ifdef HAVE_AVX2_FORM
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx2"))
+        fast_best = fast_lanes_avx2;
+#endif
+    return PyModule_Create(&module);
+}

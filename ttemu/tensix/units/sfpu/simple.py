@@ -16,6 +16,14 @@ from .state import (ALL_LANES, COL, DISABLE_BACKDOOR_LOAD, ENABLE_DEST_INDEX, EX
                     U32)
 
 SIGN = U32(0x80000000)
+_TRUE = np.ones(32, dtype=bool)  # (copied, never handed out)
+_TRUE.setflags(write=False)
+_FALSE = np.zeros(32, dtype=bool)
+_FALSE.setflags(write=False)
+#: SFPSETCC's comparisons of VC as int32 with 0, by Mod1 (0: <, 2: !=, 4: >=, 6: ==), made on
+#: the uint32 bits (< 0: the sign bit set) with 0-d operands (cheaper than a Python int's)
+_SETCC = {0: (np.greater_equal, np.array(0x80000000, dtype=U32)), 2: (np.not_equal, np.array(0, dtype=U32)),
+          4: (np.less, np.array(0x80000000, dtype=U32)), 6: (np.equal, np.array(0, dtype=U32))}
 
 
 def _vb(ins) -> int:
@@ -26,7 +34,12 @@ def _vb(ins) -> int:
 class SimpleOps:
     def _set_flags(self, en, new) -> None:
         """LaneFlags = ``new`` (a fresh array) in the lanes of ``en``."""
-        self.flags = new if en is ALL_LANES else np.where(en, new, self.flags)
+        if en is ALL_LANES:
+            self.flags = new
+        else:  # (np.where(en, new, flags), in fewer steps)
+            flags = self.flags.copy()
+            np.copyto(flags, new, where=en)
+            self.flags = flags
 
     # -- bitwise ------------------------------------------------------------------------
     def _bitwise(self, ins, fn):
@@ -303,12 +316,12 @@ class SimpleOps:
         Imm2 operand, so the model here reads the immediate."""
         g = self.gate(ins)
         if ins.mod & 2:  # EI
-            use = np.full(32, bool(ins.imm & 1))
+            use = (_TRUE if ins.imm & 1 else _FALSE).copy()
         elif ins.mod & 1:  # EC
             use = ~self.use_flags
         else:
             use = self.use_flags
-        flags = np.full(32, bool(ins.imm & 2)) if ins.mod & 8 else np.ones(32, dtype=bool)
+        flags = (_TRUE if not ins.mod & 8 or ins.imm & 2 else _FALSE).copy()
         if g is ALL_LANES:
             self.use_flags = use
             self.flags = flags
@@ -321,14 +334,16 @@ class SimpleOps:
         or Imm1 (IMM_BIT0), or false (CLEAR, or conditional execution off)."""
         en = self.enabled(ins)
         mod = ins.mod
-        if mod & 8:
-            new = np.zeros(32, dtype=bool)
-        elif mod & 1:
-            new = np.full(32, bool(ins.imm & 1))
+        use = self.use_flags
+        if mod & 8 or (mod & 1 and not ins.imm & 1):  # (false in every lane)
+            self._set_flags(en, _FALSE.copy())
+            return
+        if mod & 1:
+            new = use.copy()
         else:
-            c = self.lreg[ins.vc].view(np.int32)
-            new = {0: c < 0, 2: c != 0, 4: c >= 0, 6: c == 0}[mod]
-        new = new & self.use_flags
+            compare, bound = _SETCC[mod]
+            new = compare(self.lreg[ins.vc], bound)
+            np.bitwise_and(new, use, out=new)
         self._set_flags(en, new)
 
     def _sign_mag_compare(self, ins, greater: bool):

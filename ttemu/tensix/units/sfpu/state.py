@@ -132,9 +132,13 @@ class VectorState:
         unmasked = view.get("unmasked")
         if unmasked is None:
             unmasked = self.row_unmasked()
-        if not _count_nonzero(self.use_flags):
+        n = _count_nonzero(self.use_flags)
+        if not n:
             return unmasked  # (read-only)
-        return unmasked & (~self.use_flags | self.flags)
+        flags = self.flags
+        if n == 32:  # (every lane by its flag)
+            return unmasked if _count_nonzero(flags) == 32 else np.bitwise_and(unmasked, flags)
+        return unmasked & (~self.use_flags | flags)
 
     def row_unmasked(self) -> np.ndarray:
         """The lanes ROW_MASK of LaneConfig[Lane & 7] leaves enabled (read-only; kept with
@@ -154,15 +158,22 @@ class VectorState:
         """``!LaneConfig[Lane].block_bit && (IsLaneEnabled(Lane) || all_lanes)`` per lane
         (read-only; kept with the LaneConfig masks while UseLaneFlagsForLaneEnable is
         false in every lane)."""
-        if all_lanes or not _count_nonzero(self.use_flags):
-            view = self._lane_view()
-            key = ("open", block_bit, all_lanes)
-            out = view.get(key)
-            if out is None:
-                out = view[key] = ~self.cfg_bit(block_bit) & (self.lane_enabled() | all_lanes)
-                out.setflags(write=False)
+        view = self._lane_view()
+        n = 0 if all_lanes else _count_nonzero(self.use_flags)
+        key = ("open", block_bit, all_lanes)
+        out = view.get(key)  # (the lanes open while UseLaneFlagsForLaneEnable is false everywhere)
+        if out is None:
+            unmasked = self.row_unmasked()
+            out = view[key] = ~self.cfg_bit(block_bit) & (unmasked | all_lanes)
+            out.setflags(write=False)
+        if not n:
             return out
-        return ~self.cfg_bit(block_bit) & self.lane_enabled()
+        flags = self.flags
+        if _count_nonzero(flags) == 32:  # (every lane's flag set: as if none were used)
+            return out
+        if n == 32:
+            return np.bitwise_and(out, flags)
+        return out & (~self.use_flags | flags)
 
     def dest_index_lanes(self):
         """``ENABLE_DEST_INDEX && CAPTURE_DEFAULT_DEST_INDEX`` per lane, or None when no lane
