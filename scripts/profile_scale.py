@@ -173,6 +173,11 @@ def main(argv=None) -> int:
     ap.add_argument("--marginal", action="store_true",
                     help="profile SIZE and 2 x SIZE; show the shares of the difference")
     args = ap.parse_args(argv)
+    # this checkout's bytecode first: with PYTHONDONTWRITEBYTECODE set (as on some machines) a
+    # run would compile the modules it imports late (the Tensix units) inside the profiled part
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "ttemu")], env=env,
+                   stdout=subprocess.DEVNULL, check=False)
     names = [c for c, _ in COMPONENTS] + ["other"]
     unit = "ms/unit" if args.marginal else "s"
     print(f"{'family':14} {'size':>5} {unit:>8} " + " ".join(f"{n:>13}" for n in names))
