@@ -42,6 +42,22 @@ def _frontend(t):
             t.held_steps, t.fed, t.gate.opcode)
 
 
+def semwait_holder(t):
+    """Actions that leave thread 2 held at a SEMWAIT (semaphore 1 at zero) until thread 0
+    posts it."""
+    return [("push", 2, t.encode("SEMINIT", sem_sel=2, init_value=0, max_value=2), False),
+            ("push", 2, t.encode("SEMWAIT", wait_sem_cond=1, sem_sel=2, stall_res=0x1FF), False),
+            ("push", 2, t.encode("NOP"), False)]
+
+
+def mop_template0(t, arch, rng, rp, pick):
+    """A MOP of template 0 over the REPLAY ``rp`` and words ``pick()`` chooses: (its MopCfg
+    words, the MOP word)."""
+    cfg = [0, int(rng.integers(0, 4)), pick(), rp, pick(), pick(), pick(), pick(), pick()]
+    mop = t.encode("MOP", mop_type=0, loop_count=int(rng.integers(0, 6)), **{_lo(arch): int(rng.integers(0, 1 << 6))})
+    return cfg, mop
+
+
 def _script(arch, rng, n_ops=12):
     """A list of actions: ("push", thread, word, before_mop), ("cfg", thread, cfg),
     ("kick",)."""
@@ -56,10 +72,8 @@ def _script(arch, rng, n_ops=12):
     for w in MS.program(arch, rng, length, flips=True):
         acts.append(("push", 1, w, True))
     others = rng.random()
-    if others < 0.3:  # thread 2 holds at a SEMWAIT (semaphore 1 at zero) until thread 0 posts
-        acts.append(("push", 2, t.encode("SEMINIT", sem_sel=2, init_value=0, max_value=2), False))
-        acts.append(("push", 2, t.encode("SEMWAIT", wait_sem_cond=1, sem_sel=2, stall_res=0x1FF), False))
-        acts.append(("push", 2, t.encode("NOP"), False))
+    if others < 0.3:
+        acts += semwait_holder(t)
     for _ in range(n_ops):
         r = rng.random()
         if r < 0.45:  # a MOP over the replayed body
@@ -73,9 +87,7 @@ def _script(arch, rng, n_ops=12):
                        nop if rng.random() < 0.6 else pick(), pick(), pick()]
                 mop = t.encode("MOP", mop_type=1, loop_count=0, **{_lo(arch): 0})
             else:
-                cfg = [0, int(rng.integers(0, 4)), pick(), rp, pick(), pick(), pick(), pick(), pick()]
-                mop = t.encode("MOP", mop_type=0, loop_count=int(rng.integers(0, 6)),
-                               **{_lo(arch): int(rng.integers(0, 1 << 6))})
+                cfg, mop = mop_template0(t, arch, rng, rp, pick)
             acts.append(("cfg", 1, cfg))
             if rng.random() < 0.2:
                 acts.append(("push", 1, t.encode("MOP_CFG", zmask_hi16=int(rng.integers(0, 4))), False))

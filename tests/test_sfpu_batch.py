@@ -21,16 +21,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import sfpu_streams as SS
-from test_frontend_fusion import _frontend, play_acts
+from test_frontend_fusion import _frontend, _lo, mop_template0, play_acts, semwait_holder
 from ttemu import Tile
 from ttemu.isa.table import get_table
 from ttemu.tensix.units.sfpu import VectorUnit
 
 ARCHES = ("wormhole_b0", "blackhole")
-
-
-def _lo(arch):
-    return "zmask_lo16_or_loop_count" if arch == "blackhole" else "zmask_lo16"
 
 
 def _script(arch, rng, n_ops=8, body=None):
@@ -45,10 +41,8 @@ def _script(arch, rng, n_ops=8, body=None):
                                  execute_while_loading=int(rng.random() < 0.2)), True)]
     acts += [("push", 1, w, True) for w in body]
     others = rng.random()
-    if others < 0.3:  # thread 2 holds at a SEMWAIT (semaphore 1 at zero) until thread 0 posts
-        acts.append(("push", 2, t.encode("SEMINIT", sem_sel=2, init_value=0, max_value=2), False))
-        acts.append(("push", 2, t.encode("SEMWAIT", wait_sem_cond=1, sem_sel=2, stall_res=0x1FF), False))
-        acts.append(("push", 2, t.encode("NOP"), False))
+    if others < 0.3:
+        acts += semwait_holder(t)
     for _ in range(n_ops):
         r = rng.random()
         if r < 0.55:  # a MOP over the replayed body
@@ -62,9 +56,7 @@ def _script(arch, rng, n_ops=8, body=None):
                        nop if rng.random() < 0.6 else pick(), pick(), pick()]
                 mop = t.encode("MOP", mop_type=1, loop_count=0, **{_lo(arch): 0})
             else:
-                cfg = [0, int(rng.integers(0, 4)), pick(), rp, pick(), pick(), pick(), pick(), pick()]
-                mop = t.encode("MOP", mop_type=0, loop_count=int(rng.integers(0, 6)),
-                               **{_lo(arch): int(rng.integers(0, 1 << 6))})
+                cfg, mop = mop_template0(t, arch, rng, rp, pick)
             acts.append(("cfg", 1, cfg))
             acts.append(("push", 1, mop, False))
         elif r < 0.7:  # a plain REPLAY playback
