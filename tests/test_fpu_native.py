@@ -63,6 +63,18 @@ def _blocks(rng, count, rows, use32):
     return out
 
 
+def _both_entry_points(batch, single, bits, a_bank, b_bank, jobs, bf16, mode, want):
+    """The jobs through the batch entry point, and one at a time through the single one:
+    each leaves ``want`` in Dst (from ``bits``)."""
+    got = bits.copy()
+    batch(got, a_bank, b_bank, np.array(jobs, np.int32), bf16, mode)
+    np.testing.assert_array_equal(got, want)
+    one = bits.copy()
+    for job in jobs:
+        single(one, a_bank, b_bank, *job, bf16, mode)
+    np.testing.assert_array_equal(one, want)
+
+
 @needs_native
 @settings(max_examples=200, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), bf16=st.booleans(), use32=st.booleans(), quirk=st.booleans(), rows=st.sampled_from([8, 4]),
@@ -85,13 +97,7 @@ def test_mvmul_matches_python(seed, bf16, use32, quirk, rows, count, exps):
     for arow, brow, n, r, phase in jobs:
         f.dot_accumulate(a19[arow:arow + 16], b19[brow:brow + n], bf16, phase, want[r:r + n],
                          want[r + 8:r + 8 + n] if use32 else None)
-    got = bits.copy()
-    NATIVE.mvmul(got, a_bank, b_bank, np.array(jobs, np.int32), bf16, mode)
-    np.testing.assert_array_equal(got, want)
-    one = bits.copy()
-    for job in jobs:
-        NATIVE.mvmul1(one, a_bank, b_bank, *job, bf16, mode)
-    np.testing.assert_array_equal(one, want)
+    _both_entry_points(NATIVE.mvmul, NATIVE.mvmul1, bits, a_bank, b_bank, jobs, bf16, mode, want)
 
 
 @needs_native
@@ -133,13 +139,7 @@ def test_elw_matches_python(seed, bf16, use32, quirk, count, exps):
             f.elw_mul(a, b, bf16, phase, want[r:r + 8], lo)
         else:
             f.elw_add(a, b, kind == 1, bf16, want[r:r + 8], lo, add_dst)
-    got = bits.copy()
-    NATIVE.elw(got, a_bank, b_bank, np.array(jobs, np.int32), bf16, mode)
-    np.testing.assert_array_equal(got, want)
-    one = bits.copy()
-    for job in jobs:
-        NATIVE.elw1(one, a_bank, b_bank, *job, bf16, mode)
-    np.testing.assert_array_equal(one, want)
+    _both_entry_points(NATIVE.elw, NATIVE.elw1, bits, a_bank, b_bank, jobs, bf16, mode, want)
 
 
 @needs_native
